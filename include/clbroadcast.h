@@ -1,0 +1,203 @@
+/* clbroadcast: NumPy/PyTorch-style broadcasting tensors over OpenCL, with a
+ * pure-C host backend that serves as reference and fallback.
+ *
+ * The core of this header is fixed by shared/API-CONTRACT.md; the extras
+ * (version, device enumeration, names) are marked as such.
+ *
+ * Conventions: every function that can fail returns a clb_status and, on
+ * failure, sets clb_last_error() and *out = NULL. Every clb_tensor **out
+ * receives a new reference that the caller releases.
+ *
+ * Thread safety: clb_last_error() is per thread. Distinct contexts may be used
+ * from distinct threads at once; tensors are immutable metadata over
+ * refcounted storage and may be retained/released from any thread. */
+#ifndef CLBROADCAST_H
+#define CLBROADCAST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32) && defined(CLB_BUILDING_LIBRARY)
+#define CLB_API __declspec(dllexport)
+#elif defined(__GNUC__) && defined(CLB_BUILDING_LIBRARY)
+#define CLB_API __attribute__((visibility("default")))
+#else
+#define CLB_API
+#endif
+
+#define CLB_MAX_DIMS 64 /* NumPy 2 parity; every op accepts up to this */
+
+typedef enum clb_status {
+    CLB_OK = 0,
+    CLB_ERR_INVALID_ARGUMENT = 1, /* NULL pointer, negative size, bad axis/enum, ndim > CLB_MAX_DIMS, element count overflow */
+    CLB_ERR_SHAPE_MISMATCH = 2,   /* shapes cannot be broadcast (or matmul inner dims differ) */
+    CLB_ERR_DTYPE = 3,            /* dtype or dtype combination not supported (on this device) */
+    CLB_ERR_OUT_OF_MEMORY = 4,    /* host or device allocation failed */
+    CLB_ERR_NO_DEVICE = 5,        /* selector matched no device */
+    CLB_ERR_BUILD = 6,            /* OpenCL program build failed; clb_last_error() holds the build log */
+    CLB_ERR_OPENCL = 7,           /* any other OpenCL failure; message names the call and the CL error name */
+    CLB_ERR_UNSUPPORTED = 8,      /* valid request this library/device cannot do (say which in the message) */
+    CLB_ERR_ALIASING = 9          /* write target overlaps an input or has stride-0 (broadcast) dimensions */
+} clb_status;
+
+CLB_API const char *clb_status_name(clb_status s); /* "CLB_ERR_SHAPE_MISMATCH", ... never NULL */
+/* Thread-local message of the last failed call on this thread; "" if none.
+ * Shape errors read like PyTorch's: "The size of tensor a (3) must match the
+ * size of tensor b (2) at non-singleton dimension 0". */
+CLB_API const char *clb_last_error(void);
+
+typedef enum clb_dtype {
+    CLB_BOOL = 0, CLB_INT8, CLB_UINT8, CLB_INT16, CLB_UINT16, CLB_INT32, CLB_UINT32,
+    CLB_INT64, CLB_UINT64, CLB_FLOAT16, CLB_FLOAT32, CLB_FLOAT64
+} clb_dtype;
+CLB_API size_t clb_dtype_size(clb_dtype t);                 /* 0 for an invalid value */
+CLB_API clb_dtype clb_promote_types(clb_dtype a, clb_dtype b); /* numpy.promote_types */
+
+typedef struct clb_context clb_context; /* one device, its queue, its kernel caches */
+typedef struct clb_tensor clb_tensor;   /* a view (dtype, shape, strides, offset) over refcounted storage */
+
+/* ---- devices ---------------------------------------------------------- */
+/* selector: NULL -> $CLB_DEVICE, else the default rule (first GPU, else first CPU
+   OpenCL device, else "host"). Grammar: "host" (built-in C backend, no OpenCL),
+   "cpu" | "gpu" | "accelerator", a global device index "N", "P:D" (platform P,
+   device D), or a case-insensitive substring of platform/vendor/device name
+   ("nvidia", "intel", "amd", "pocl"). */
+CLB_API clb_status clb_context_create(const char *selector, clb_context **out);
+CLB_API void clb_context_release(clb_context *ctx); /* NULL-safe; storage of live tensors stays valid */
+CLB_API const char *clb_context_device_name(const clb_context *ctx);
+CLB_API clb_status clb_finish(clb_context *ctx); /* wait for all queued work */
+/* bytes of storage (device buffers or host backend blocks) currently alive for this context */
+CLB_API size_t clb_memory_allocated(const clb_context *ctx);
+
+/* ---- tensors ---------------------------------------------------------- */
+/* shape: ndim entries, each >= 0; ndim 0 is a scalar. data: C-contiguous row-major. */
+CLB_API clb_status clb_tensor_from_host(clb_context *ctx, clb_dtype dtype, int ndim,
+                                        const int64_t *shape, const void *data, clb_tensor **out);
+CLB_API clb_status clb_tensor_empty(clb_context *ctx, clb_dtype dtype, int ndim,
+                                    const int64_t *shape, clb_tensor **out);
+/* Writes the tensor's logical values, C-contiguous row-major, materializing any broadcast;
+   blocks until done. dst_bytes smaller than numel*itemsize -> CLB_ERR_INVALID_ARGUMENT. */
+CLB_API clb_status clb_tensor_to_host(const clb_tensor *t, void *dst, size_t dst_bytes);
+CLB_API void clb_tensor_retain(clb_tensor *t);
+CLB_API void clb_tensor_release(clb_tensor *t); /* NULL-safe */
+CLB_API int clb_tensor_ndim(const clb_tensor *t);
+CLB_API const int64_t *clb_tensor_shape(const clb_tensor *t);   /* ndim entries */
+CLB_API const int64_t *clb_tensor_strides(const clb_tensor *t); /* in elements; 0 on broadcast dims */
+CLB_API clb_dtype clb_tensor_dtype(const clb_tensor *t);
+CLB_API int64_t clb_tensor_numel(const clb_tensor *t);
+CLB_API int clb_tensor_is_contiguous(const clb_tensor *t);
+CLB_API int clb_tensor_shares_storage(const clb_tensor *a, const clb_tensor *b);
+
+/* ---- shape algebra (pure, no device) --------------------------------- */
+CLB_API clb_status clb_broadcast_shapes(int n, const int *ndims, const int64_t *const *shapes,
+                                        int *out_ndim, int64_t *out_shape /* CLB_MAX_DIMS entries */);
+
+/* ---- views: never allocate storage ------------------------------------ */
+CLB_API clb_status clb_broadcast_to(const clb_tensor *t, int ndim, const int64_t *shape, clb_tensor **out);
+CLB_API clb_status clb_broadcast_tensors(int n, const clb_tensor *const *in, clb_tensor **out /* n */);
+CLB_API clb_status clb_expand(const clb_tensor *t, int ndim, const int64_t *shape, clb_tensor **out); /* -1 keeps a size */
+CLB_API clb_status clb_unsqueeze(const clb_tensor *t, int axis, clb_tensor **out);
+CLB_API clb_status clb_squeeze(const clb_tensor *t, int axis, clb_tensor **out); /* size-1 axis only */
+CLB_API clb_status clb_permute(const clb_tensor *t, const int *perm, clb_tensor **out);
+/* reshape: a view when strides allow, otherwise a contiguous copy; one -1 is inferred */
+CLB_API clb_status clb_reshape(const clb_tensor *t, int ndim, const int64_t *shape, clb_tensor **out);
+
+/* ---- copies ------------------------------------------------------------ */
+CLB_API clb_status clb_contiguous(const clb_tensor *t, clb_tensor **out); /* new ref to t if already contiguous */
+CLB_API clb_status clb_repeat(const clb_tensor *t, int ndim, const int64_t *reps, clb_tensor **out); /* torch.Tensor.repeat */
+CLB_API clb_status clb_cast(const clb_tensor *t, clb_dtype dtype, clb_tensor **out);
+
+/* ---- element-wise with broadcasting ------------------------------------ */
+typedef enum clb_binary_op {
+    CLB_ADD = 0, CLB_SUB, CLB_MUL, CLB_DIV /* true division: ints -> float64 */,
+    CLB_FLOOR_DIV, CLB_MOD /* Python/NumPy sign rule */, CLB_POW, CLB_MAXIMUM, CLB_MINIMUM,
+    CLB_EQ, CLB_NE, CLB_LT, CLB_LE, CLB_GT, CLB_GE /* -> CLB_BOOL */,
+    CLB_LOGICAL_AND, CLB_LOGICAL_OR, CLB_LOGICAL_XOR /* -> CLB_BOOL */,
+    CLB_BITWISE_AND, CLB_BITWISE_OR, CLB_BITWISE_XOR /* integer and bool only */
+} clb_binary_op;
+typedef enum clb_unary_op {
+    CLB_NEG = 0, CLB_ABS, CLB_SQRT, CLB_RSQRT, CLB_EXP, CLB_LOG, CLB_SIN, CLB_COS, CLB_TANH,
+    CLB_SIGMOID, CLB_RELU, CLB_FLOOR, CLB_CEIL, CLB_LOGICAL_NOT
+} clb_unary_op;
+/* Integer division or modulo by zero gives 0 and INT_MIN / -1 gives INT_MIN (NumPy's results): never a trap. */
+CLB_API clb_status clb_binary(clb_binary_op op, const clb_tensor *a, const clb_tensor *b, clb_tensor **out);
+CLB_API clb_status clb_binary_into(clb_binary_op op, const clb_tensor *a, const clb_tensor *b, clb_tensor *out);
+CLB_API clb_status clb_unary(clb_unary_op op, const clb_tensor *a, clb_tensor **out);
+CLB_API clb_status clb_where(const clb_tensor *cond, const clb_tensor *a, const clb_tensor *b, clb_tensor **out);
+
+/* ---- reductions --------------------------------------------------------- */
+typedef enum clb_reduce_op { CLB_SUM = 0, CLB_MEAN, CLB_MAX, CLB_MIN, CLB_PROD } clb_reduce_op;
+/* axes == NULL: all axes. Negative axes count from the end. Sum/prod of bool and integers
+   accumulate in int64 (uint64 for unsigned), mean of integers gives float64, as NumPy. */
+CLB_API clb_status clb_reduce(clb_reduce_op op, const clb_tensor *t, int naxes, const int *axes,
+                              int keepdim, clb_tensor **out);
+/* Gradient of broadcasting: sums grad over the axes that broadcasting t to grad's shape
+   expanded, giving a tensor of `shape` (torch.Tensor.sum_to_size). */
+CLB_API clb_status clb_sum_to_shape(const clb_tensor *grad, int ndim, const int64_t *shape, clb_tensor **out);
+
+/* ---- linear algebra ----------------------------------------------------- */
+/* numpy.matmul semantics, batch dimensions broadcast; float32/float64 through CLBlast. */
+CLB_API clb_status clb_matmul(const clb_tensor *a, const clb_tensor *b, clb_tensor **out);
+
+/* ======================================================================== */
+/* Extras beyond the contract.                                               */
+/* ======================================================================== */
+
+/* ---- version ------------------------------------------------------------ */
+/* CLB_VERSION_MAJOR * 10000 + MINOR * 100 + PATCH of the library actually loaded. */
+CLB_API unsigned clb_version(void);
+CLB_API const char *clb_version_string(void); /* "0.1.0" */
+
+/* ---- names -------------------------------------------------------------- */
+CLB_API const char *clb_dtype_name(clb_dtype t);            /* "float32"; "invalid" for a bad value */
+CLB_API const char *clb_binary_op_name(clb_binary_op op);   /* "add"; "invalid" for a bad value */
+CLB_API const char *clb_unary_op_name(clb_unary_op op);     /* "sqrt"; "invalid" for a bad value */
+CLB_API const char *clb_reduce_op_name(clb_reduce_op op);   /* "sum"; "invalid" for a bad value */
+
+/* ---- device enumeration ------------------------------------------------- */
+typedef enum clb_device_type {
+    CLB_DEVICE_HOST = 0, /* the built-in C backend */
+    CLB_DEVICE_CPU,
+    CLB_DEVICE_GPU,
+    CLB_DEVICE_ACCELERATOR,
+    CLB_DEVICE_OTHER
+} clb_device_type;
+
+typedef struct clb_device_info {
+    char selector[32];          /* a selector that picks exactly this device: "host" or "P:D" */
+    int index;                  /* global OpenCL device index (the "N" selector); -1 for host */
+    clb_device_type type;
+    char name[256];
+    char vendor[256];
+    char platform[256];
+    char driver_version[128];
+    char opencl_c_version[128]; /* "" for host */
+    uint32_t compute_units;
+    uint64_t global_mem_bytes;
+    uint64_t max_alloc_bytes;
+    int has_fp16;               /* cl_khr_fp16 (host: 1, emulated exactly in software) */
+    int has_fp64;               /* cl_khr_fp64 (host: 1) */
+    int host_unified_memory;    /* device reads host memory directly (CPU devices, iGPUs; host: 1) */
+} clb_device_info;
+
+/* Number of OpenCL devices over all platforms; 0 (and CLB_OK) without any OpenCL
+   platform. The host backend is not counted. */
+CLB_API clb_status clb_device_count(int *out);
+/* Description of the OpenCL device with global index `index` (0 .. count-1). */
+CLB_API clb_status clb_device_get_info(int index, clb_device_info *out);
+/* Description of the device a context runs on (host backend included). */
+CLB_API clb_status clb_context_get_info(const clb_context *ctx, clb_device_info *out);
+
+/* ---- tensor extras ------------------------------------------------------ */
+CLB_API int64_t clb_tensor_offset(const clb_tensor *t);        /* view's first element, in elements */
+CLB_API clb_context *clb_tensor_context(const clb_tensor *t);  /* borrowed; valid while t lives */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CLBROADCAST_H */

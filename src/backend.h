@@ -1,0 +1,80 @@
+/* The backend interface: what a device must provide for the ops in op_*.c.
+ * Two implementations: backend_host.c (pure C, the reference) and
+ * backend_cl.c (OpenCL). The op layer validates arguments, decides dtypes
+ * and shapes, allocates outputs and builds plans; backends only compute. */
+#ifndef CLB_BACKEND_H
+#define CLB_BACKEND_H
+
+#include "internal.h"
+#include "plan.h"
+
+/* Element-wise n-ary map over a plan: operand 0 = output, then the inputs. */
+typedef enum clb__map_kind {
+    CLB__MAP_UNARY = 0, /* out = op(in0) */
+    CLB__MAP_BINARY,    /* out = op(in0, in1) */
+    CLB__MAP_WHERE      /* out = in0 != 0 ? in1 : in2 */
+} clb__map_kind;
+
+typedef struct clb__map_op {
+    clb__map_kind kind;
+    int op;             /* clb_unary_op or clb_binary_op; unused for WHERE */
+    clb_dtype in[3];    /* dtypes of the inputs, plan operands 1..n */
+    clb_dtype compute;  /* inputs are converted (clb_cast semantics) to this before the op */
+    clb_dtype out;      /* dtype of plan operand 0; the result is converted to it */
+} clb__map_op;
+
+/* Reduction over a plan whose operand 0 (output, freshly allocated, contiguous,
+   out_numel elements starting at offsets[0]) has stride 0 on the reduced axes and
+   operand 1 is the input. */
+typedef struct clb__reduce_op {
+    clb_reduce_op op;
+    clb_dtype in;      /* input dtype */
+    clb_dtype out;     /* output dtype (see clb__reduce_dtype) */
+    int64_t count;     /* input elements folded into each output element (MEAN divides by it) */
+    int64_t out_numel;
+} clb__reduce_op;
+
+/* Batched matrix product, all operands of one dtype (the op layer casts first):
+   out[b][i][j] = sum_p a[b][i][p] * b[b][p][j] over the broadcast batch index b. */
+typedef struct clb__matmul_op {
+    clb_dtype dtype;
+    int64_t m, n, k;
+    int batch_ndim;
+    int64_t batch_shape[CLB_MAX_DIMS];
+    int64_t batch_strides[3][CLB_MAX_DIMS]; /* 0 = out, 1 = a, 2 = b; 0 on broadcast batch axes */
+    int64_t offsets[3];                     /* element offset of each operand's first matrix */
+    int64_t row_strides[3];                 /* element stride between rows (i for a/out, p for b) */
+    int64_t col_strides[3];                 /* element stride between columns */
+} clb__matmul_op;
+
+typedef struct clb__backend {
+    const char *name;
+    void (*destroy)(clb_context *ctx); /* frees ctx->impl */
+    clb_status (*finish)(clb_context *ctx);
+
+    clb_status (*alloc)(clb_context *ctx, size_t nbytes, void **handle);
+    void (*free)(clb_context *ctx, void *handle);
+    /* Blocking transfers of plain bytes between host memory and storage. */
+    clb_status (*write)(clb_context *ctx, void *handle, size_t offset, const void *src, size_t nbytes);
+    clb_status (*read)(clb_context *ctx, void *handle, size_t offset, void *dst, size_t nbytes);
+
+    /* Strided copy with conversion: plan operand 0 (dtype dtypes[0]) =
+       cast(plan operand 1 (dtype dtypes[1])). handles[k] = storage handle of operand k. */
+    clb_status (*copy)(clb_context *ctx, const clb__plan *plan, void *const *handles,
+                       const clb_dtype *dtypes);
+    clb_status (*map)(clb_context *ctx, const clb__map_op *op, const clb__plan *plan,
+                      void *const *handles);
+    clb_status (*reduce)(clb_context *ctx, const clb__reduce_op *op, const clb__plan *plan,
+                         void *const *handles);
+    /* handles: 0 = out, 1 = a, 2 = b */
+    clb_status (*matmul)(clb_context *ctx, const clb__matmul_op *op, void *const *handles);
+} clb__backend;
+
+/* Fills ctx->backend, ctx->impl and ctx->info for the host backend. */
+clb_status clb__host_context_init(clb_context *ctx);
+
+/* Fills ctx->backend, ctx->impl and ctx->info for OpenCL device `device_index`
+   (global index over all platforms). */
+clb_status clb__cl_context_init(clb_context *ctx, int device_index);
+
+#endif /* CLB_BACKEND_H */

@@ -1,0 +1,32 @@
+/* Dtype facts and NumPy-2 type rules for every operation. Pure. */
+#ifndef CLB_DTYPE_H
+#define CLB_DTYPE_H
+
+#include "clbroadcast.h"
+
+#include <stdbool.h>
+
+#define CLB__NUM_DTYPES 12
+
+bool clb__dtype_valid(clb_dtype t);
+bool clb__dtype_is_float(clb_dtype t);    /* float16/32/64 */
+bool clb__dtype_is_integer(clb_dtype t);  /* signed or unsigned, not bool */
+bool clb__dtype_is_unsigned(clb_dtype t); /* uint8..uint64 */
+bool clb__dtype_is_signed(clb_dtype t);   /* int8..int64 */
+
+/* Type rules: each returns CLB_OK and fills *compute (the type the inputs are
+   converted to before the operation) and *result (the output dtype), or
+   CLB_ERR_DTYPE with a message naming the op and dtypes (e.g. NumPy's
+   "bitwise_and is not supported for float32 and float32"). */
+clb_status clb__binary_types(clb_binary_op op, clb_dtype a, clb_dtype b, clb_dtype *compute,
+                             clb_dtype *result);
+clb_status clb__unary_types(clb_unary_op op, clb_dtype a, clb_dtype *compute, clb_dtype *result);
+/* where(cond, a, b): cond of any dtype (truthiness), result promote(a, b). */
+clb_status clb__where_types(clb_dtype cond, clb_dtype a, clb_dtype b, clb_dtype *result);
+/* Output dtype of a reduction of dtype `in` (NumPy: sum/prod of bool and signed -> int64,
+   unsigned -> uint64, mean of bool/integers -> float64, max/min keep the dtype). */
+clb_status clb__reduce_types(clb_reduce_op op, clb_dtype in, clb_dtype *result);
+/* matmul: promote(a, b); bool matmul stays bool (or of ands), as NumPy. */
+clb_status clb__matmul_types(clb_dtype a, clb_dtype b, clb_dtype *result);
+
+#endif /* CLB_DTYPE_H */

@@ -1,0 +1,94 @@
+/* Private structures and helpers shared by the library's source files. */
+#ifndef CLB_INTERNAL_H
+#define CLB_INTERNAL_H
+
+#include "clbroadcast.h"
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct clb__backend;
+
+#define CLB__CONTEXT_MAGIC 0x43544358u /* "XCTC": catches use of a released/garbage context */
+#define CLB__TENSOR_MAGIC 0x534e4554u  /* "TENS" */
+
+struct clb_context {
+    uint32_t magic;
+    atomic_int refs;                    /* the user's reference + one per live storage */
+    const struct clb__backend *backend;
+    void *impl;                         /* backend state (host: NULL; OpenCL: struct clb__cl_context) */
+    clb_device_info info;
+    atomic_size_t allocated;            /* bytes of live storage, for clb_memory_allocated */
+};
+
+/* A block of memory on the context's device. Views share it by reference. */
+typedef struct clb__storage {
+    atomic_int refs;
+    clb_context *ctx; /* holds a context reference */
+    size_t nbytes;
+    void *handle;     /* host backend: malloc'd block; OpenCL: cl_mem */
+} clb__storage;
+
+struct clb_tensor {
+    uint32_t magic;
+    atomic_int refs;
+    clb__storage *storage; /* holds a storage reference */
+    clb_dtype dtype;
+    int ndim;
+    int64_t offset; /* in elements, from the start of storage */
+    int64_t numel;
+    int64_t shape[CLB_MAX_DIMS];
+    int64_t strides[CLB_MAX_DIMS]; /* in elements; 0 on broadcast axes */
+};
+
+/* ---- errors (status.c) --------------------------------------------------- */
+/* Records a formatted message as clb_last_error() for this thread; returns s. */
+clb_status clb__fail(clb_status s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Early exit to the function's `cleanup:` label, keeping the status in `st`. */
+#define CLB_TRY(expr)                                                                              \
+    do {                                                                                           \
+        st = (expr);                                                                               \
+        if (st != CLB_OK) goto cleanup;                                                            \
+    } while (0)
+#define CLB_FAIL(status, ...)                                                                      \
+    do {                                                                                           \
+        st = clb__fail((status), __VA_ARGS__);                                                     \
+        goto cleanup;                                                                              \
+    } while (0)
+
+/* ---- argument checks (tensor.c, context.c) ------------------------------- */
+/* CLB_ERR_INVALID_ARGUMENT naming `what` when t is NULL or not a live tensor. */
+clb_status clb__check_tensor(const clb_tensor *t, const char *what);
+clb_status clb__check_context(const clb_context *ctx, const char *what);
+clb_status clb__check_dtype(clb_dtype t, const char *what);
+
+/* ---- context (context.c) ------------------------------------------------- */
+void clb__context_retain(clb_context *ctx);
+void clb__context_unref(clb_context *ctx);
+
+/* ---- storage and tensors (tensor.c) -------------------------------------- */
+clb_status clb__storage_alloc(clb_context *ctx, size_t nbytes, clb__storage **out);
+void clb__storage_retain(clb__storage *s);
+void clb__storage_release(clb__storage *s);
+
+/* A new contiguous tensor with fresh storage (contents undefined). */
+clb_status clb__tensor_new(clb_context *ctx, clb_dtype dtype, int ndim, const int64_t *shape,
+                           clb_tensor **out);
+/* A new view over t's storage with the given layout (metadata only). */
+clb_status clb__tensor_view(const clb_tensor *t, int ndim, const int64_t *shape,
+                            const int64_t *strides, int64_t offset, clb_tensor **out);
+/* The smallest and largest element offsets the view touches (numel > 0). */
+void clb__tensor_extent(const clb_tensor *t, int64_t *lo, int64_t *hi);
+
+/* ---- copies (op_copy.c) -------------------------------------------------- */
+/* dst (any layout without stride-0 axes, same shape) = cast(src viewed with src_strides). */
+clb_status clb__copy_into(clb_tensor *dst, const clb_tensor *src);
+
+#endif /* CLB_INTERNAL_H */

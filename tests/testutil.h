@@ -1,0 +1,132 @@
+/* cmocka glue shared by the test programs: device enumeration, status checks,
+ * tensor helpers and comparison against the host backend. Header-only so each
+ * test stays one file. */
+#ifndef CLB_TESTUTIL_H
+#define CLB_TESTUTIL_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "clbroadcast.h"
+
+/* Fails the test with the status name and clb_last_error() unless expr is CLB_OK. */
+#define CLBT_OK(expr)                                                                              \
+    do {                                                                                           \
+        clb_status clbt_s_ = (expr);                                                               \
+        if (clbt_s_ != CLB_OK)                                                                     \
+            fail_msg("%s -> %s: %s", #expr, clb_status_name(clbt_s_), clb_last_error());           \
+    } while (0)
+
+/* Asserts expr fails with `status` and leaves a non-empty message. */
+#define CLBT_FAILS(status, expr)                                                                   \
+    do {                                                                                           \
+        clb_status clbt_s_ = (expr);                                                               \
+        if (clbt_s_ != (status))                                                                   \
+            fail_msg("%s -> %s (expected %s): %s", #expr, clb_status_name(clbt_s_),               \
+                     clb_status_name(status), clb_last_error());                                   \
+        assert_true(clb_last_error()[0] != '\0');                                                  \
+    } while (0)
+
+#define CLBT_MAX_DEVICES 32
+
+/* The devices every device-facing test runs on: "host", then each OpenCL
+   device by global index. Environment:
+     CLB_TEST_DEVICES  comma-free single selector to restrict to (e.g. "host")
+     CLB_TEST_REQUIRE  substring (e.g. "pocl") that some OpenCL device's platform,
+                       vendor or name must contain, else the test fails: CI sets it
+                       so a missing PoCL is a failure, not a silent skip. */
+static inline int clbt_selectors(char sel[CLBT_MAX_DEVICES][32])
+{
+    const char *only = getenv("CLB_TEST_DEVICES");
+    if (only && only[0]) {
+        snprintf(sel[0], 32, "%s", only);
+        return 1;
+    }
+    int n = 0;
+    snprintf(sel[n++], 32, "host");
+    int count = 0;
+    CLBT_OK(clb_device_count(&count));
+    const char *require = getenv("CLB_TEST_REQUIRE");
+    int required_found = !(require && require[0]);
+    for (int i = 0; i < count && n < CLBT_MAX_DEVICES; i++) {
+        clb_device_info info;
+        CLBT_OK(clb_device_get_info(i, &info));
+        snprintf(sel[n++], 32, "%d", i);
+        if (!required_found) {
+            char all[800];
+            snprintf(all, sizeof all, "%s|%s|%s", info.platform, info.vendor, info.name);
+            for (char *p = all; *p; p++)
+                if (*p >= 'A' && *p <= 'Z') *p = (char)(*p - 'A' + 'a');
+            if (strstr(all, require)) required_found = 1;
+        }
+    }
+    if (!required_found)
+        fail_msg("CLB_TEST_REQUIRE=%s but no OpenCL device matches (is the ICD installed?)", require);
+    return n;
+}
+
+/* Runs body(ctx, selector) once per test device with a fresh context, and
+   checks that everything the body allocated was released. */
+typedef void (*clbt_device_fn)(clb_context *ctx, const char *selector);
+static inline void clbt_for_each_device(clbt_device_fn body)
+{
+    char sel[CLBT_MAX_DEVICES][32];
+    int n = clbt_selectors(sel);
+    for (int i = 0; i < n; i++) {
+        clb_context *ctx = NULL;
+        CLBT_OK(clb_context_create(sel[i], &ctx));
+        body(ctx, sel[i]);
+        CLBT_OK(clb_finish(ctx));
+        if (clb_memory_allocated(ctx) != 0)
+            fail_msg("device %s (%s): %zu bytes still allocated after the test body", sel[i],
+                     clb_context_device_name(ctx), clb_memory_allocated(ctx));
+        clb_context_release(ctx);
+    }
+}
+
+static inline clb_tensor *clbt_tensor(clb_context *ctx, clb_dtype dtype, int ndim,
+                                      const int64_t *shape, const void *data)
+{
+    clb_tensor *t = NULL;
+    CLBT_OK(clb_tensor_from_host(ctx, dtype, ndim, shape, data, &t));
+    return t;
+}
+
+/* Reads a tensor back into a malloc'd buffer the caller frees. */
+static inline void *clbt_read(const clb_tensor *t)
+{
+    size_t bytes = (size_t)clb_tensor_numel(t) * clb_dtype_size(clb_tensor_dtype(t));
+    void *buf = malloc(bytes ? bytes : 1);
+    assert_non_null(buf);
+    CLBT_OK(clb_tensor_to_host(t, buf, bytes));
+    return buf;
+}
+
+static inline void clbt_assert_shape(const clb_tensor *t, int ndim, const int64_t *shape)
+{
+    assert_int_equal(clb_tensor_ndim(t), ndim);
+    for (int i = 0; i < ndim; i++)
+        if (clb_tensor_shape(t)[i] != shape[i])
+            fail_msg("shape[%d] = %lld, expected %lld", i, (long long)clb_tensor_shape(t)[i],
+                     (long long)shape[i]);
+}
+
+/* Deterministic pseudo-random numbers (xorshift64*), so failures reproduce. */
+static inline uint64_t clbt_rand(uint64_t *state)
+{
+    uint64_t x = *state ? *state : 0x9E3779B97F4A7C15ull;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *state = x;
+    return x * 0x2545F4914F6CDD1Dull;
+}
+
+#endif /* CLB_TESTUTIL_H */

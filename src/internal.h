@@ -17,6 +17,7 @@ struct clb__backend;
 struct clb_context {
     uint32_t magic;
     atomic_int refs;                    /* the user's reference + one per live storage */
+    atomic_bool user_released;          /* clb_context_release already dropped the user's reference */
     const struct clb__backend *backend;
     void *impl;                         /* backend state (host: NULL; OpenCL: struct clb__cl_context) */
     clb_device_info info;
@@ -68,6 +69,8 @@ clb_status clb__fail(clb_status s, const char *fmt, ...)
 clb_status clb__check_tensor(const clb_tensor *t, const char *what);
 clb_status clb__check_context(const clb_context *ctx, const char *what);
 clb_status clb__check_dtype(clb_dtype t, const char *what);
+/* CLB_ERR_INVALID_ARGUMENT when a and b belong to different contexts. */
+clb_status clb__check_same_context(const char *fn, const clb_tensor *a, const clb_tensor *b);
 
 /* ---- context (context.c) ------------------------------------------------- */
 void clb__context_retain(clb_context *ctx);

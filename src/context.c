@@ -1,0 +1,94 @@
+/* Contexts: backend choice, lifetime, memory accounting. */
+#include "backend.h"
+#include "device.h"
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+clb_status clb__check_context(const clb_context *ctx, const char *what)
+{
+    if (!ctx) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "%s is NULL", what);
+    if (ctx->magic != CLB__CONTEXT_MAGIC)
+        return clb__fail(CLB_ERR_INVALID_ARGUMENT, "%s is not a live clb_context", what);
+    return CLB_OK;
+}
+
+clb_status clb_context_create(const char *selector, clb_context **out)
+{
+    clb_status st = CLB_OK;
+    clb_context *ctx = NULL;
+    if (!out) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "clb_context_create: out is NULL");
+    *out = NULL;
+    int device = -1;
+    CLB_TRY(clb__device_resolve(selector, &device));
+    ctx = calloc(1, sizeof *ctx);
+    if (!ctx) CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a context");
+    atomic_init(&ctx->refs, 1);
+    atomic_init(&ctx->user_released, false);
+    atomic_init(&ctx->allocated, 0);
+    if (device < 0) {
+        CLB_TRY(clb__host_context_init(ctx));
+    } else {
+#if CLB_HAVE_OPENCL
+        CLB_TRY(clb__cl_context_init(ctx, device));
+#else
+        CLB_FAIL(CLB_ERR_NO_DEVICE, "this build of clbroadcast has no OpenCL support");
+#endif
+    }
+    ctx->magic = CLB__CONTEXT_MAGIC;
+    *out = ctx;
+    return CLB_OK;
+cleanup:
+    free(ctx); /* a failed backend init leaves nothing in ctx->impl */
+    return st;
+}
+
+void clb__context_retain(clb_context *ctx)
+{
+    atomic_fetch_add(&ctx->refs, 1);
+}
+
+void clb__context_unref(clb_context *ctx)
+{
+    if (atomic_fetch_sub(&ctx->refs, 1) != 1) return;
+    ctx->magic = 0;
+    ctx->backend->destroy(ctx);
+    free(ctx);
+}
+
+void clb_context_release(clb_context *ctx)
+{
+    if (!ctx || ctx->magic != CLB__CONTEXT_MAGIC) return;
+    /* Only the first release drops the user's reference: live tensors keep the rest. */
+    if (atomic_exchange(&ctx->user_released, true)) return;
+    clb__context_unref(ctx);
+}
+
+const char *clb_context_device_name(const clb_context *ctx)
+{
+    if (!ctx || ctx->magic != CLB__CONTEXT_MAGIC) return "";
+    return ctx->info.name;
+}
+
+clb_status clb_finish(clb_context *ctx)
+{
+    clb_status st = clb__check_context(ctx, "clb_finish: ctx");
+    if (st != CLB_OK) return st;
+    return ctx->backend->finish(ctx);
+}
+
+size_t clb_memory_allocated(const clb_context *ctx)
+{
+    if (!ctx || ctx->magic != CLB__CONTEXT_MAGIC) return 0;
+    return atomic_load(&((clb_context *)ctx)->allocated);
+}
+
+clb_status clb_context_get_info(const clb_context *ctx, clb_device_info *out)
+{
+    clb_status st = clb__check_context(ctx, "clb_context_get_info: ctx");
+    if (st != CLB_OK) return st;
+    if (!out) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "clb_context_get_info: out is NULL");
+    *out = ctx->info;
+    return CLB_OK;
+}

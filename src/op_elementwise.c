@@ -1,0 +1,185 @@
+/* Element-wise operations with broadcasting: validate, promote, plan, run. */
+#include "backend.h"
+#include "dtype.h"
+#include "internal.h"
+#include "shape.h"
+
+#include <stdlib.h>
+
+/* Plans out = f(inputs) over out's shape, each input broadcast to it, and runs it. */
+static clb_status run_map(const clb__map_op *op, clb_tensor *out, int nin,
+                          const clb_tensor *const *in)
+{
+    clb_context *ctx = out->storage->ctx;
+    clb__plan *plan = malloc(sizeof *plan);
+    if (!plan) return clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a launch plan");
+    int64_t in_strides[3][CLB_MAX_DIMS];
+    const int64_t *strides[CLB__MAX_OPERANDS] = {out->strides};
+    int64_t offsets[CLB__MAX_OPERANDS] = {out->offset};
+    void *handles[CLB__MAX_OPERANDS] = {out->storage->handle};
+    for (int k = 0; k < nin; k++) {
+        clb__broadcast_strides(in[k]->ndim, in[k]->shape, in[k]->strides, out->ndim, out->shape,
+                               in_strides[k]);
+        strides[k + 1] = in_strides[k];
+        offsets[k + 1] = in[k]->offset;
+        handles[k + 1] = in[k]->storage->handle;
+    }
+    clb__plan_make(plan, nin + 1, out->ndim, out->shape, strides, offsets);
+    clb_status st = plan->numel > 0 ? ctx->backend->map(ctx, op, plan, handles) : CLB_OK;
+    free(plan);
+    return st;
+}
+
+/* The broadcast shape of the inputs, with PyTorch's message naming them a, b, c. */
+static clb_status broadcast_inputs(int nin, const clb_tensor *const *in, int *ndim, int64_t *shape)
+{
+    int ndims[3];
+    const int64_t *shapes[3];
+    for (int k = 0; k < nin; k++) {
+        ndims[k] = in[k]->ndim;
+        shapes[k] = in[k]->shape;
+    }
+    return clb__broadcast(nin, ndims, shapes, ndim, shape);
+}
+
+/* Common body of the ops that return a new tensor. */
+static clb_status map_new(const char *fn, const clb__map_op *op, int nin,
+                          const clb_tensor *const *in, clb_tensor **out)
+{
+    clb_status st = CLB_OK;
+    int ndim = 0;
+    int64_t shape[CLB_MAX_DIMS];
+    for (int k = 1; k < nin; k++) CLB_TRY(clb__check_same_context(fn, in[0], in[k]));
+    CLB_TRY(broadcast_inputs(nin, in, &ndim, shape));
+    CLB_TRY(clb__tensor_new(in[0]->storage->ctx, op->out, ndim, shape, out));
+    CLB_TRY(run_map(op, *out, nin, in));
+    return CLB_OK;
+cleanup:
+    clb_tensor_release(*out);
+    *out = NULL;
+    return st;
+}
+
+clb_status clb_binary(clb_binary_op op, const clb_tensor *a, const clb_tensor *b, clb_tensor **out)
+{
+    clb_status st = CLB_OK;
+    if (!out) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "clb_binary: out is NULL");
+    *out = NULL;
+    CLB_TRY(clb__check_tensor(a, "clb_binary: a"));
+    CLB_TRY(clb__check_tensor(b, "clb_binary: b"));
+    clb__map_op m = {.kind = CLB__MAP_BINARY, .op = (int)op, .in = {a->dtype, b->dtype}};
+    CLB_TRY(clb__binary_types(op, a->dtype, b->dtype, &m.compute, &m.out));
+    const clb_tensor *in[2] = {a, b};
+    CLB_TRY(map_new("clb_binary", &m, 2, in, out));
+cleanup:
+    return st;
+}
+
+clb_status clb_unary(clb_unary_op op, const clb_tensor *a, clb_tensor **out)
+{
+    clb_status st = CLB_OK;
+    if (!out) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "clb_unary: out is NULL");
+    *out = NULL;
+    CLB_TRY(clb__check_tensor(a, "clb_unary: a"));
+    clb__map_op m = {.kind = CLB__MAP_UNARY, .op = (int)op, .in = {a->dtype}};
+    CLB_TRY(clb__unary_types(op, a->dtype, &m.compute, &m.out));
+    const clb_tensor *in[1] = {a};
+    CLB_TRY(map_new("clb_unary", &m, 1, in, out));
+cleanup:
+    return st;
+}
+
+clb_status clb_where(const clb_tensor *cond, const clb_tensor *a, const clb_tensor *b,
+                     clb_tensor **out)
+{
+    clb_status st = CLB_OK;
+    if (!out) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "clb_where: out is NULL");
+    *out = NULL;
+    CLB_TRY(clb__check_tensor(cond, "clb_where: cond"));
+    CLB_TRY(clb__check_tensor(a, "clb_where: a"));
+    CLB_TRY(clb__check_tensor(b, "clb_where: b"));
+    clb__map_op m = {.kind = CLB__MAP_WHERE, .in = {cond->dtype, a->dtype, b->dtype}};
+    CLB_TRY(clb__where_types(cond->dtype, a->dtype, b->dtype, &m.out));
+    m.compute = m.out;
+    const clb_tensor *in[3] = {cond, a, b};
+    CLB_TRY(map_new("clb_where", &m, 3, in, out));
+cleanup:
+    return st;
+}
+
+/* NumPy's "same_kind" output casting: bool < unsigned < signed < float, and a
+   result may be stored into an out of the same or a higher kind. */
+static int dtype_kind(clb_dtype t)
+{
+    if (t == CLB_BOOL) return 0;
+    if (clb__dtype_is_unsigned(t)) return 1;
+    if (clb__dtype_is_signed(t)) return 2;
+    return 3;
+}
+
+/* out must be writable without racing the inputs: no stride-0 axes, and either
+   exactly one of the inputs (in place) or disjoint from every input's memory. */
+static clb_status check_out_aliasing(const clb_tensor *out, int nin, const clb_tensor *const *in)
+{
+    if (out->numel == 0) return CLB_OK;
+    for (int d = 0; d < out->ndim; d++)
+        if (out->strides[d] == 0 && out->shape[d] > 1)
+            return clb__fail(CLB_ERR_ALIASING,
+                             "clb_binary_into: out has stride 0 on dimension %d (a broadcast "
+                             "view): several results would be written to one element; write to "
+                             "a contiguous tensor instead",
+                             d);
+    int64_t olo, ohi;
+    clb__tensor_extent(out, &olo, &ohi);
+    for (int k = 0; k < nin; k++) {
+        const clb_tensor *t = in[k];
+        if (t->storage != out->storage || t->numel == 0) continue;
+        bool same = t->offset == out->offset && t->ndim == out->ndim;
+        for (int d = 0; same && d < t->ndim; d++)
+            same = t->shape[d] == out->shape[d] && (t->shape[d] == 1 || t->strides[d] == out->strides[d]);
+        if (same) continue; /* in place: each element is read, then written, by one work item */
+        int64_t lo, hi;
+        clb__tensor_extent(t, &lo, &hi);
+        if (lo <= ohi && olo <= hi)
+            return clb__fail(CLB_ERR_ALIASING,
+                             "clb_binary_into: out overlaps input %c without being exactly that "
+                             "tensor; results would depend on the order of evaluation. Write to "
+                             "a separate tensor, or pass the input itself as out",
+                             'a' + k);
+    }
+    return CLB_OK;
+}
+
+clb_status clb_binary_into(clb_binary_op op, const clb_tensor *a, const clb_tensor *b, clb_tensor *out)
+{
+    clb_status st = CLB_OK;
+    char want[512], have[512];
+    CLB_TRY(clb__check_tensor(a, "clb_binary_into: a"));
+    CLB_TRY(clb__check_tensor(b, "clb_binary_into: b"));
+    CLB_TRY(clb__check_tensor(out, "clb_binary_into: out"));
+    CLB_TRY(clb__check_same_context("clb_binary_into", a, b));
+    CLB_TRY(clb__check_same_context("clb_binary_into", a, out));
+    clb__map_op m = {.kind = CLB__MAP_BINARY, .op = (int)op, .in = {a->dtype, b->dtype}};
+    CLB_TRY(clb__binary_types(op, a->dtype, b->dtype, &m.compute, &m.out));
+    if (dtype_kind(out->dtype) < dtype_kind(m.out))
+        CLB_FAIL(CLB_ERR_DTYPE,
+                 "clb_binary_into: cannot store the %s result of %s into out of dtype %s (NumPy's "
+                 "same_kind rule); cast first or use clb_binary",
+                 clb_dtype_name(m.out), clb_binary_op_name(op), clb_dtype_name(out->dtype));
+    m.out = out->dtype;
+    const clb_tensor *in[2] = {a, b};
+    int ndim = 0;
+    int64_t shape[CLB_MAX_DIMS];
+    CLB_TRY(broadcast_inputs(2, in, &ndim, shape));
+    bool same_shape = ndim == out->ndim;
+    for (int d = 0; same_shape && d < ndim; d++) same_shape = shape[d] == out->shape[d];
+    if (!same_shape)
+        CLB_FAIL(CLB_ERR_SHAPE_MISMATCH,
+                 "clb_binary_into: out has shape %s but the inputs broadcast to %s",
+                 clb__shape_str(out->ndim, out->shape, have, sizeof have),
+                 clb__shape_str(ndim, shape, want, sizeof want));
+    CLB_TRY(check_out_aliasing(out, 2, in));
+    CLB_TRY(run_map(&m, out, 2, in));
+cleanup:
+    return st;
+}

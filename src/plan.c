@@ -1,0 +1,98 @@
+/* Launch planning: the NumPy-nditer / TensorIterator recipe, written once for
+   every backend. */
+#include "plan.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int64_t abs64(int64_t v)
+{
+    return v < 0 ? -v : v;
+}
+
+/* Axis order: larger output stride outermost; ties (reduced or broadcast axes
+   of the output) broken by the inputs' strides, so the fastest-moving input axis
+   ends up innermost. Stable insertion sort: ranks are at most 128. */
+static bool goes_before(const clb__plan *p, int a, int b)
+{
+    for (int k = 0; k < p->nops; k++) {
+        int64_t sa = abs64(p->strides[k][a]), sb = abs64(p->strides[k][b]);
+        if (sa != sb) return sa > sb;
+    }
+    return false;
+}
+
+static void swap_axes(clb__plan *p, int a, int b)
+{
+    int64_t t = p->shape[a];
+    p->shape[a] = p->shape[b];
+    p->shape[b] = t;
+    for (int k = 0; k < p->nops; k++) {
+        t = p->strides[k][a];
+        p->strides[k][a] = p->strides[k][b];
+        p->strides[k][b] = t;
+    }
+}
+
+void clb__plan_make(clb__plan *p, int nops, int ndim, const int64_t *shape,
+                    const int64_t *const *strides, const int64_t *offsets)
+{
+    p->nops = nops;
+    p->ndim = 0;
+    p->numel = 1;
+    for (int k = 0; k < nops; k++) p->offsets[k] = offsets ? offsets[k] : 0;
+    for (int d = 0; d < ndim; d++) p->numel *= shape[d];
+    if (p->numel == 0) return;
+
+    /* 1. Drop size-1 axes: they move no operand. */
+    for (int d = 0; d < ndim; d++) {
+        if (shape[d] == 1) continue;
+        p->shape[p->ndim] = shape[d];
+        for (int k = 0; k < nops; k++) p->strides[k][p->ndim] = strides[k][d];
+        p->ndim++;
+    }
+    /* 2. Order axes by stride, outermost first. */
+    for (int i = 1; i < p->ndim; i++)
+        for (int j = i; j > 0 && goes_before(p, j, j - 1); j--) swap_axes(p, j, j - 1);
+    /* 3. Merge an axis into its inner neighbour when, for every operand, stepping the
+       outer axis once equals stepping the inner one through its whole extent. */
+    int merged = 0;
+    for (int d = 0; d < p->ndim; d++) {
+        if (merged > 0) {
+            int outer = merged - 1; /* the last kept axis; d is its inner neighbour */
+            bool fits = true;
+            for (int k = 0; k < nops && fits; k++)
+                fits = p->strides[k][outer] == p->strides[k][d] * p->shape[d];
+            if (fits) {
+                p->shape[outer] *= p->shape[d];
+                for (int k = 0; k < nops; k++) p->strides[k][outer] = p->strides[k][d];
+                continue;
+            }
+        }
+        p->shape[merged] = p->shape[d];
+        for (int k = 0; k < nops; k++) p->strides[k][merged] = p->strides[k][d];
+        merged++;
+    }
+    p->ndim = merged;
+}
+
+void clb__plan_for_each(const clb__plan *p, clb__plan_visit_fn visit, void *user)
+{
+    if (p->numel == 0) return;
+    int64_t index[CLB__PLAN_MAX_DIMS] = {0};
+    int64_t off[CLB__MAX_OPERANDS];
+    memcpy(off, p->offsets, sizeof off);
+    for (;;) {
+        visit(off, user);
+        /* Odometer increment, innermost axis first. */
+        int d = p->ndim - 1;
+        for (; d >= 0; d--) {
+            for (int k = 0; k < p->nops; k++) off[k] += p->strides[k][d];
+            if (++index[d] < p->shape[d]) break;
+            for (int k = 0; k < p->nops; k++) off[k] -= p->strides[k][d] * p->shape[d];
+            index[d] = 0;
+        }
+        if (d < 0) return;
+    }
+}

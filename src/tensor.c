@@ -1,0 +1,268 @@
+/* Storage and tensors: refcounts, accessors, host transfers. */
+#include "backend.h"
+#include "dtype.h"
+#include "internal.h"
+#include "shape.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- argument checks ----------------------------------------------------- */
+
+clb_status clb__check_tensor(const clb_tensor *t, const char *what)
+{
+    if (!t) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "%s is NULL", what);
+    if (t->magic != CLB__TENSOR_MAGIC)
+        return clb__fail(CLB_ERR_INVALID_ARGUMENT,
+                         "%s is not a live tensor (already released, or not a clb_tensor)", what);
+    return CLB_OK;
+}
+
+clb_status clb__check_dtype(clb_dtype t, const char *what)
+{
+    if (!clb__dtype_valid(t))
+        return clb__fail(CLB_ERR_INVALID_ARGUMENT, "%s: %d is not a clb_dtype value", what, (int)t);
+    return CLB_OK;
+}
+
+/* ---- storage -------------------------------------------------------------- */
+
+clb_status clb__storage_alloc(clb_context *ctx, size_t nbytes, clb__storage **out)
+{
+    *out = NULL;
+    clb__storage *s = calloc(1, sizeof *s);
+    if (!s) return clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a storage record");
+    clb_status st = ctx->backend->alloc(ctx, nbytes, &s->handle);
+    if (st != CLB_OK) {
+        free(s);
+        return st;
+    }
+    atomic_init(&s->refs, 1);
+    s->ctx = ctx;
+    s->nbytes = nbytes;
+    clb__context_retain(ctx);
+    atomic_fetch_add(&ctx->allocated, nbytes);
+    *out = s;
+    return CLB_OK;
+}
+
+void clb__storage_retain(clb__storage *s)
+{
+    atomic_fetch_add(&s->refs, 1);
+}
+
+void clb__storage_release(clb__storage *s)
+{
+    if (!s || atomic_fetch_sub(&s->refs, 1) != 1) return;
+    clb_context *ctx = s->ctx;
+    ctx->backend->free(ctx, s->handle);
+    atomic_fetch_sub(&ctx->allocated, s->nbytes);
+    free(s);
+    clb__context_unref(ctx);
+}
+
+/* ---- tensors -------------------------------------------------------------- */
+
+static clb_tensor *tensor_record(clb__storage *storage, clb_dtype dtype, int ndim,
+                                 const int64_t *shape, const int64_t *strides, int64_t offset)
+{
+    clb_tensor *t = calloc(1, sizeof *t);
+    if (!t) return NULL;
+    t->magic = CLB__TENSOR_MAGIC;
+    atomic_init(&t->refs, 1);
+    t->storage = storage;
+    t->dtype = dtype;
+    t->ndim = ndim;
+    t->offset = offset;
+    t->numel = 1;
+    for (int d = 0; d < ndim; d++) {
+        t->shape[d] = shape[d];
+        t->strides[d] = strides[d];
+        t->numel *= shape[d];
+    }
+    return t;
+}
+
+clb_status clb__tensor_new(clb_context *ctx, clb_dtype dtype, int ndim, const int64_t *shape,
+                           clb_tensor **out)
+{
+    clb_status st = CLB_OK;
+    clb__storage *storage = NULL;
+    int64_t numel = 0;
+    size_t bytes = 0;
+    *out = NULL;
+    CLB_TRY(clb__shape_check(ndim, shape, "shape", &numel));
+    CLB_TRY(clb__byte_size(numel, clb_dtype_size(dtype), &bytes));
+    CLB_TRY(clb__storage_alloc(ctx, bytes, &storage));
+    int64_t strides[CLB_MAX_DIMS];
+    clb__contiguous_strides(ndim, shape, strides);
+    *out = tensor_record(storage, dtype, ndim, shape, strides, 0);
+    if (!*out) CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a tensor record");
+    return CLB_OK;
+cleanup:
+    clb__storage_release(storage);
+    return st;
+}
+
+clb_status clb__tensor_view(const clb_tensor *t, int ndim, const int64_t *shape,
+                            const int64_t *strides, int64_t offset, clb_tensor **out)
+{
+    *out = tensor_record(t->storage, t->dtype, ndim, shape, strides, offset);
+    if (!*out) return clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a tensor record");
+    clb__storage_retain(t->storage);
+    return CLB_OK;
+}
+
+void clb__tensor_extent(const clb_tensor *t, int64_t *lo, int64_t *hi)
+{
+    *lo = *hi = t->offset;
+    for (int d = 0; d < t->ndim; d++) {
+        int64_t span = (t->shape[d] - 1) * t->strides[d];
+        if (span < 0)
+            *lo += span;
+        else
+            *hi += span;
+    }
+}
+
+clb_status clb_tensor_empty(clb_context *ctx, clb_dtype dtype, int ndim, const int64_t *shape,
+                            clb_tensor **out)
+{
+    clb_status st = CLB_OK;
+    if (!out) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "clb_tensor_empty: out is NULL");
+    *out = NULL;
+    CLB_TRY(clb__check_context(ctx, "clb_tensor_empty: ctx"));
+    CLB_TRY(clb__check_dtype(dtype, "clb_tensor_empty: dtype"));
+    CLB_TRY(clb__tensor_new(ctx, dtype, ndim, shape, out));
+cleanup:
+    return st;
+}
+
+clb_status clb_tensor_from_host(clb_context *ctx, clb_dtype dtype, int ndim, const int64_t *shape,
+                                const void *data, clb_tensor **out)
+{
+    clb_status st = CLB_OK;
+    clb_tensor *t = NULL;
+    if (!out) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "clb_tensor_from_host: out is NULL");
+    *out = NULL;
+    CLB_TRY(clb__check_context(ctx, "clb_tensor_from_host: ctx"));
+    CLB_TRY(clb__check_dtype(dtype, "clb_tensor_from_host: dtype"));
+    CLB_TRY(clb__tensor_new(ctx, dtype, ndim, shape, &t));
+    if (t->storage->nbytes > 0) {
+        if (!data)
+            CLB_FAIL(CLB_ERR_INVALID_ARGUMENT,
+                     "clb_tensor_from_host: data is NULL for %lld elements", (long long)t->numel);
+        CLB_TRY(ctx->backend->write(ctx, t->storage->handle, 0, data, t->storage->nbytes));
+    }
+    *out = t;
+    return CLB_OK;
+cleanup:
+    clb_tensor_release(t);
+    return st;
+}
+
+clb_status clb_tensor_to_host(const clb_tensor *t, void *dst, size_t dst_bytes)
+{
+    clb_status st = CLB_OK;
+    clb_tensor *tmp = NULL;
+    CLB_TRY(clb__check_tensor(t, "clb_tensor_to_host: t"));
+    size_t bytes = (size_t)t->numel * clb_dtype_size(t->dtype);
+    if (dst_bytes < bytes)
+        CLB_FAIL(CLB_ERR_INVALID_ARGUMENT,
+                 "clb_tensor_to_host: dst_bytes is %zu but the tensor needs %zu (%lld x %s)",
+                 dst_bytes, bytes, (long long)t->numel, clb_dtype_name(t->dtype));
+    if (bytes == 0) return CLB_OK;
+    if (!dst) CLB_FAIL(CLB_ERR_INVALID_ARGUMENT, "clb_tensor_to_host: dst is NULL");
+    clb_context *ctx = t->storage->ctx;
+    const clb_tensor *src = t;
+    if (!clb_tensor_is_contiguous(t)) {
+        /* Materialize the view (broadcast, permuted, ...) on the device, then one read. */
+        CLB_TRY(clb__tensor_new(ctx, t->dtype, t->ndim, t->shape, &tmp));
+        CLB_TRY(clb__copy_into(tmp, t));
+        src = tmp;
+    }
+    CLB_TRY(ctx->backend->read(ctx, src->storage->handle,
+                               (size_t)src->offset * clb_dtype_size(src->dtype), dst, bytes));
+cleanup:
+    clb_tensor_release(tmp);
+    return st;
+}
+
+void clb_tensor_retain(clb_tensor *t)
+{
+    if (t && t->magic == CLB__TENSOR_MAGIC) atomic_fetch_add(&t->refs, 1);
+}
+
+void clb_tensor_release(clb_tensor *t)
+{
+    if (!t || t->magic != CLB__TENSOR_MAGIC) return;
+    if (atomic_fetch_sub(&t->refs, 1) != 1) return;
+    t->magic = 0;
+    clb__storage_release(t->storage);
+    free(t);
+}
+
+/* ---- accessors ------------------------------------------------------------ */
+/* NULL-tolerant so a caller's error path cannot crash on them. */
+
+int clb_tensor_ndim(const clb_tensor *t)
+{
+    return t ? t->ndim : 0;
+}
+
+const int64_t *clb_tensor_shape(const clb_tensor *t)
+{
+    return t ? t->shape : NULL;
+}
+
+const int64_t *clb_tensor_strides(const clb_tensor *t)
+{
+    return t ? t->strides : NULL;
+}
+
+clb_dtype clb_tensor_dtype(const clb_tensor *t)
+{
+    return t ? t->dtype : (clb_dtype)-1; /* invalid: clb_dtype_size() of it is 0 */
+}
+
+int64_t clb_tensor_numel(const clb_tensor *t)
+{
+    return t ? t->numel : 0;
+}
+
+int64_t clb_tensor_offset(const clb_tensor *t)
+{
+    return t ? t->offset : 0;
+}
+
+clb_context *clb_tensor_context(const clb_tensor *t)
+{
+    return t ? t->storage->ctx : NULL;
+}
+
+int clb_tensor_is_contiguous(const clb_tensor *t)
+{
+    if (!t) return 0;
+    if (t->numel == 0) return 1;
+    int64_t expected = 1;
+    for (int d = t->ndim - 1; d >= 0; d--) {
+        if (t->shape[d] == 1) continue; /* a size-1 axis is never stepped */
+        if (t->strides[d] != expected) return 0;
+        expected *= t->shape[d];
+    }
+    return 1;
+}
+
+int clb_tensor_shares_storage(const clb_tensor *a, const clb_tensor *b)
+{
+    return a && b && a->storage == b->storage;
+}
+
+clb_status clb__check_same_context(const char *fn, const clb_tensor *a, const clb_tensor *b)
+{
+    if (a->storage->ctx == b->storage->ctx) return CLB_OK;
+    return clb__fail(CLB_ERR_INVALID_ARGUMENT,
+                     "%s: the tensors live on different contexts (\"%s\" and \"%s\"); move one "
+                     "with clb_tensor_to_host + clb_tensor_from_host",
+                     fn, a->storage->ctx->info.name, b->storage->ctx->info.name);
+}

@@ -1,0 +1,51 @@
+/* Benchmark harness: see harness.h. */
+#include "harness.h"
+
+#include <stdlib.h>
+#include <time.h>
+
+double clbb_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+clbb_result clbb_measure(clb_context *ctx, clbb_run_fn run, void *user, double bytes,
+                         double target_s, int max_iters)
+{
+    clbb_result r = {0};
+    r.status = run(user);
+    if (r.status == CLB_OK) r.status = clb_finish(ctx);
+    if (r.status != CLB_OK) return r;
+
+    double *times = malloc((size_t)max_iters * sizeof *times);
+    if (!times) {
+        r.status = CLB_ERR_OUT_OF_MEMORY;
+        return r;
+    }
+    double start = clbb_now();
+    int n = 0;
+    while (n < max_iters && (n < 3 || clbb_now() - start < target_s)) {
+        double t0 = clbb_now();
+        r.status = run(user);
+        if (r.status == CLB_OK) r.status = clb_finish(ctx);
+        if (r.status != CLB_OK) break;
+        times[n++] = clbb_now() - t0;
+    }
+    if (n > 0) {
+        qsort(times, (size_t)n, sizeof *times, compare_double);
+        r.iterations = n;
+        r.min_s = times[0];
+        r.median_s = times[n / 2];
+        r.gbps = bytes / r.median_s / 1e9;
+    }
+    free(times);
+    return r;
+}

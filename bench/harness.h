@@ -1,0 +1,28 @@
+/* Benchmark harness (BabelStream/clpeak recipe): warm-up excluded, iterations
+   calibrated to a target time, min and median reported, GB/s from logical bytes
+   (GB = 1e9 bytes). */
+#ifndef CLB_BENCH_HARNESS_H
+#define CLB_BENCH_HARNESS_H
+
+#include "clbroadcast.h"
+
+#include <stddef.h>
+
+/* One timed run of the case; returns CLB_OK or the failure of the operation. */
+typedef clb_status (*clbb_run_fn)(void *user);
+
+typedef struct clbb_result {
+    clb_status status;    /* CLB_OK, or why the case could not run */
+    int iterations;       /* timed runs */
+    double min_s, median_s;
+    double gbps;          /* logical bytes / median time / 1e9 */
+} clbb_result;
+
+/* Runs `run` once to warm up (kernel builds, first-touch), then repeatedly until
+   target_s seconds or max_iters runs have been timed; each run ends with clb_finish(ctx). */
+clbb_result clbb_measure(clb_context *ctx, clbb_run_fn run, void *user, double bytes,
+                         double target_s, int max_iters);
+
+double clbb_now(void); /* monotonic seconds */
+
+#endif /* CLB_BENCH_HARNESS_H */

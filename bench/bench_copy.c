@@ -187,7 +187,7 @@ int main(int argc, char **argv)
     double host[NUM_CASES] = {0};
     int rc = 0;
     for (int s = 0; s < nsel; s++) {
-        double gbps[NUM_CASES];
+        double gbps[NUM_CASES] = {0};
         char name[256];
         rc |= bench_device(selectors[s], quick, gbps, name, sizeof name);
         if (!strcmp(selectors[s], "host")) memcpy(host, gbps, sizeof host);

@@ -99,7 +99,7 @@ clb_status clb__broadcast(int n, const int *ndims, const int64_t *const *shapes,
     }
     for (int k = 0; k < n; k++) {
         int lead = nd - ndims[k];
-        for (int i = 0; i < ndims[k]; i++) {
+        for (int i = ndims[k] - 1; i >= 0; i--) { /* right to left, as PyTorch reports */
             int d = lead + i;
             int64_t s = shapes[k][i];
             if (s == result[d] || s == 1) continue;
@@ -186,4 +186,10 @@ bool clb__view_strides(int ndim, const int64_t *shape, const int64_t *strides, i
         }
     }
     return v == -1;
+}
+
+clb_status clb_broadcast_shapes(int n, const int *ndims, const int64_t *const *shapes, int *out_ndim,
+                                int64_t *out_shape)
+{
+    return clb__broadcast(n, ndims, shapes, out_ndim, out_shape);
 }

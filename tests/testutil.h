@@ -53,22 +53,22 @@ static inline int clbt_selectors(char sel[CLBT_MAX_DEVICES][32])
     snprintf(sel[n++], 32, "host");
     int count = 0;
     CLBT_OK(clb_device_count(&count));
+    for (int i = 0; i < count && n < CLBT_MAX_DEVICES; i++) snprintf(sel[n++], 32, "%d", i);
+    /* The library's own selector matching (platform, vendor, platform vendor, device
+       name) decides whether the required device is present. */
     const char *require = getenv("CLB_TEST_REQUIRE");
-    int required_found = !(require && require[0]);
-    for (int i = 0; i < count && n < CLBT_MAX_DEVICES; i++) {
+    if (require && require[0]) {
+        clb_context *probe = NULL;
         clb_device_info info;
-        CLBT_OK(clb_device_get_info(i, &info));
-        snprintf(sel[n++], 32, "%d", i);
-        if (!required_found) {
-            char all[800];
-            snprintf(all, sizeof all, "%s|%s|%s", info.platform, info.vendor, info.name);
-            for (char *p = all; *p; p++)
-                if (*p >= 'A' && *p <= 'Z') *p = (char)(*p - 'A' + 'a');
-            if (strstr(all, require)) required_found = 1;
-        }
+        if (clb_context_create(require, &probe) != CLB_OK)
+            fail_msg("CLB_TEST_REQUIRE=%s but no OpenCL device matches: %s", require,
+                     clb_last_error());
+        CLBT_OK(clb_context_get_info(probe, &info));
+        clb_context_release(probe);
+        if (info.type == CLB_DEVICE_HOST)
+            fail_msg("CLB_TEST_REQUIRE=%s resolved to the host backend, not an OpenCL device",
+                     require);
     }
-    if (!required_found)
-        fail_msg("CLB_TEST_REQUIRE=%s but no OpenCL device matches (is the ICD installed?)", require);
     return n;
 }
 

@@ -1,0 +1,138 @@
+/* Shared preamble of every clbroadcast kernel (prepended to each kernel file).
+ *
+ * Kernels are specialised by -D defines from kernels.c: dtypes are passed as
+ * their clb_dtype numbers (CLB_SRC_DTYPE=10 means float32) and everything a
+ * kernel needs to know about a dtype is looked up here by token pasting, so
+ * adding a kernel never repeats the per-dtype rules. Every define has a
+ * default, so each file compiles standalone for syntax checks. */
+
+/* ---- capabilities ------------------------------------------------------------ */
+
+#if defined(cl_khr_fp64)
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#define CLB_HAVE_FP64 1
+#else
+#define CLB_HAVE_FP64 0
+#endif
+
+#define CLB_CAT_(a, b) a##b
+#define CLB_CAT(a, b) CLB_CAT_(a, b)
+
+/* ---- index type ----------------------------------------------------------------- */
+
+/* 32-bit index arithmetic (the division and modulo of the offset walk are several
+   times cheaper on GPUs) unless the host found an element count or offset that
+   needs 64 bits (CLB_INDEX64=1). */
+#ifndef CLB_INDEX64
+#define CLB_INDEX64 0
+#endif
+#if CLB_INDEX64
+typedef long clb_index;
+typedef long8 clb_index8;
+#else
+typedef int clb_index;
+typedef int8 clb_index8;
+#endif
+
+/* ---- dtypes (numbers = enum clb_dtype) -------------------------------------------- */
+
+/* Storage type of each dtype in global memory. Bool is one byte holding 0 or 1;
+   float16 is stored as half and only ever touched through vload_half /
+   vstore_half, which are core OpenCL, so float16 works without cl_khr_fp16. */
+#define CLB_STORAGE_0 uchar
+#define CLB_STORAGE_1 char
+#define CLB_STORAGE_2 uchar
+#define CLB_STORAGE_3 short
+#define CLB_STORAGE_4 ushort
+#define CLB_STORAGE_5 int
+#define CLB_STORAGE_6 uint
+#define CLB_STORAGE_7 long
+#define CLB_STORAGE_8 ulong
+#define CLB_STORAGE_9 half
+#define CLB_STORAGE_10 float
+#define CLB_STORAGE_11 double
+
+/* Class of each dtype: decides how it is loaded, stored and converted. */
+#define CLB_CLASS_0 KBOOL
+#define CLB_CLASS_1 KINT
+#define CLB_CLASS_2 KINT
+#define CLB_CLASS_3 KINT
+#define CLB_CLASS_4 KINT
+#define CLB_CLASS_5 KINT
+#define CLB_CLASS_6 KINT
+#define CLB_CLASS_7 KINT
+#define CLB_CLASS_8 KINT
+#define CLB_CLASS_9 KHALF
+#define CLB_CLASS_10 KFLOAT
+#define CLB_CLASS_11 KFLOAT
+
+#define CLB_STORAGE(dt) CLB_CAT(CLB_STORAGE_, dt)
+#define CLB_CLASS(dt) CLB_CAT(CLB_CLASS_, dt)
+
+/* Loads give a value in registers: bool as uchar 0/1 (any nonzero byte is true),
+   float16 as the exact float. Stores take such a value. */
+#define CLB_LOAD_KBOOL(p, i) ((uchar)((p)[i] != 0))
+#define CLB_LOAD_KINT(p, i) ((p)[i])
+#define CLB_LOAD_KHALF(p, i) vload_half((size_t)(i), (p))
+#define CLB_LOAD_KFLOAT(p, i) ((p)[i])
+#define CLB_STORE_KBOOL(p, i, v) ((p)[i] = (v))
+#define CLB_STORE_KINT(p, i, v) ((p)[i] = (v))
+#define CLB_STORE_KHALF(p, i, v) vstore_half_rte((v), (size_t)(i), (p))
+#define CLB_STORE_KFLOAT(p, i, v) ((p)[i] = (v))
+
+#define CLB_LOAD(dt, p, i) CLB_CAT(CLB_LOAD_, CLB_CLASS(dt))(p, i)
+#define CLB_STORE(dt, p, i, v) CLB_CAT(CLB_STORE_, CLB_CLASS(dt))(p, i, v)
+
+/* Conversion of a loaded value x of dtype `from` to the value stored as dtype
+   `to`: exactly clb_cast's (and the host backend's) rules.
+     -> bool:          x != 0 (NaN is true, -0.0 false)
+     int/bool -> int:  C conversion (narrowing wraps, bool gives 0/1)
+     float -> int:     round toward zero, saturating (convert_<T>_sat), NaN -> 0;
+                       the standard asks _sat for NaN -> 0 too, but not every
+                       implementation does it (Oclgrind gives INT_MIN), so it is explicit
+     -> float16:       the value is kept in float (double from float64) and
+                       vstore_half_rte rounds once, to nearest even
+     -> float/double:  C conversion (round to nearest even) */
+#define CLB_SAT_(T, x) convert_##T##_sat(x)
+#define CLB_CVT_KBOOL_KBOOL(T, x) ((uchar)((x) != 0))
+#define CLB_CVT_KBOOL_KINT(T, x) ((uchar)((x) != 0))
+#define CLB_CVT_KBOOL_KHALF(T, x) ((uchar)((x) != 0))
+#define CLB_CVT_KBOOL_KFLOAT(T, x) ((uchar)((x) != 0))
+#define CLB_CVT_KINT_KBOOL(T, x) ((T)(x))
+#define CLB_CVT_KINT_KINT(T, x) ((T)(x))
+#define CLB_CVT_KINT_KHALF(T, x) (isnan(x) ? (T)0 : CLB_SAT_(T, x))
+#define CLB_CVT_KINT_KFLOAT(T, x) (isnan(x) ? (T)0 : CLB_SAT_(T, x))
+#define CLB_CVT_KHALF_KBOOL(T, x) ((float)(x))
+#define CLB_CVT_KHALF_KINT(T, x) ((float)(x))
+#define CLB_CVT_KHALF_KHALF(T, x) (x)
+#define CLB_CVT_KHALF_KFLOAT(T, x) (x)
+#define CLB_CVT_KFLOAT_KBOOL(T, x) ((T)(x))
+#define CLB_CVT_KFLOAT_KINT(T, x) ((T)(x))
+#define CLB_CVT_KFLOAT_KHALF(T, x) ((T)(x))
+#define CLB_CVT_KFLOAT_KFLOAT(T, x) ((T)(x))
+
+#define CLB_CONVERT(to, from, x)                                                                   \
+    CLB_CAT(CLB_CAT(CLB_CVT_, CLB_CLASS(to)), CLB_CAT(_, CLB_CLASS(from)))(CLB_STORAGE(to), x)
+
+/* ---- offsets ------------------------------------------------------------------------- */
+
+/* Adds to o0 and o1 the element offsets of row-major element `id` of a loop nest
+   of `ndim` axes (innermost last) in two operands. shape(d), s0(d) and s1(d)
+   read the tables; a macro rather than a function because OpenCL 1.2 has no
+   generic address space and the tables live in private or constant memory.
+   ndim is a compile-time constant, so the loop unrolls. */
+#define CLB_OFFSETS2(id, ndim, shape, s0, s1, o0, o1)                                            \
+    do {                                                                                           \
+        clb_index rem_ = (id);                                                                     \
+        for (int d_ = (ndim) - 1; d_ > 0; --d_) {                                                  \
+            clb_index n_ = shape(d_);                                                              \
+            clb_index i_ = rem_ % n_;                                                              \
+            rem_ /= n_;                                                                            \
+            (o0) += i_ * s0(d_);                                                                   \
+            (o1) += i_ * s1(d_);                                                                   \
+        }                                                                                          \
+        if ((ndim) > 0) {                                                                          \
+            (o0) += rem_ * s0(0);                                                                  \
+            (o1) += rem_ * s1(0);                                                                  \
+        }                                                                                          \
+    } while (0)

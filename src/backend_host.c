@@ -1,0 +1,364 @@
+/* The host backend: plain C loops over plans, with the scalar semantics of
+ * host_scalar.c. It is the reference every OpenCL result is checked against,
+ * so it favours obviously-right code over speed. */
+#include "backend.h"
+#include "dtype.h"
+#include "host_scalar.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- memory --------------------------------------------------------------- */
+
+static clb_status host_alloc(clb_context *ctx, size_t nbytes, void **handle)
+{
+    (void)ctx;
+    /* malloc(0) may return NULL; a one-byte block keeps zero-size storage valid. */
+    *handle = malloc(nbytes ? nbytes : 1);
+    if (!*handle)
+        return clb__fail(CLB_ERR_OUT_OF_MEMORY,
+                         "host backend: malloc of %zu bytes failed; free some tensors or use "
+                         "smaller ones",
+                         nbytes);
+    return CLB_OK;
+}
+
+static void host_free(clb_context *ctx, void *handle)
+{
+    (void)ctx;
+    free(handle);
+}
+
+static clb_status host_write(clb_context *ctx, void *handle, size_t offset, const void *src,
+                             size_t nbytes)
+{
+    (void)ctx;
+    memcpy((char *)handle + offset, src, nbytes);
+    return CLB_OK;
+}
+
+static clb_status host_read(clb_context *ctx, void *handle, size_t offset, void *dst, size_t nbytes)
+{
+    (void)ctx;
+    memcpy(dst, (const char *)handle + offset, nbytes);
+    return CLB_OK;
+}
+
+static clb_status host_finish(clb_context *ctx)
+{
+    (void)ctx; /* every host operation completes before it returns */
+    return CLB_OK;
+}
+
+static void host_destroy(clb_context *ctx)
+{
+    (void)ctx; /* the host backend keeps no state in ctx->impl */
+}
+
+/* ---- element access ------------------------------------------------------- */
+
+/* One strided operand: where its storage starts and how to read/write it. */
+typedef struct operand {
+    char *base;
+    size_t itemsize;
+    clb_dtype dtype;
+    clb__load_fn load;
+    clb__store_fn store;
+} operand;
+
+static operand operand_of(void *handle, clb_dtype dtype)
+{
+    operand o = {(char *)handle, clb_dtype_size(dtype), dtype, clb__loader(dtype),
+                 clb__storer(dtype)};
+    return o;
+}
+
+/* Element `offset` (in elements) of o, converted to dtype `as`. */
+static clb__value read_as(const operand *o, int64_t offset, clb_dtype as)
+{
+    clb__value v = o->load(o->base + offset * (int64_t)o->itemsize);
+    return clb__convert(v, o->dtype, as);
+}
+
+/* Stores v, a value of dtype `from`, into element `offset` of o. */
+static void write_from(const operand *o, int64_t offset, clb__value v, clb_dtype from)
+{
+    o->store(o->base + offset * (int64_t)o->itemsize, clb__convert(v, from, o->dtype));
+}
+
+/* ---- copy ------------------------------------------------------------------- */
+
+typedef struct copy_state {
+    operand dst, src;
+} copy_state;
+
+static void copy_visit(const int64_t *offsets, void *user)
+{
+    const copy_state *s = user;
+    write_from(&s->dst, offsets[0], read_as(&s->src, offsets[1], s->src.dtype), s->src.dtype);
+}
+
+static clb_status host_copy(clb_context *ctx, const clb__plan *plan, void *const *handles,
+                            const clb_dtype *dtypes)
+{
+    (void)ctx;
+    copy_state s = {operand_of(handles[0], dtypes[0]), operand_of(handles[1], dtypes[1])};
+    clb__plan_for_each(plan, copy_visit, &s);
+    return CLB_OK;
+}
+
+/* ---- map ---------------------------------------------------------------------- */
+
+typedef struct map_state {
+    const clb__map_op *op;
+    operand out;
+    operand in[3];
+    clb_dtype as[3]; /* what each input is converted to before the op */
+} map_state;
+
+static clb__value map_input(const map_state *s, const int64_t *offsets, int k)
+{
+    return read_as(&s->in[k], offsets[k + 1], s->as[k]);
+}
+
+static void unary_visit(const int64_t *offsets, void *user)
+{
+    const map_state *s = user;
+    clb_unary_op op = (clb_unary_op)s->op->op;
+    clb__value r = clb__unary_eval(op, s->op->compute, map_input(s, offsets, 0));
+    write_from(&s->out, offsets[0], r, clb__unary_eval_dtype(op, s->op->compute));
+}
+
+static void binary_visit(const int64_t *offsets, void *user)
+{
+    const map_state *s = user;
+    clb_binary_op op = (clb_binary_op)s->op->op;
+    clb__value r = clb__binary_eval(op, s->op->compute, map_input(s, offsets, 0),
+                                    map_input(s, offsets, 1));
+    write_from(&s->out, offsets[0], r, clb__binary_eval_dtype(op, s->op->compute));
+}
+
+static void where_visit(const int64_t *offsets, void *user)
+{
+    const map_state *s = user;
+    int chosen = map_input(s, offsets, 0).i ? 1 : 2;
+    write_from(&s->out, offsets[0], map_input(s, offsets, chosen), s->op->compute);
+}
+
+static clb_status host_map(clb_context *ctx, const clb__map_op *op, const clb__plan *plan,
+                           void *const *handles)
+{
+    (void)ctx;
+    map_state s = {.op = op, .out = operand_of(handles[0], op->out)};
+    int nin = plan->nops - 1;
+    for (int k = 0; k < nin; k++) {
+        s.in[k] = operand_of(handles[k + 1], op->in[k]);
+        s.as[k] = op->compute;
+    }
+    clb__plan_visit_fn visit = unary_visit;
+    if (op->kind == CLB__MAP_BINARY)
+        visit = binary_visit;
+    if (op->kind == CLB__MAP_WHERE) {
+        visit = where_visit;
+        s.as[0] = CLB_BOOL; /* the condition is read for its truthiness */
+    }
+    clb__plan_for_each(plan, visit, &s);
+    return CLB_OK;
+}
+
+/* ---- reduce ------------------------------------------------------------------- */
+
+/* Accumulation: floats (float16 too) and every MEAN in double; signed integers
+   and bool in int64, unsigned in uint64, wrapping. */
+static clb_dtype accumulator_dtype(clb_reduce_op op, clb_dtype in)
+{
+    if (op == CLB_MEAN || clb__dtype_is_float(in))
+        return CLB_FLOAT64;
+    return clb__dtype_is_unsigned(in) ? CLB_UINT64 : CLB_INT64;
+}
+
+/* Each reduction is a fold with a binary op (whose NaN and wrap rules it inherits). */
+static clb_binary_op fold_op(clb_reduce_op op)
+{
+    switch (op) {
+    case CLB_PROD: return CLB_MUL;
+    case CLB_MAX: return CLB_MAXIMUM;
+    case CLB_MIN: return CLB_MINIMUM;
+    default: return CLB_ADD; /* CLB_SUM, CLB_MEAN */
+    }
+}
+
+/* The fold's starting value: 0, 1, or the extreme that any element replaces. */
+static clb__value fold_identity(clb_reduce_op op, clb_dtype acc)
+{
+    clb__value v;
+    bool is_max = op == CLB_MAX, is_min = op == CLB_MIN;
+    if (acc == CLB_FLOAT64)
+        v.d = op == CLB_PROD ? 1.0 : is_max ? -INFINITY : is_min ? INFINITY : 0.0;
+    else if (acc == CLB_UINT64)
+        v.u = op == CLB_PROD ? 1 : is_min ? UINT64_MAX : 0;
+    else
+        v.i = op == CLB_PROD ? 1 : is_max ? INT64_MIN : is_min ? INT64_MAX : 0;
+    return v;
+}
+
+typedef struct reduce_state {
+    clb_binary_op fold;
+    clb_dtype acc_dtype;
+    clb__value *acc; /* one per output element */
+    int64_t out_start;
+    operand in;
+} reduce_state;
+
+static void reduce_visit(const int64_t *offsets, void *user)
+{
+    reduce_state *s = user;
+    clb__value *acc = &s->acc[offsets[0] - s->out_start];
+    *acc = clb__binary_eval(s->fold, s->acc_dtype, *acc, read_as(&s->in, offsets[1], s->acc_dtype));
+}
+
+static clb_status host_reduce(clb_context *ctx, const clb__reduce_op *op, const clb__plan *plan,
+                              void *const *handles)
+{
+    (void)ctx;
+    size_t n = (size_t)op->out_numel;
+    if ((uint64_t)op->out_numel > SIZE_MAX / sizeof(clb__value))
+        return clb__fail(CLB_ERR_OUT_OF_MEMORY,
+                         "host backend: %s of %lld output elements needs more accumulator "
+                         "memory than can be addressed",
+                         clb_reduce_op_name(op->op), (long long)op->out_numel);
+    reduce_state s = {fold_op(op->op), accumulator_dtype(op->op, op->in), NULL, plan->offsets[0],
+                      operand_of(handles[1], op->in)};
+    s.acc = malloc(n ? n * sizeof *s.acc : 1);
+    if (!s.acc)
+        return clb__fail(CLB_ERR_OUT_OF_MEMORY,
+                         "host backend: malloc of %zu bytes of %s accumulators failed",
+                         n * sizeof *s.acc, clb_reduce_op_name(op->op));
+    for (size_t j = 0; j < n; j++)
+        s.acc[j] = fold_identity(op->op, s.acc_dtype);
+
+    clb__plan_for_each(plan, reduce_visit, &s);
+
+    operand out = operand_of(handles[0], op->out);
+    for (size_t j = 0; j < n; j++) {
+        if (op->op == CLB_MEAN) /* an empty mean is 0/0: NaN, as NumPy */
+            s.acc[j].d = op->count > 0 ? s.acc[j].d / (double)op->count : NAN;
+        write_from(&out, s.out_start + (int64_t)j, s.acc[j], s.acc_dtype);
+    }
+    free(s.acc);
+    return CLB_OK;
+}
+
+/* ---- matmul ---------------------------------------------------------------------- */
+
+/* Products accumulate in double for floats and in uint64 (wrapping) for
+   integers; for bool that sum counts the true products, so converting it back
+   to bool is the OR of the ANDs. */
+typedef struct matmul_state {
+    const clb__matmul_op *op;
+    operand x[3]; /* 0 = out, 1 = a, 2 = b */
+    clb_dtype acc_dtype;
+} matmul_state;
+
+static clb__value dot(const matmul_state *s, int64_t a_row, int64_t b_col)
+{
+    const clb__matmul_op *op = s->op;
+    clb__value acc;
+    bool floating = s->acc_dtype == CLB_FLOAT64;
+    if (floating)
+        acc.d = 0.0;
+    else
+        acc.u = 0;
+    for (int64_t p = 0; p < op->k; p++) {
+        clb__value x = read_as(&s->x[1], a_row + p * op->col_strides[1], s->acc_dtype);
+        clb__value y = read_as(&s->x[2], b_col + p * op->row_strides[2], s->acc_dtype);
+        if (floating)
+            acc.d += x.d * y.d;
+        else
+            acc.u += x.u * y.u;
+    }
+    return acc;
+}
+
+/* One matrix of the batch; offsets are those of out, a and b. */
+static void matrix_visit(const int64_t *offsets, void *user)
+{
+    const matmul_state *s = user;
+    const clb__matmul_op *op = s->op;
+    for (int64_t i = 0; i < op->m; i++) {
+        for (int64_t j = 0; j < op->n; j++) {
+            clb__value v = dot(s, offsets[1] + i * op->row_strides[1],
+                               offsets[2] + j * op->col_strides[2]);
+            write_from(&s->x[0], offsets[0] + i * op->row_strides[0] + j * op->col_strides[0], v,
+                       s->acc_dtype);
+        }
+    }
+}
+
+static clb_status host_matmul(clb_context *ctx, const clb__matmul_op *op, void *const *handles)
+{
+    (void)ctx;
+    matmul_state s = {.op = op,
+                      .acc_dtype = clb__dtype_is_float(op->dtype) ? CLB_FLOAT64 : CLB_UINT64};
+    for (int k = 0; k < 3; k++)
+        s.x[k] = operand_of(handles[k], op->dtype);
+    /* The batch is walked as a plan over the batch axes (scalar plan without any). */
+    clb__plan *batch = malloc(sizeof *batch);
+    if (!batch)
+        return clb__fail(CLB_ERR_OUT_OF_MEMORY,
+                         "host backend: out of host memory for the matmul batch plan");
+    const int64_t *strides[3] = {op->batch_strides[0], op->batch_strides[1], op->batch_strides[2]};
+    clb__plan_make(batch, 3, op->batch_ndim, op->batch_shape, strides, op->offsets);
+    clb__plan_for_each(batch, matrix_visit, &s);
+    free(batch);
+    return CLB_OK;
+}
+
+/* ---- context -------------------------------------------------------------------- */
+
+static const clb__backend host_backend = {
+    .name = "host",
+    .destroy = host_destroy,
+    .finish = host_finish,
+    .alloc = host_alloc,
+    .free = host_free,
+    .write = host_write,
+    .read = host_read,
+    .copy = host_copy,
+    .map = host_map,
+    .reduce = host_reduce,
+    .matmul = host_matmul,
+};
+
+static uint64_t physical_memory_bytes(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page_size <= 0)
+        return 0; /* unknown */
+    return (uint64_t)pages * (uint64_t)page_size;
+}
+
+clb_status clb__host_context_init(clb_context *ctx)
+{
+    clb_device_info *info = &ctx->info;
+    ctx->backend = &host_backend;
+    ctx->impl = NULL;
+    memset(info, 0, sizeof *info);
+    snprintf(info->selector, sizeof info->selector, "host");
+    info->index = -1;
+    info->type = CLB_DEVICE_HOST;
+    snprintf(info->name, sizeof info->name, "host (C reference backend)");
+    snprintf(info->vendor, sizeof info->vendor, "clbroadcast");
+    snprintf(info->platform, sizeof info->platform, "host");
+    snprintf(info->driver_version, sizeof info->driver_version, "%s", clb_version_string());
+    info->compute_units = 1;
+    info->global_mem_bytes = physical_memory_bytes();
+    info->max_alloc_bytes = info->global_mem_bytes;
+    info->has_fp16 = 1;
+    info->has_fp64 = 1;
+    info->host_unified_memory = 1;
+    return CLB_OK;
+}

@@ -1,0 +1,89 @@
+/* Device buffers. The strategy follows one capability flag (device.c's
+ * host_unified_memory): where the device works on host RAM (CPU devices,
+ * integrated GPUs) buffers are allocated host-visible with
+ * CL_MEM_ALLOC_HOST_PTR and data moves by map + memcpy + unmap, which costs a
+ * single copy and lets the driver skip its staging buffer; on discrete devices
+ * explicit clEnqueueWrite/ReadBuffer lets the driver use DMA. */
+#include "buffer.h"
+
+#include "cl_errors.h"
+#include "internal.h"
+
+#include <string.h>
+
+clb_status clb__buffer_alloc(const clb__buffer_env *env, size_t nbytes, cl_mem *out)
+{
+    *out = NULL;
+    if ((uint64_t)nbytes > env->max_alloc)
+        return clb__fail(CLB_ERR_OUT_OF_MEMORY,
+                         "cannot allocate %zu bytes on %s: its largest single allocation "
+                         "(CL_DEVICE_MAX_MEM_ALLOC_SIZE) is %llu bytes",
+                         nbytes, env->device_name, (unsigned long long)env->max_alloc);
+    cl_mem_flags flags = CL_MEM_READ_WRITE | (env->zero_copy ? CL_MEM_ALLOC_HOST_PTR : 0);
+    cl_int err = CL_SUCCESS;
+    /* Zero-byte storage is legal for tensors but not for OpenCL buffers; kernels
+       never touch it because a plan over zero elements launches nothing. */
+    cl_mem mem = clCreateBuffer(env->context, flags, nbytes ? nbytes : 1, NULL, &err);
+    if (err != CL_SUCCESS || !mem) {
+        if (mem) clReleaseMemObject(mem);
+        return clb__cl_fail(err != CL_SUCCESS ? err : CL_OUT_OF_RESOURCES, "clCreateBuffer");
+    }
+    *out = mem;
+    return CLB_OK;
+}
+
+void clb__buffer_free(cl_mem mem)
+{
+    if (mem) clReleaseMemObject(mem);
+}
+
+/* Maps [offset, offset + nbytes) for the host, blocking until queued work is done. */
+static clb_status map_region(const clb__buffer_env *env, cl_mem mem, cl_map_flags flags,
+                             size_t offset, size_t nbytes, void **ptr)
+{
+    cl_int err = CL_SUCCESS;
+    *ptr = clEnqueueMapBuffer(env->queue, mem, CL_TRUE, flags, offset, nbytes, 0, NULL, NULL, &err);
+    if (err != CL_SUCCESS || !*ptr)
+        return clb__cl_fail(err != CL_SUCCESS ? err : CL_MAP_FAILURE, "clEnqueueMapBuffer");
+    return CLB_OK;
+}
+
+/* The unmap is queued, not waited for: later commands on the in-order queue see
+   the data, and the host side is already finished with the pointer. */
+static clb_status unmap_region(const clb__buffer_env *env, cl_mem mem, void *ptr)
+{
+    cl_int err = clEnqueueUnmapMemObject(env->queue, mem, ptr, 0, NULL, NULL);
+    return err == CL_SUCCESS ? CLB_OK : clb__cl_fail(err, "clEnqueueUnmapMemObject");
+}
+
+clb_status clb__buffer_write(const clb__buffer_env *env, cl_mem mem, size_t offset,
+                             const void *src, size_t nbytes)
+{
+    if (nbytes == 0) return CLB_OK;
+    if (!env->zero_copy) {
+        cl_int err =
+            clEnqueueWriteBuffer(env->queue, mem, CL_TRUE, offset, nbytes, src, 0, NULL, NULL);
+        return err == CL_SUCCESS ? CLB_OK : clb__cl_fail(err, "clEnqueueWriteBuffer");
+    }
+    void *ptr = NULL;
+    clb_status st = map_region(env, mem, CL_MAP_WRITE_INVALIDATE_REGION, offset, nbytes, &ptr);
+    if (st != CLB_OK) return st;
+    memcpy(ptr, src, nbytes);
+    return unmap_region(env, mem, ptr);
+}
+
+clb_status clb__buffer_read(const clb__buffer_env *env, cl_mem mem, size_t offset, void *dst,
+                            size_t nbytes)
+{
+    if (nbytes == 0) return CLB_OK;
+    if (!env->zero_copy) {
+        cl_int err =
+            clEnqueueReadBuffer(env->queue, mem, CL_TRUE, offset, nbytes, dst, 0, NULL, NULL);
+        return err == CL_SUCCESS ? CLB_OK : clb__cl_fail(err, "clEnqueueReadBuffer");
+    }
+    void *ptr = NULL;
+    clb_status st = map_region(env, mem, CL_MAP_READ, offset, nbytes, &ptr);
+    if (st != CLB_OK) return st;
+    memcpy(dst, ptr, nbytes);
+    return unmap_region(env, mem, ptr);
+}

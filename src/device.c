@@ -1,0 +1,518 @@
+/* Device discovery: every OpenCL device of every platform in one fixed global
+ * order (platforms as clGetPlatformIDs lists them, then each platform's
+ * devices), their descriptions, and the selector grammar of clbroadcast.h.
+ *
+ * Nothing is cached: enumeration is cheap next to creating a context, and
+ * querying afresh keeps this file free of global state and locks. */
+#include "device.h"
+
+#include "device_cl.h"
+#include "internal.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if CLB_HAVE_OPENCL
+#include "cl_errors.h"
+#endif
+
+/* ---- text helpers ---------------------------------------------------------- */
+
+static bool ci_equal(const char *a, const char *b)
+{
+    for (; *a && *b; a++, b++)
+        if (tolower((unsigned char)*a) != tolower((unsigned char)*b)) return false;
+    return *a == *b;
+}
+
+/* Selectors from the environment often carry stray blanks ("gpu "). */
+static char *trimmed_copy(const char *s)
+{
+    while (isspace((unsigned char)*s)) s++;
+    size_t n = strlen(s);
+    while (n > 0 && isspace((unsigned char)s[n - 1])) n--;
+    char *out = malloc(n + 1);
+    if (!out) return NULL;
+    memcpy(out, s, n);
+    out[n] = '\0';
+    return out;
+}
+
+#if CLB_HAVE_OPENCL
+
+static bool ci_contains(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *hay; hay++) {
+        size_t i = 0;
+        while (i < n && hay[i] &&
+               tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
+            i++;
+        if (i == n) return true;
+    }
+    return false;
+}
+
+/* Parses a short run of decimal digits (no sign, no spaces); -1 if it is not one. */
+static int parse_index(const char *s, size_t n)
+{
+    if (n == 0 || n > 6) return -1;
+    int v = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9') return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    return v;
+}
+
+/* Copies src into a fixed field, truncating, always terminated. */
+static void copy_field(char *dst, size_t cap, const char *src)
+{
+    size_t n = strlen(src);
+    if (n >= cap) n = cap - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+/* Appends to a fixed message buffer; overlong messages are cut, never overrun. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static void append(char *buf, size_t cap, const char *fmt, ...)
+{
+    size_t len = strlen(buf);
+    if (len + 1 >= cap) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + len, cap - len, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- enumeration ------------------------------------------------------------ */
+
+typedef struct devlist {
+    int count;
+    cl_platform_id *platforms; /* per platform */
+    cl_device_id *devices;     /* per global device index */
+    int *platform_index;       /* per device: P of "P:D" */
+    int *local_index;          /* per device: D of "P:D" */
+} devlist;
+
+static void devlist_free(devlist *l)
+{
+    free(l->platforms);
+    free(l->devices);
+    free(l->platform_index);
+    free(l->local_index);
+    memset(l, 0, sizeof *l);
+}
+
+static clb_status devlist_oom(devlist *l)
+{
+    devlist_free(l);
+    return clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory while enumerating OpenCL devices");
+}
+
+/* No ICD or no platform is not an error: the library then offers the host backend only.
+   A platform whose device query fails contributes no devices, so one broken driver
+   does not hide the others (indices stay stable because the failure does). */
+static clb_status devlist_build(devlist *l)
+{
+    memset(l, 0, sizeof *l);
+    cl_uint np = 0;
+    cl_int err = clGetPlatformIDs(0, NULL, &np);
+    if (err == -1001 /* CL_PLATFORM_NOT_FOUND_KHR */ || (err == CL_SUCCESS && np == 0))
+        return CLB_OK;
+    if (err != CL_SUCCESS) return clb__cl_fail(err, "clGetPlatformIDs");
+
+    l->platforms = calloc(np, sizeof *l->platforms);
+    cl_uint *ndev = calloc(np, sizeof *ndev);
+    if (!l->platforms || !ndev) {
+        free(ndev);
+        return devlist_oom(l);
+    }
+    err = clGetPlatformIDs(np, l->platforms, NULL);
+    if (err != CL_SUCCESS) {
+        free(ndev);
+        devlist_free(l);
+        return clb__cl_fail(err, "clGetPlatformIDs");
+    }
+
+    size_t total = 0;
+    for (cl_uint p = 0; p < np; p++) {
+        if (clGetDeviceIDs(l->platforms[p], CL_DEVICE_TYPE_ALL, 0, NULL, &ndev[p]) != CL_SUCCESS)
+            ndev[p] = 0;
+        total += ndev[p];
+    }
+    if (total == 0) {
+        free(ndev);
+        return CLB_OK;
+    }
+    l->devices = calloc(total, sizeof *l->devices);
+    l->platform_index = calloc(total, sizeof *l->platform_index);
+    l->local_index = calloc(total, sizeof *l->local_index);
+    if (!l->devices || !l->platform_index || !l->local_index) {
+        free(ndev);
+        return devlist_oom(l);
+    }
+    int n = 0;
+    for (cl_uint p = 0; p < np; p++) {
+        if (ndev[p] == 0) continue;
+        cl_uint got = 0;
+        if (clGetDeviceIDs(l->platforms[p], CL_DEVICE_TYPE_ALL, ndev[p], l->devices + n, &got) !=
+            CL_SUCCESS)
+            continue;
+        if (got > ndev[p]) got = ndev[p];
+        for (cl_uint d = 0; d < got; d++) {
+            l->platform_index[n] = (int)p;
+            l->local_index[n] = (int)d;
+            n++;
+        }
+    }
+    l->count = n;
+    free(ndev);
+    return CLB_OK;
+}
+
+/* ---- description -------------------------------------------------------------- */
+
+/* A string property as a malloc'd, NUL-terminated copy (trailing blanks removed:
+   some drivers pad device names). */
+static clb_status query_string(cl_device_id dev, cl_platform_id plat, cl_uint what,
+                               const char *call, char **out)
+{
+    *out = NULL;
+    size_t size = 0;
+    cl_int err = dev ? clGetDeviceInfo(dev, what, 0, NULL, &size)
+                     : clGetPlatformInfo(plat, what, 0, NULL, &size);
+    if (err != CL_SUCCESS) return clb__cl_fail(err, call);
+    char *s = malloc(size + 1);
+    if (!s) return clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory in %s", call);
+    err = dev ? clGetDeviceInfo(dev, what, size, s, NULL)
+              : clGetPlatformInfo(plat, what, size, s, NULL);
+    if (err != CL_SUCCESS) {
+        free(s);
+        return clb__cl_fail(err, call);
+    }
+    s[size] = '\0';
+    size_t n = strlen(s);
+    while (n > 0 && isspace((unsigned char)s[n - 1])) s[--n] = '\0';
+    *out = s;
+    return CLB_OK;
+}
+
+static clb_status query_field(cl_device_id dev, cl_platform_id plat, cl_uint what,
+                              const char *call, char *dst, size_t cap)
+{
+    char *s = NULL;
+    clb_status st = query_string(dev, plat, what, call, &s);
+    if (st != CLB_OK) return st;
+    copy_field(dst, cap, s);
+    free(s);
+    return CLB_OK;
+}
+
+static clb_status query_value(cl_device_id dev, cl_uint what, const char *call, void *dst,
+                              size_t size)
+{
+    cl_int err = clGetDeviceInfo(dev, what, size, dst, NULL);
+    return err == CL_SUCCESS ? CLB_OK : clb__cl_fail(err, call);
+}
+
+/* Whole-word match in a space-separated extension list. */
+static bool has_extension(const char *list, const char *ext)
+{
+    size_t n = strlen(ext);
+    for (const char *p = list; (p = strstr(p, ext)) != NULL; p += n) {
+        bool starts = p == list || p[-1] == ' ';
+        bool ends = p[n] == '\0' || p[n] == ' ';
+        if (starts && ends) return true;
+    }
+    return false;
+}
+
+static clb_status describe(const devlist *l, int index, clb_device_info *out)
+{
+    clb_status st = CLB_OK;
+    char *ext = NULL;
+    cl_device_id dev = l->devices[index];
+    cl_platform_id plat = l->platforms[l->platform_index[index]];
+    memset(out, 0, sizeof *out);
+    out->index = index;
+    snprintf(out->selector, sizeof out->selector, "%d:%d", l->platform_index[index],
+             l->local_index[index]);
+
+    cl_device_type type = 0;
+    CLB_TRY(query_value(dev, CL_DEVICE_TYPE, "clGetDeviceInfo(CL_DEVICE_TYPE)", &type, sizeof type));
+    out->type = (type & CL_DEVICE_TYPE_GPU)           ? CLB_DEVICE_GPU
+                : (type & CL_DEVICE_TYPE_CPU)         ? CLB_DEVICE_CPU
+                : (type & CL_DEVICE_TYPE_ACCELERATOR) ? CLB_DEVICE_ACCELERATOR
+                                                      : CLB_DEVICE_OTHER;
+    CLB_TRY(query_field(dev, NULL, CL_DEVICE_NAME, "clGetDeviceInfo(CL_DEVICE_NAME)", out->name,
+                        sizeof out->name));
+    CLB_TRY(query_field(dev, NULL, CL_DEVICE_VENDOR, "clGetDeviceInfo(CL_DEVICE_VENDOR)",
+                        out->vendor, sizeof out->vendor));
+    CLB_TRY(query_field(NULL, plat, CL_PLATFORM_NAME, "clGetPlatformInfo(CL_PLATFORM_NAME)",
+                        out->platform, sizeof out->platform));
+    CLB_TRY(query_field(dev, NULL, CL_DRIVER_VERSION, "clGetDeviceInfo(CL_DRIVER_VERSION)",
+                        out->driver_version, sizeof out->driver_version));
+    CLB_TRY(query_field(dev, NULL, CL_DEVICE_OPENCL_C_VERSION,
+                        "clGetDeviceInfo(CL_DEVICE_OPENCL_C_VERSION)", out->opencl_c_version,
+                        sizeof out->opencl_c_version));
+
+    cl_uint units = 0;
+    cl_ulong global_mem = 0, max_alloc = 0;
+    cl_bool unified = CL_FALSE;
+    CLB_TRY(query_value(dev, CL_DEVICE_MAX_COMPUTE_UNITS,
+                        "clGetDeviceInfo(CL_DEVICE_MAX_COMPUTE_UNITS)", &units, sizeof units));
+    CLB_TRY(query_value(dev, CL_DEVICE_GLOBAL_MEM_SIZE, "clGetDeviceInfo(CL_DEVICE_GLOBAL_MEM_SIZE)",
+                        &global_mem, sizeof global_mem));
+    CLB_TRY(query_value(dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE,
+                        "clGetDeviceInfo(CL_DEVICE_MAX_MEM_ALLOC_SIZE)", &max_alloc,
+                        sizeof max_alloc));
+    CLB_TRY(query_value(dev, CL_DEVICE_HOST_UNIFIED_MEMORY,
+                        "clGetDeviceInfo(CL_DEVICE_HOST_UNIFIED_MEMORY)", &unified, sizeof unified));
+    out->compute_units = units;
+    out->global_mem_bytes = global_mem;
+    out->max_alloc_bytes = max_alloc;
+    /* A CPU device works on host RAM whatever the flag says (PoCL reports it). */
+    out->host_unified_memory = unified == CL_TRUE || (type & CL_DEVICE_TYPE_CPU) != 0;
+
+    CLB_TRY(query_string(dev, NULL, CL_DEVICE_EXTENSIONS, "clGetDeviceInfo(CL_DEVICE_EXTENSIONS)",
+                         &ext));
+    out->has_fp16 = has_extension(ext, "cl_khr_fp16");
+    /* Before OpenCL 1.2 double support is announced only as an extension; some
+       drivers reject the DOUBLE_FP_CONFIG query, which then simply means "no". */
+    cl_device_fp_config fp64 = 0;
+    if (clGetDeviceInfo(dev, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp64, &fp64, NULL) != CL_SUCCESS)
+        fp64 = 0;
+    out->has_fp64 = has_extension(ext, "cl_khr_fp64") || fp64 != 0;
+
+cleanup:
+    free(ext);
+    return st;
+}
+
+clb_status clb__cl_device_lookup(int index, cl_platform_id *platform, cl_device_id *device,
+                                 clb_device_info *info)
+{
+    devlist l;
+    clb_status st = devlist_build(&l);
+    if (st != CLB_OK) return st;
+    if (index < 0 || index >= l.count) {
+        st = clb__fail(CLB_ERR_INVALID_ARGUMENT, "no OpenCL device with index %d (%d present)",
+                       index, l.count);
+        devlist_free(&l);
+        return st;
+    }
+    if (info) st = describe(&l, index, info);
+    if (st == CLB_OK && platform) *platform = l.platforms[l.platform_index[index]];
+    if (st == CLB_OK && device) *device = l.devices[index];
+    devlist_free(&l);
+    return st;
+}
+
+/* ---- public enumeration --------------------------------------------------------- */
+
+clb_status clb_device_count(int *out)
+{
+    if (!out) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "clb_device_count: out is NULL");
+    *out = 0;
+    devlist l;
+    clb_status st = devlist_build(&l);
+    if (st == CLB_OK) *out = l.count;
+    devlist_free(&l);
+    return st;
+}
+
+clb_status clb_device_get_info(int index, clb_device_info *out)
+{
+    if (!out) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "clb_device_get_info: out is NULL");
+    memset(out, 0, sizeof *out);
+    clb_status st = clb__cl_device_lookup(index, NULL, NULL, out);
+    if (st != CLB_OK) memset(out, 0, sizeof *out);
+    return st;
+}
+
+/* ---- selectors ------------------------------------------------------------------ */
+
+/* Describes every device, for matching by type or name. */
+static clb_status describe_all(const devlist *l, clb_device_info **out)
+{
+    *out = NULL;
+    if (l->count == 0) return CLB_OK;
+    clb_device_info *infos = calloc((size_t)l->count, sizeof *infos);
+    if (!infos) return clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory describing devices");
+    for (int i = 0; i < l->count; i++) {
+        clb_status st = describe(l, i, &infos[i]);
+        if (st != CLB_OK) {
+            free(infos);
+            return st;
+        }
+    }
+    *out = infos;
+    return CLB_OK;
+}
+
+/* The first GPU, else the first CPU device, else the host backend. A broken
+   OpenCL installation leaves the host backend too: the default must always work. */
+static int default_device(void)
+{
+    devlist l;
+    clb_device_info *infos = NULL;
+    int pick = -1;
+    if (devlist_build(&l) == CLB_OK && describe_all(&l, &infos) == CLB_OK) {
+        for (int i = 0; i < l.count && pick < 0; i++)
+            if (infos[i].type == CLB_DEVICE_GPU) pick = i;
+        for (int i = 0; i < l.count && pick < 0; i++)
+            if (infos[i].type == CLB_DEVICE_CPU) pick = i;
+    }
+    free(infos);
+    devlist_free(&l);
+    return pick;
+}
+
+/* The platform's vendor counts as a name too: PoCL's platform is called
+   "Portable Computing Language" and only its vendor says "pocl". */
+static bool platform_vendor_contains(const devlist *l, int index, const char *sel)
+{
+    char *vendor = NULL;
+    cl_platform_id plat = l->platforms[l->platform_index[index]];
+    if (query_string(NULL, plat, CL_PLATFORM_VENDOR, "clGetPlatformInfo(CL_PLATFORM_VENDOR)",
+                     &vendor) != CLB_OK)
+        return false;
+    bool found = ci_contains(vendor, sel);
+    free(vendor);
+    return found;
+}
+
+static int match(const devlist *l, const clb_device_info *infos, const char *sel)
+{
+    size_t len = strlen(sel);
+    if (len == 0) return -1;
+
+    clb_device_type want = CLB_DEVICE_HOST;
+    if (ci_equal(sel, "cpu")) want = CLB_DEVICE_CPU;
+    if (ci_equal(sel, "gpu")) want = CLB_DEVICE_GPU;
+    if (ci_equal(sel, "accelerator")) want = CLB_DEVICE_ACCELERATOR;
+    if (want != CLB_DEVICE_HOST) {
+        for (int i = 0; i < l->count; i++)
+            if (infos[i].type == want) return i;
+        return -1;
+    }
+
+    int n = parse_index(sel, len);
+    if (n >= 0) return n < l->count ? n : -1;
+
+    const char *colon = strchr(sel, ':');
+    if (colon) {
+        int p = parse_index(sel, (size_t)(colon - sel));
+        int d = parse_index(colon + 1, strlen(colon + 1));
+        if (p >= 0 && d >= 0) {
+            for (int i = 0; i < l->count; i++)
+                if (l->platform_index[i] == p && l->local_index[i] == d) return i;
+            return -1;
+        }
+    }
+
+    for (int i = 0; i < l->count; i++)
+        if (ci_contains(infos[i].platform, sel) || ci_contains(infos[i].vendor, sel) ||
+            ci_contains(infos[i].name, sel) || platform_vendor_contains(l, i, sel))
+            return i;
+    return -1;
+}
+
+static clb_status no_match(const char *sel, const char *origin, const clb_device_info *infos,
+                           int count)
+{
+    char msg[2048] = "";
+    append(msg, sizeof msg, "no OpenCL device matches \"%s\"%s; available: host", sel, origin);
+    for (int i = 0; i < count; i++)
+        append(msg, sizeof msg, ", %d (%s, %s)", i, infos[i].name, infos[i].platform);
+    return clb__fail(CLB_ERR_NO_DEVICE, "%s", msg);
+}
+
+clb_status clb__device_resolve(const char *selector, int *device_index)
+{
+    if (!device_index)
+        return clb__fail(CLB_ERR_INVALID_ARGUMENT, "clb__device_resolve: device_index is NULL");
+    *device_index = -1;
+    const char *origin = "";
+    if (!selector) {
+        const char *env = getenv("CLB_DEVICE");
+        if (!env || !env[0]) {
+            *device_index = default_device();
+            return CLB_OK;
+        }
+        selector = env;
+        origin = " (from $CLB_DEVICE)";
+    }
+
+    clb_status st = CLB_OK;
+    devlist l = {0};
+    clb_device_info *infos = NULL;
+    char *sel = trimmed_copy(selector);
+    if (!sel) CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory parsing a device selector");
+    if (ci_equal(sel, "host")) goto cleanup;
+
+    CLB_TRY(devlist_build(&l));
+    CLB_TRY(describe_all(&l, &infos));
+    int pick = match(&l, infos, sel);
+    if (pick < 0) {
+        st = no_match(sel, origin, infos, l.count);
+        goto cleanup;
+    }
+    *device_index = pick;
+
+cleanup:
+    free(infos);
+    devlist_free(&l);
+    free(sel);
+    return st;
+}
+
+#else /* !CLB_HAVE_OPENCL: the host backend is the only device */
+
+clb_status clb_device_count(int *out)
+{
+    if (!out) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "clb_device_count: out is NULL");
+    *out = 0;
+    return CLB_OK;
+}
+
+clb_status clb_device_get_info(int index, clb_device_info *out)
+{
+    if (!out) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "clb_device_get_info: out is NULL");
+    memset(out, 0, sizeof *out);
+    return clb__fail(CLB_ERR_INVALID_ARGUMENT,
+                     "no OpenCL device with index %d (this build has no OpenCL support)", index);
+}
+
+clb_status clb__device_resolve(const char *selector, int *device_index)
+{
+    if (!device_index)
+        return clb__fail(CLB_ERR_INVALID_ARGUMENT, "clb__device_resolve: device_index is NULL");
+    *device_index = -1;
+    const char *origin = "";
+    if (!selector) {
+        const char *env = getenv("CLB_DEVICE");
+        if (!env || !env[0]) return CLB_OK;
+        selector = env;
+        origin = " (from $CLB_DEVICE)";
+    }
+    char *sel = trimmed_copy(selector);
+    if (!sel) return clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory parsing a device selector");
+    clb_status st = CLB_OK;
+    if (!ci_equal(sel, "host"))
+        st = clb__fail(CLB_ERR_NO_DEVICE,
+                       "no OpenCL device matches \"%s\"%s; available: host (this build has no "
+                       "OpenCL support)",
+                       sel, origin);
+    free(sel);
+    return st;
+}
+
+#endif /* CLB_HAVE_OPENCL */

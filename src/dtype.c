@@ -1,0 +1,369 @@
+/* Item sizes, names, NumPy 2 promotion and the per-operation type rules.
+ * Pure: no device, no allocation. */
+#include "dtype.h"
+
+#include "internal.h"
+
+#include <stdio.h>
+
+typedef struct dtype_facts {
+    const char *name;
+    size_t size;
+    bool is_float;
+    bool is_signed;   /* int8..int64 */
+    bool is_unsigned; /* uint8..uint64 */
+} dtype_facts;
+
+static const dtype_facts facts[CLB__NUM_DTYPES] = {
+    [CLB_BOOL] = {"bool", 1, false, false, false},
+    [CLB_INT8] = {"int8", 1, false, true, false},
+    [CLB_UINT8] = {"uint8", 1, false, false, true},
+    [CLB_INT16] = {"int16", 2, false, true, false},
+    [CLB_UINT16] = {"uint16", 2, false, false, true},
+    [CLB_INT32] = {"int32", 4, false, true, false},
+    [CLB_UINT32] = {"uint32", 4, false, false, true},
+    [CLB_INT64] = {"int64", 8, false, true, false},
+    [CLB_UINT64] = {"uint64", 8, false, false, true},
+    [CLB_FLOAT16] = {"float16", 2, true, false, false},
+    [CLB_FLOAT32] = {"float32", 4, true, false, false},
+    [CLB_FLOAT64] = {"float64", 8, true, false, false},
+};
+
+bool clb__dtype_valid(clb_dtype t)
+{
+    return (int)t >= 0 && (int)t < CLB__NUM_DTYPES;
+}
+
+bool clb__dtype_is_float(clb_dtype t)
+{
+    return clb__dtype_valid(t) && facts[t].is_float;
+}
+
+bool clb__dtype_is_integer(clb_dtype t)
+{
+    return clb__dtype_valid(t) && (facts[t].is_signed || facts[t].is_unsigned);
+}
+
+bool clb__dtype_is_unsigned(clb_dtype t)
+{
+    return clb__dtype_valid(t) && facts[t].is_unsigned;
+}
+
+bool clb__dtype_is_signed(clb_dtype t)
+{
+    return clb__dtype_valid(t) && facts[t].is_signed;
+}
+
+size_t clb_dtype_size(clb_dtype t)
+{
+    return clb__dtype_valid(t) ? facts[t].size : 0;
+}
+
+const char *clb_dtype_name(clb_dtype t)
+{
+    return clb__dtype_valid(t) ? facts[t].name : "invalid";
+}
+
+/* ---- promotion ----------------------------------------------------------- */
+
+static clb_dtype signed_of_size(size_t size)
+{
+    switch (size) {
+    case 1: return CLB_INT8;
+    case 2: return CLB_INT16;
+    case 4: return CLB_INT32;
+    default: return CLB_INT64;
+    }
+}
+
+/* The smallest float that holds every value of an integer (or bool) type
+   exactly enough for NumPy: 8-bit -> float16, 16-bit -> float32, wider -> float64. */
+static clb_dtype float_for_integer(clb_dtype t)
+{
+    switch (facts[t].size) {
+    case 1: return CLB_FLOAT16;
+    case 2: return CLB_FLOAT32;
+    default: return CLB_FLOAT64;
+    }
+}
+
+static clb_dtype larger(clb_dtype a, clb_dtype b)
+{
+    return facts[a].size >= facts[b].size ? a : b;
+}
+
+/* numpy.promote_types (NumPy 2, NEP 50: from dtypes alone, never values).
+   An invalid argument is returned unchanged (the first one, if both are
+   invalid), so the result stays invalid and whatever uses it next fails with
+   CLB_ERR_INVALID_ARGUMENT; clb_last_error() names the bad value. */
+clb_dtype clb_promote_types(clb_dtype a, clb_dtype b)
+{
+    if (!clb__dtype_valid(a) || !clb__dtype_valid(b)) {
+        clb_dtype bad = clb__dtype_valid(a) ? b : a;
+        clb__fail(CLB_ERR_INVALID_ARGUMENT, "clb_promote_types: %d is not a clb_dtype value",
+                  (int)bad);
+        return bad;
+    }
+    if (a == b || b == CLB_BOOL)
+        return a;
+    if (a == CLB_BOOL)
+        return b;
+    if (facts[a].is_float && facts[b].is_float)
+        return larger(a, b);
+    if (facts[a].is_float)
+        return larger(a, float_for_integer(b));
+    if (facts[b].is_float)
+        return larger(b, float_for_integer(a));
+    if (facts[a].is_signed == facts[b].is_signed)
+        return larger(a, b);
+    /* Mixed signedness: a signed type wider than the unsigned one holds both;
+       otherwise the next wider signed type; past int64 only float64 is left. */
+    clb_dtype s = facts[a].is_signed ? a : b;
+    clb_dtype u = facts[a].is_signed ? b : a;
+    if (facts[s].size > facts[u].size)
+        return s;
+    if (facts[u].size == 8)
+        return CLB_FLOAT64;
+    return signed_of_size(2 * facts[u].size);
+}
+
+/* ---- names (NumPy ufunc names; PyTorch's where NumPy has none) -------------- */
+
+static const char *const binary_names[] = {
+    [CLB_ADD] = "add",
+    [CLB_SUB] = "subtract",
+    [CLB_MUL] = "multiply",
+    [CLB_DIV] = "divide",
+    [CLB_FLOOR_DIV] = "floor_divide",
+    [CLB_MOD] = "remainder",
+    [CLB_POW] = "power",
+    [CLB_MAXIMUM] = "maximum",
+    [CLB_MINIMUM] = "minimum",
+    [CLB_EQ] = "equal",
+    [CLB_NE] = "not_equal",
+    [CLB_LT] = "less",
+    [CLB_LE] = "less_equal",
+    [CLB_GT] = "greater",
+    [CLB_GE] = "greater_equal",
+    [CLB_LOGICAL_AND] = "logical_and",
+    [CLB_LOGICAL_OR] = "logical_or",
+    [CLB_LOGICAL_XOR] = "logical_xor",
+    [CLB_BITWISE_AND] = "bitwise_and",
+    [CLB_BITWISE_OR] = "bitwise_or",
+    [CLB_BITWISE_XOR] = "bitwise_xor",
+};
+
+static const char *const unary_names[] = {
+    [CLB_NEG] = "negative",
+    [CLB_ABS] = "absolute",
+    [CLB_SQRT] = "sqrt",
+    [CLB_RSQRT] = "rsqrt",
+    [CLB_EXP] = "exp",
+    [CLB_LOG] = "log",
+    [CLB_SIN] = "sin",
+    [CLB_COS] = "cos",
+    [CLB_TANH] = "tanh",
+    [CLB_SIGMOID] = "sigmoid",
+    [CLB_RELU] = "relu",
+    [CLB_FLOOR] = "floor",
+    [CLB_CEIL] = "ceil",
+    [CLB_LOGICAL_NOT] = "logical_not",
+};
+
+static const char *const reduce_names[] = {
+    [CLB_SUM] = "sum",
+    [CLB_MEAN] = "mean",
+    [CLB_MAX] = "max",
+    [CLB_MIN] = "min",
+    [CLB_PROD] = "prod",
+};
+
+#define COUNT(array) ((int)(sizeof(array) / sizeof((array)[0])))
+
+static bool binary_op_valid(clb_binary_op op)
+{
+    return (int)op >= 0 && (int)op < COUNT(binary_names);
+}
+
+static bool unary_op_valid(clb_unary_op op)
+{
+    return (int)op >= 0 && (int)op < COUNT(unary_names);
+}
+
+static bool reduce_op_valid(clb_reduce_op op)
+{
+    return (int)op >= 0 && (int)op < COUNT(reduce_names);
+}
+
+const char *clb_binary_op_name(clb_binary_op op)
+{
+    return binary_op_valid(op) ? binary_names[op] : "invalid";
+}
+
+const char *clb_unary_op_name(clb_unary_op op)
+{
+    return unary_op_valid(op) ? unary_names[op] : "invalid";
+}
+
+const char *clb_reduce_op_name(clb_reduce_op op)
+{
+    return reduce_op_valid(op) ? reduce_names[op] : "invalid";
+}
+
+/* ---- per-operation rules --------------------------------------------------- */
+
+/* CLB_ERR_INVALID_ARGUMENT naming the op and the operand when t is out of range. */
+static clb_status check_dtype(clb_dtype t, const char *op_name, const char *role)
+{
+    if (clb__dtype_valid(t))
+        return CLB_OK;
+    char what[96];
+    snprintf(what, sizeof what, "%s: dtype of %s", op_name, role);
+    return clb__check_dtype(t, what);
+}
+
+static bool is_comparison(clb_binary_op op)
+{
+    return op >= CLB_EQ && op <= CLB_GE;
+}
+
+static bool is_logical(clb_binary_op op)
+{
+    return op >= CLB_LOGICAL_AND && op <= CLB_LOGICAL_XOR;
+}
+
+static bool is_bitwise(clb_binary_op op)
+{
+    return op >= CLB_BITWISE_AND && op <= CLB_BITWISE_XOR;
+}
+
+clb_status clb__binary_types(clb_binary_op op, clb_dtype a, clb_dtype b, clb_dtype *compute,
+                             clb_dtype *result)
+{
+    if (!binary_op_valid(op))
+        return clb__fail(CLB_ERR_INVALID_ARGUMENT,
+                         "binary op %d is not a clb_binary_op value (CLB_ADD..CLB_BITWISE_XOR)",
+                         (int)op);
+    const char *name = binary_names[op];
+    clb_status st = check_dtype(a, name, "operand a");
+    if (st == CLB_OK)
+        st = check_dtype(b, name, "operand b");
+    if (st != CLB_OK)
+        return st;
+
+    clb_dtype p = clb_promote_types(a, b);
+    *compute = p;
+    *result = p;
+    if (is_comparison(op)) {
+        *result = CLB_BOOL;
+    } else if (is_logical(op)) {
+        /* Truthiness: converting to bool is exactly x != 0 (NaN is true). */
+        *compute = CLB_BOOL;
+        *result = CLB_BOOL;
+    } else if (is_bitwise(op)) {
+        if (clb__dtype_is_float(p))
+            return clb__fail(CLB_ERR_DTYPE,
+                             "%s is not supported for %s and %s (promoted to %s): bitwise ops "
+                             "take integer or bool operands; cast with clb_cast first",
+                             name, clb_dtype_name(a), clb_dtype_name(b), clb_dtype_name(p));
+    } else if (op == CLB_SUB && p == CLB_BOOL) {
+        return clb__fail(CLB_ERR_DTYPE,
+                         "subtract is not supported for bool and bool: numpy boolean subtract, "
+                         "the `-` operator, is not supported, use the bitwise_xor, the `^` "
+                         "operator, or the logical_xor function instead (CLB_BITWISE_XOR, "
+                         "CLB_LOGICAL_XOR)");
+    } else if (op == CLB_DIV && !clb__dtype_is_float(p)) {
+        /* True division of integers or bools gives float64, as NumPy. */
+        *compute = CLB_FLOAT64;
+        *result = CLB_FLOAT64;
+    } else if ((op == CLB_FLOOR_DIV || op == CLB_MOD || op == CLB_POW) && p == CLB_BOOL) {
+        /* NumPy has no bool loop for these; its first loop, int8, takes bools. */
+        *compute = CLB_INT8;
+        *result = CLB_INT8;
+    }
+    return CLB_OK;
+}
+
+static bool is_float_math(clb_unary_op op)
+{
+    return op >= CLB_SQRT && op <= CLB_SIGMOID;
+}
+
+clb_status clb__unary_types(clb_unary_op op, clb_dtype a, clb_dtype *compute, clb_dtype *result)
+{
+    if (!unary_op_valid(op))
+        return clb__fail(CLB_ERR_INVALID_ARGUMENT,
+                         "unary op %d is not a clb_unary_op value (CLB_NEG..CLB_LOGICAL_NOT)",
+                         (int)op);
+    const char *name = unary_names[op];
+    clb_status st = check_dtype(a, name, "the operand");
+    if (st != CLB_OK)
+        return st;
+
+    clb_dtype t = a;
+    if (op == CLB_NEG && a == CLB_BOOL)
+        return clb__fail(CLB_ERR_DTYPE,
+                         "negative is not supported for bool: use CLB_LOGICAL_NOT (or "
+                         "CLB_BITWISE_XOR with true) to invert a bool tensor");
+    if (op == CLB_RELU && a == CLB_BOOL)
+        return clb__fail(CLB_ERR_DTYPE,
+                         "relu is not supported for bool (as PyTorch): cast to an integer or "
+                         "float dtype with clb_cast first");
+    if (is_float_math(op))
+        t = clb_promote_types(a, CLB_FLOAT16); /* NumPy's smallest float that holds a safely */
+    else if (op == CLB_LOGICAL_NOT)
+        t = CLB_BOOL;
+    *compute = t;
+    *result = t;
+    return CLB_OK;
+}
+
+clb_status clb__where_types(clb_dtype cond, clb_dtype a, clb_dtype b, clb_dtype *result)
+{
+    clb_status st = check_dtype(cond, "where", "the condition");
+    if (st == CLB_OK)
+        st = check_dtype(a, "where", "operand a");
+    if (st == CLB_OK)
+        st = check_dtype(b, "where", "operand b");
+    if (st != CLB_OK)
+        return st;
+    *result = clb_promote_types(a, b);
+    return CLB_OK;
+}
+
+clb_status clb__reduce_types(clb_reduce_op op, clb_dtype in, clb_dtype *result)
+{
+    if (!reduce_op_valid(op))
+        return clb__fail(CLB_ERR_INVALID_ARGUMENT,
+                         "reduce op %d is not a clb_reduce_op value (CLB_SUM..CLB_PROD)", (int)op);
+    clb_status st = check_dtype(in, reduce_names[op], "the input");
+    if (st != CLB_OK)
+        return st;
+
+    bool floating = clb__dtype_is_float(in);
+    switch (op) {
+    case CLB_SUM:
+    case CLB_PROD:
+        *result = floating ? in : clb__dtype_is_unsigned(in) ? CLB_UINT64 : CLB_INT64;
+        break;
+    case CLB_MEAN:
+        *result = floating ? in : CLB_FLOAT64;
+        break;
+    case CLB_MAX:
+    case CLB_MIN:
+        *result = in;
+        break;
+    }
+    return CLB_OK;
+}
+
+clb_status clb__matmul_types(clb_dtype a, clb_dtype b, clb_dtype *result)
+{
+    clb_status st = check_dtype(a, "matmul", "operand a");
+    if (st == CLB_OK)
+        st = check_dtype(b, "matmul", "operand b");
+    if (st != CLB_OK)
+        return st;
+    *result = clb_promote_types(a, b);
+    return CLB_OK;
+}

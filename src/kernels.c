@@ -1,0 +1,65 @@
+/* Kernel registry over the sources cl/embed.py compiled into the library. */
+#include "kernels.h"
+
+#include "internal.h"
+
+#include "cl_sources.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+static const struct {
+    const char *file;
+    const char *function;
+} registry[CLB__KERNEL_COUNT] = {
+    [CLB__KERNEL_COPY] = {"copy.cl", "clb_copy"},
+};
+
+static const clb__cl_source *find_source(const char *name)
+{
+    for (int i = 0; i < CLB__CL_SOURCE_COUNT; i++)
+        if (strcmp(clb__cl_sources[i].name, name) == 0) return &clb__cl_sources[i];
+    return NULL;
+}
+
+const char *clb__kernel_file(clb__kernel_id id)
+{
+    return (unsigned)id < CLB__KERNEL_COUNT ? registry[id].file : NULL;
+}
+
+const char *clb__kernel_function(clb__kernel_id id)
+{
+    return (unsigned)id < CLB__KERNEL_COUNT ? registry[id].function : NULL;
+}
+
+int clb__kernel_sources(clb__kernel_id id, const char **strings, size_t *lengths)
+{
+    if ((unsigned)id >= CLB__KERNEL_COUNT) return 0;
+    /* common.cl is a separate string rather than an #include: programs are built
+       from memory, with no include path to search. */
+    const clb__cl_source *parts[CLB__KERNEL_MAX_SOURCES] = {find_source("common.cl"),
+                                                            find_source(registry[id].file)};
+    for (int i = 0; i < CLB__KERNEL_MAX_SOURCES; i++) {
+        if (!parts[i]) return 0;
+        strings[i] = (const char *)parts[i]->bytes;
+        lengths[i] = parts[i]->length;
+    }
+    return CLB__KERNEL_MAX_SOURCES;
+}
+
+clb_status clb__kernel_options(const clb__kernel_define *defines, int count, char *buf, size_t cap)
+{
+    size_t len = 0;
+    if (cap == 0) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "no room for kernel build options");
+    buf[0] = '\0';
+    for (int i = 0; i < count; i++) {
+        int n = snprintf(buf + len, cap - len, "%s-D%s=%" PRId64, i ? " " : "", defines[i].name,
+                         defines[i].value);
+        if (n < 0 || (size_t)n >= cap - len)
+            return clb__fail(CLB_ERR_INVALID_ARGUMENT, "kernel build options longer than %zu bytes",
+                             cap);
+        len += (size_t)n;
+    }
+    return CLB_OK;
+}

@@ -1,0 +1,372 @@
+/* Two-level program cache (see program_cache.h for the contract).
+ *
+ * Memory level: a small chained hash table keyed by (kernel id, options),
+ * guarded by one mutex that is also held while building, so two threads that
+ * need the same program build it once.
+ *
+ * Disk level, file layout (native byte order; the key pins the machine anyway):
+ *   "CLBBIN01" | u64 key length | key text | u64 binary length |
+ *   u64 FNV-1a of the binary | binary
+ * The key text holds everything the binary depends on and is compared in full
+ * on load, so a hash collision or a stale file is a miss, never a wrong program.
+ * Failures of this level are silent by design: it only ever saves time. */
+#include "program_cache.h"
+
+#include "cl_errors.h"
+#include "internal.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define BUCKETS 64
+#define DISK_MAGIC "CLBBIN01"
+#define DISK_MAX_BYTES ((size_t)256 << 20) /* larger files are not ours */
+#define PATH_CAP 4096
+
+typedef struct entry {
+    struct entry *next;
+    clb__kernel_id id;
+    cl_program program;
+    char options[]; /* the key, with id */
+} entry;
+
+struct clb__program_cache {
+    pthread_mutex_t lock;
+    cl_context context;
+    cl_device_id device;
+    char device_name[256];
+    char identity[1024]; /* library, platform, device and driver lines of disk keys */
+    char dir[PATH_CAP];  /* disk level directory; "" when disabled */
+    entry *buckets[BUCKETS];
+    clb__program_cache_stats stats;
+};
+
+static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+#define FNV_SEED 0xcbf29ce484222325ull
+
+/* ---- disk directory ------------------------------------------------------------ */
+
+static void join(char *buf, size_t cap, const char *a, const char *b)
+{
+    int n = snprintf(buf, cap, "%s%s", a, b);
+    if (n < 0 || (size_t)n >= cap) buf[0] = '\0'; /* a path we cannot hold disables the cache */
+}
+
+void clb__program_cache_dir(char *buf, size_t cap)
+{
+    if (cap == 0) return;
+    buf[0] = '\0';
+    const char *env = getenv("CLB_CACHE_DIR");
+    if (env && env[0]) {
+        if (strcasecmp(env, "off") != 0) join(buf, cap, env, "");
+        return;
+    }
+    const char *xdg = getenv("XDG_CACHE_HOME");
+    if (xdg && xdg[0] == '/') { /* the XDG spec says relative values are to be ignored */
+        join(buf, cap, xdg, "/clbroadcast");
+        return;
+    }
+    const char *home = getenv("HOME");
+    if (home && home[0]) join(buf, cap, home, "/.cache/clbroadcast");
+}
+
+static bool make_dirs(const char *dir)
+{
+    char path[PATH_CAP];
+    size_t n = strlen(dir);
+    if (n == 0 || n >= sizeof path) return false;
+    memcpy(path, dir, n + 1);
+    for (size_t i = 1; i <= n; i++) {
+        if (path[i] != '/' && path[i] != '\0') continue;
+        char saved = path[i];
+        path[i] = '\0';
+        if (mkdir(path, 0700) != 0 && errno != EEXIST) return false;
+        path[i] = saved;
+    }
+    return true;
+}
+
+/* ---- disk level -------------------------------------------------------------------- */
+
+/* Key text and file path for (id, options) on this device. */
+static bool disk_key(const clb__program_cache *c, clb__kernel_id id, const char *options,
+                     char *key, size_t key_cap, char *path, size_t path_cap)
+{
+    const char *src[CLB__KERNEL_MAX_SOURCES];
+    size_t len[CLB__KERNEL_MAX_SOURCES];
+    int n = clb__kernel_sources(id, src, len);
+    if (c->dir[0] == '\0' || n == 0) return false;
+    uint64_t source_hash = FNV_SEED;
+    for (int i = 0; i < n; i++) source_hash = fnv1a(source_hash, src[i], len[i]);
+    int k = snprintf(key, key_cap, "%skernel %s\noptions %s\nsources %016" PRIx64 "\n",
+                     c->identity, clb__kernel_file(id), options, source_hash);
+    if (k < 0 || (size_t)k >= key_cap) return false;
+    uint64_t name = fnv1a(FNV_SEED, key, (size_t)k);
+    int p = snprintf(path, path_cap, "%s/%016" PRIx64 ".clbin", c->dir, name);
+    return p > 0 && (size_t)p < path_cap;
+}
+
+static unsigned char *read_file(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    unsigned char *data = NULL;
+    long end = -1;
+    if (fseek(f, 0, SEEK_END) == 0) end = ftell(f);
+    if (end > 0 && (size_t)end <= DISK_MAX_BYTES && fseek(f, 0, SEEK_SET) == 0) {
+        data = malloc((size_t)end);
+        if (data && fread(data, 1, (size_t)end, f) != (size_t)end) {
+            free(data);
+            data = NULL;
+        }
+    }
+    fclose(f);
+    *size = data ? (size_t)end : 0;
+    return data;
+}
+
+/* Finds the binary inside a file's bytes; false for anything malformed. */
+static bool parse_file(const unsigned char *data, size_t size, const char *key,
+                       const unsigned char **bin, size_t *bin_len)
+{
+    size_t magic = sizeof DISK_MAGIC - 1, pos = 0;
+    uint64_t key_len, len, sum;
+    if (size < magic + 8 || memcmp(data, DISK_MAGIC, magic) != 0) return false;
+    pos = magic;
+    memcpy(&key_len, data + pos, 8);
+    pos += 8;
+    if (key_len != strlen(key) || size - pos < key_len + 16) return false;
+    if (memcmp(data + pos, key, key_len) != 0) return false;
+    pos += key_len;
+    memcpy(&len, data + pos, 8);
+    memcpy(&sum, data + pos + 8, 8);
+    pos += 16;
+    if (len == 0 || len != size - pos || fnv1a(FNV_SEED, data + pos, len) != sum) return false;
+    *bin = data + pos;
+    *bin_len = len;
+    return true;
+}
+
+static cl_program disk_load(clb__program_cache *c, const char *key, const char *path,
+                            const char *options)
+{
+    size_t size = 0, bin_len = 0;
+    const unsigned char *bin = NULL;
+    unsigned char *data = read_file(path, &size);
+    cl_program prog = NULL;
+    if (data && parse_file(data, size, key, &bin, &bin_len)) {
+        cl_int err = CL_SUCCESS, bin_status = CL_SUCCESS;
+        prog = clCreateProgramWithBinary(c->context, 1, &c->device, &bin_len, &bin, &bin_status,
+                                         &err);
+        if (prog && (err != CL_SUCCESS || bin_status != CL_SUCCESS ||
+                     clBuildProgram(prog, 1, &c->device, options, NULL, NULL) != CL_SUCCESS)) {
+            clReleaseProgram(prog);
+            prog = NULL;
+        }
+    }
+    free(data);
+    return prog;
+}
+
+static bool write_all(FILE *f, const void *p, size_t n)
+{
+    return fwrite(p, 1, n, f) == n;
+}
+
+static void disk_save(clb__program_cache *c, const char *key, const char *path, cl_program prog)
+{
+    static atomic_uint counter;
+    size_t len = 0;
+    unsigned char *bin = NULL;
+    char tmp[PATH_CAP + 64];
+    if (clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof len, &len, NULL) != CL_SUCCESS ||
+        len == 0)
+        return;
+    bin = malloc(len);
+    unsigned char *bins[1] = {bin};
+    if (!bin || clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL) != CL_SUCCESS ||
+        !make_dirs(c->dir)) {
+        free(bin);
+        return;
+    }
+    /* A name no other thread or process writes to, then an atomic rename: readers
+       see either no file or a complete one. */
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%u", path, (long)getpid(), atomic_fetch_add(&counter, 1));
+    FILE *f = fopen(tmp, "wb");
+    if (f) {
+        uint64_t key_len = strlen(key), bin_len = len, sum = fnv1a(FNV_SEED, bin, len);
+        bool ok = write_all(f, DISK_MAGIC, sizeof DISK_MAGIC - 1) && write_all(f, &key_len, 8) &&
+                  write_all(f, key, key_len) && write_all(f, &bin_len, 8) &&
+                  write_all(f, &sum, 8) && write_all(f, bin, len);
+        ok = fclose(f) == 0 && ok;
+        if (!ok || rename(tmp, path) != 0) unlink(tmp);
+    }
+    free(bin);
+}
+
+/* ---- source builds -------------------------------------------------------------------- */
+
+static clb_status build_failed(clb__program_cache *c, cl_program prog, cl_int err,
+                               clb__kernel_id id, const char *options)
+{
+    size_t size = 0;
+    char *log = NULL;
+    if (clGetProgramBuildInfo(prog, c->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &size) == CL_SUCCESS &&
+        (log = malloc(size + 1)) != NULL) {
+        if (clGetProgramBuildInfo(prog, c->device, CL_PROGRAM_BUILD_LOG, size, log, NULL) !=
+            CL_SUCCESS)
+            size = 0;
+        log[size] = '\0';
+    }
+    const char *name = clb__cl_error_name(err);
+    clb_status st = clb__fail(CLB_ERR_BUILD, "building %s with \"%s\" for %s failed (%s):\n%s",
+                              clb__kernel_file(id), options, c->device_name,
+                              name ? name : "unknown OpenCL error", log ? log : "(no build log)");
+    free(log);
+    return st;
+}
+
+static clb_status build_source(clb__program_cache *c, clb__kernel_id id, const char *options,
+                               cl_program *out)
+{
+    const char *src[CLB__KERNEL_MAX_SOURCES];
+    size_t len[CLB__KERNEL_MAX_SOURCES];
+    int n = clb__kernel_sources(id, src, len);
+    if (n == 0) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "no kernel with id %d", (int)id);
+    cl_int err = CL_SUCCESS;
+    cl_program prog = clCreateProgramWithSource(c->context, (cl_uint)n, src, len, &err);
+    if (err != CL_SUCCESS || !prog) {
+        if (prog) clReleaseProgram(prog);
+        return clb__cl_fail(err != CL_SUCCESS ? err : CL_OUT_OF_HOST_MEMORY,
+                            "clCreateProgramWithSource");
+    }
+    err = clBuildProgram(prog, 1, &c->device, options, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        clb_status st = err == CL_BUILD_PROGRAM_FAILURE || err == CL_INVALID_BUILD_OPTIONS ||
+                                err == CL_COMPILER_NOT_AVAILABLE
+                            ? build_failed(c, prog, err, id, options)
+                            : clb__cl_fail(err, "clBuildProgram");
+        clReleaseProgram(prog);
+        return st;
+    }
+    *out = prog;
+    return CLB_OK;
+}
+
+/* ---- memory level ----------------------------------------------------------------------- */
+
+static unsigned bucket_of(clb__kernel_id id, const char *options)
+{
+    uint64_t h = fnv1a(FNV_SEED ^ (uint64_t)id, options, strlen(options));
+    return (unsigned)(h % BUCKETS);
+}
+
+clb_status clb__program_cache_create(cl_context context, cl_device_id device,
+                                     const clb_device_info *info, clb__program_cache **out)
+{
+    *out = NULL;
+    clb__program_cache *c = calloc(1, sizeof *c);
+    if (!c) return clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory creating a program cache");
+    if (pthread_mutex_init(&c->lock, NULL) != 0) {
+        free(c);
+        return clb__fail(CLB_ERR_OUT_OF_MEMORY, "cannot create the program cache's mutex");
+    }
+    c->context = context;
+    c->device = device;
+    snprintf(c->device_name, sizeof c->device_name, "%s", info->name);
+    snprintf(c->identity, sizeof c->identity,
+             "clbroadcast %s\nplatform %.255s\ndevice %.255s\nvendor %.255s\ndriver %.127s\n",
+             clb_version_string(), info->platform, info->name, info->vendor,
+             info->driver_version);
+    clb__program_cache_dir(c->dir, sizeof c->dir);
+    *out = c;
+    return CLB_OK;
+}
+
+void clb__program_cache_destroy(clb__program_cache *c)
+{
+    if (!c) return;
+    for (int b = 0; b < BUCKETS; b++) {
+        entry *e = c->buckets[b];
+        while (e) {
+            entry *next = e->next;
+            clReleaseProgram(e->program);
+            free(e);
+            e = next;
+        }
+    }
+    pthread_mutex_destroy(&c->lock);
+    free(c);
+}
+
+clb_status clb__program_cache_get(clb__program_cache *c, clb__kernel_id id, const char *options,
+                                  cl_program *out)
+{
+    *out = NULL;
+    unsigned b = bucket_of(id, options);
+    pthread_mutex_lock(&c->lock);
+    for (entry *e = c->buckets[b]; e; e = e->next) {
+        if (e->id == id && strcmp(e->options, options) == 0) {
+            c->stats.hits++;
+            *out = e->program;
+            pthread_mutex_unlock(&c->lock);
+            return CLB_OK;
+        }
+    }
+
+    clb_status st = CLB_OK;
+    size_t opt_len = strlen(options);
+    entry *e = malloc(sizeof *e + opt_len + 1);
+    char *key = malloc(PATH_CAP), *path = malloc(PATH_CAP);
+    cl_program prog = NULL;
+    if (!e || !key || !path)
+        CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory caching an OpenCL program");
+
+    bool on_disk = disk_key(c, id, options, key, PATH_CAP, path, PATH_CAP);
+    if (on_disk) prog = disk_load(c, key, path, options);
+    if (prog) {
+        c->stats.binary_loads++;
+    } else {
+        CLB_TRY(build_source(c, id, options, &prog));
+        c->stats.source_builds++;
+        if (on_disk) disk_save(c, key, path, prog);
+    }
+
+    e->id = id;
+    e->program = prog;
+    memcpy(e->options, options, opt_len + 1);
+    e->next = c->buckets[b];
+    c->buckets[b] = e;
+    c->stats.entries++;
+    *out = prog;
+    e = NULL;
+
+cleanup:
+    pthread_mutex_unlock(&c->lock);
+    free(e);
+    free(key);
+    free(path);
+    return st;
+}
+
+void clb__program_cache_get_stats(clb__program_cache *c, clb__program_cache_stats *out)
+{
+    pthread_mutex_lock(&c->lock);
+    *out = c->stats;
+    pthread_mutex_unlock(&c->lock);
+}

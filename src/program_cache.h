@@ -1,0 +1,41 @@
+/* Built OpenCL programs, cached on two levels (CLBlast's scheme):
+ *  - in memory, per context, by (kernel id, option string): a launch looks up
+ *    a short string, it never hashes kernel sources;
+ *  - on disk, by a hash of (sources, options, platform, device, driver,
+ *    library version), so later processes skip the compiler. The directory is
+ *    $CLB_CACHE_DIR ("off" disables it), else $XDG_CACHE_HOME/clbroadcast,
+ *    else ~/.cache/clbroadcast. Files are written to a temporary name and
+ *    renamed; an unreadable, truncated or foreign file is ignored and rebuilt. */
+#ifndef CLB_PROGRAM_CACHE_H
+#define CLB_PROGRAM_CACHE_H
+
+#include "clbroadcast.h"
+#include "kernels.h"
+
+#include <CL/cl.h>
+
+typedef struct clb__program_cache clb__program_cache;
+
+/* info names the device in messages and in disk-cache keys. */
+clb_status clb__program_cache_create(cl_context context, cl_device_id device,
+                                     const clb_device_info *info, clb__program_cache **out);
+void clb__program_cache_destroy(clb__program_cache *cache); /* NULL-safe; releases the programs */
+
+/* The program for (id, options), built on first use. The program stays owned by
+   the cache (valid until it is destroyed). Thread-safe. A compiler error is
+   CLB_ERR_BUILD with the build log in the message. */
+clb_status clb__program_cache_get(clb__program_cache *cache, clb__kernel_id id,
+                                  const char *options, cl_program *out);
+
+typedef struct clb__program_cache_stats {
+    unsigned long hits;          /* found in memory */
+    unsigned long source_builds; /* compiled from source */
+    unsigned long binary_loads;  /* loaded from the disk cache */
+    unsigned long entries;       /* programs held in memory */
+} clb__program_cache_stats;
+void clb__program_cache_get_stats(clb__program_cache *cache, clb__program_cache_stats *out);
+
+/* The disk-cache directory in effect for new caches; "" when disabled. */
+void clb__program_cache_dir(char *buf, size_t cap);
+
+#endif /* CLB_PROGRAM_CACHE_H */

@@ -196,52 +196,42 @@ static clb_status pick_local_size(const clb__cl_context *cl, cl_kernel kernel, i
     return CLB_OK;
 }
 
-static clb_status cl_copy(clb_context *ctx, const clb__plan *plan, void *const *handles,
-                          const clb_dtype *dtypes)
+/* The program for a copy from dtypes[1] to dtypes[0] over `plan`, and whether it
+   indexes in 64 bits. */
+static clb_status copy_program(clb_context *ctx, const clb__plan *plan, const clb_dtype *dtypes,
+                               cl_program *program, bool *wide)
 {
-    clb_status st = CLB_OK;
-    clb__cl_context *cl = impl_of(ctx);
-    cl_kernel kernel = NULL;
-    cl_mem table = NULL;
-    void *table_host = NULL;
-    if (plan->numel == 0) return CLB_OK;
-
     clb_dtype dst = dtypes[0], src = dtypes[1];
     if (is_bit_copy(dst, src)) {
         dst = src = bits_dtype(clb_dtype_size(dtypes[0]));
     } else if ((dst == CLB_FLOAT64 || src == CLB_FLOAT64) && !ctx->info.has_fp64) {
-        CLB_FAIL(CLB_ERR_DTYPE,
-                 "casting %s to %s needs float64 arithmetic, which OpenCL device %s does not "
-                 "support (no cl_khr_fp64)",
-                 clb_dtype_name(dtypes[1]), clb_dtype_name(dtypes[0]), ctx->info.name);
+        return clb__fail(CLB_ERR_DTYPE,
+                         "casting %s to %s needs float64 arithmetic, which OpenCL device %s does "
+                         "not support (no cl_khr_fp64)",
+                         clb_dtype_name(dtypes[1]), clb_dtype_name(dtypes[0]), ctx->info.name);
     }
-    bool wide = !fits_int32(plan);
-    int ndim = plan->ndim;
-
-    clb__kernel_define defs[] = {
-        {"CLB_SRC_DTYPE", src}, {"CLB_DST_DTYPE", dst}, {"CLB_NDIM", ndim}, {"CLB_INDEX64", wide}};
+    *wide = !fits_int32(plan);
+    clb__kernel_define defs[] = {{"CLB_SRC_DTYPE", src},
+                                 {"CLB_DST_DTYPE", dst},
+                                 {"CLB_NDIM", plan->ndim},
+                                 {"CLB_INDEX64", *wide}};
     char options[CLB__KERNEL_OPTIONS_MAX];
-    cl_program program = NULL;
+    clb_status st = clb__kernel_options(defs, (int)(sizeof defs / sizeof defs[0]), options,
+                                        sizeof options);
+    if (st != CLB_OK) return st;
+    return clb__program_cache_get(impl_of(ctx)->programs, CLB__KERNEL_COPY, options, program);
+}
+
+/* Sets the shape/stride table arguments from `arg` on (see cl/copy.cl for why
+   two ways). *table receives the buffer of the large-rank way, for the caller
+   to release. */
+static clb_status set_table_args(clb__cl_context *cl, cl_kernel kernel, const clb__plan *plan,
+                                 bool wide, cl_uint arg, cl_mem *table)
+{
+    clb_status st = CLB_OK;
     cl_int err = CL_SUCCESS;
-    CLB_TRY(clb__kernel_options(defs, (int)(sizeof defs / sizeof defs[0]), options, sizeof options));
-    CLB_TRY(clb__program_cache_get(cl->programs, CLB__KERNEL_COPY, options, &program));
-    /* A kernel object per launch: setting arguments is not thread-safe on a
-       shared kernel, and creating one from a built program is cheap. */
-    kernel = clCreateKernel(program, clb__kernel_function(CLB__KERNEL_COPY), &err);
-    CLB_CL_CHECK(err, "clCreateKernel");
-
-    cl_mem mems[2] = {(cl_mem)handles[0], (cl_mem)handles[1]};
-    size_t isz = wide ? sizeof(cl_long) : sizeof(cl_int);
-    cl_long scalars[3] = {plan->numel, plan->offsets[0], plan->offsets[1]};
-    cl_uint arg = 0;
-    err = clSetKernelArg(kernel, arg++, sizeof(cl_mem), &mems[0]);
-    if (err == CL_SUCCESS) err = clSetKernelArg(kernel, arg++, sizeof(cl_mem), &mems[1]);
-    for (int i = 0; i < 3 && err == CL_SUCCESS; i++) {
-        cl_int narrow = (cl_int)scalars[i];
-        err = clSetKernelArg(kernel, arg++, isz, wide ? (void *)&scalars[i] : (void *)&narrow);
-    }
-    CLB_CL_CHECK(err, "clSetKernelArg");
-
+    int ndim = plan->ndim;
+    void *host_table = NULL;
     if (ndim <= BYVAL_DIMS) {
         /* Three 8-lane vectors; unused lanes are an empty axis (size 1, stride 0). */
         cl_long8 v64[3];
@@ -258,43 +248,84 @@ static clb_status cl_copy(clb_context *ctx, const clb__plan *plan, void *const *
             err = wide ? clSetKernelArg(kernel, arg++, sizeof(cl_long8), &v64[t])
                        : clSetKernelArg(kernel, arg++, sizeof(cl_int8), &v32[t]);
         CLB_CL_CHECK(err, "clSetKernelArg");
-    } else {
-        /* [shape | dst strides | src strides] in the kernel's index type. */
-        size_t n = 3 * (size_t)ndim;
-        table_host = malloc(n * isz);
-        if (!table_host) CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a copy launch");
-        for (int d = 0; d < ndim; d++) {
-            int64_t vals[3] = {plan->shape[d], plan->strides[0][d], plan->strides[1][d]};
-            for (int t = 0; t < 3; t++) {
-                size_t at = (size_t)t * (size_t)ndim + (size_t)d;
-                if (wide) ((cl_long *)table_host)[at] = vals[t];
-                else ((cl_int *)table_host)[at] = (cl_int)vals[t];
-            }
-        }
-        table = clCreateBuffer(cl->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * isz,
-                               table_host, &err);
-        CLB_CL_CHECK(err, "clCreateBuffer");
-        err = clSetKernelArg(kernel, arg++, sizeof(cl_mem), &table);
-        CLB_CL_CHECK(err, "clSetKernelArg");
+        return CLB_OK;
     }
+    /* [shape | dst strides | src strides] in the kernel's index type. */
+    size_t n = 3 * (size_t)ndim, isz = wide ? sizeof(cl_long) : sizeof(cl_int);
+    host_table = malloc(n * isz);
+    if (!host_table) CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a copy launch");
+    for (int d = 0; d < ndim; d++) {
+        int64_t vals[3] = {plan->shape[d], plan->strides[0][d], plan->strides[1][d]};
+        for (int t = 0; t < 3; t++) {
+            size_t at = (size_t)t * (size_t)ndim + (size_t)d;
+            if (wide) ((cl_long *)host_table)[at] = vals[t];
+            else ((cl_int *)host_table)[at] = (cl_int)vals[t];
+        }
+    }
+    *table = clCreateBuffer(cl->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * isz,
+                            host_table, &err);
+    CLB_CL_CHECK(err, "clCreateBuffer");
+    CLB_CL_CHECK(clSetKernelArg(kernel, arg, sizeof(cl_mem), table), "clSetKernelArg");
+cleanup:
+    free(host_table);
+    return st;
+}
 
-    /* Launched in pieces of at most 2^30 work items so no device's global-size
-       limit is met; get_global_id includes the piece's offset. */
+/* Enqueues numel work items in pieces of at most 2^30, so no device's global-size
+   limit is met; get_global_id includes the piece's offset. */
+static clb_status launch(clb__cl_context *cl, cl_kernel kernel, int64_t numel)
+{
     size_t local = 0;
-    CLB_TRY(pick_local_size(cl, kernel, plan->numel, &local));
+    clb_status st = pick_local_size(cl, kernel, numel, &local);
+    if (st != CLB_OK) return st;
     size_t piece = ((size_t)1 << 30) / local * local;
-    size_t total = ((size_t)plan->numel + local - 1) / local * local;
+    size_t total = ((size_t)numel + local - 1) / local * local;
     for (size_t start = 0; start < total; start += piece) {
         size_t global = total - start < piece ? total - start : piece;
-        err = clEnqueueNDRangeKernel(cl->queue, kernel, 1, &start, &global, &local, 0, NULL, NULL);
-        CLB_CL_CHECK(err, "clEnqueueNDRangeKernel");
+        cl_int err =
+            clEnqueueNDRangeKernel(cl->queue, kernel, 1, &start, &global, &local, 0, NULL, NULL);
+        if (err != CL_SUCCESS) return clb__cl_fail(err, "clEnqueueNDRangeKernel");
     }
+    return CLB_OK;
+}
+
+static clb_status cl_copy(clb_context *ctx, const clb__plan *plan, void *const *handles,
+                          const clb_dtype *dtypes)
+{
+    clb_status st = CLB_OK;
+    clb__cl_context *cl = impl_of(ctx);
+    cl_program program = NULL;
+    cl_kernel kernel = NULL;
+    cl_mem table = NULL;
+    cl_int err = CL_SUCCESS;
+    bool wide = false;
+    if (plan->numel == 0) return CLB_OK;
+
+    CLB_TRY(copy_program(ctx, plan, dtypes, &program, &wide));
+    /* A kernel object per launch: setting arguments is not thread-safe on a
+       shared kernel, and creating one from a built program is cheap. */
+    kernel = clCreateKernel(program, clb__kernel_function(CLB__KERNEL_COPY), &err);
+    CLB_CL_CHECK(err, "clCreateKernel");
+
+    /* dst, src, then numel and the two offsets in the kernel's index type. */
+    cl_mem mems[2] = {(cl_mem)handles[0], (cl_mem)handles[1]};
+    cl_long scalars[3] = {plan->numel, plan->offsets[0], plan->offsets[1]};
+    cl_uint arg = 0;
+    err = clSetKernelArg(kernel, arg++, sizeof(cl_mem), &mems[0]);
+    if (err == CL_SUCCESS) err = clSetKernelArg(kernel, arg++, sizeof(cl_mem), &mems[1]);
+    for (int i = 0; i < 3 && err == CL_SUCCESS; i++) {
+        cl_int narrow = (cl_int)scalars[i];
+        err = wide ? clSetKernelArg(kernel, arg++, sizeof(cl_long), &scalars[i])
+                   : clSetKernelArg(kernel, arg++, sizeof(cl_int), &narrow);
+    }
+    CLB_CL_CHECK(err, "clSetKernelArg");
+    CLB_TRY(set_table_args(cl, kernel, plan, wide, arg, &table));
+    CLB_TRY(launch(cl, kernel, plan->numel));
 
 cleanup:
     /* Queued commands hold their own references: releasing here is safe. */
     if (kernel) clReleaseKernel(kernel);
     if (table) clReleaseMemObject(table);
-    free(table_host);
     return st;
 }
 

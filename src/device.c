@@ -273,8 +273,10 @@ static clb_status describe(const devlist *l, int index, clb_device_info *out)
     CLB_TRY(query_value(dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE,
                         "clGetDeviceInfo(CL_DEVICE_MAX_MEM_ALLOC_SIZE)", &max_alloc,
                         sizeof max_alloc));
-    CLB_TRY(query_value(dev, CL_DEVICE_HOST_UNIFIED_MEMORY,
-                        "clGetDeviceInfo(CL_DEVICE_HOST_UNIFIED_MEMORY)", &unified, sizeof unified));
+    /* Deprecated since OpenCL 2.0: a driver that no longer answers it is taken as "no". */
+    if (clGetDeviceInfo(dev, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, NULL) !=
+        CL_SUCCESS)
+        unified = CL_FALSE;
     out->compute_units = units;
     out->global_mem_bytes = global_mem;
     out->max_alloc_bytes = max_alloc;

@@ -167,15 +167,19 @@ clb_status clb_binary_into(clb_binary_op op, const clb_tensor *a, const clb_tens
                  "same_kind rule); cast first or use clb_binary",
                  clb_dtype_name(m.out), clb_binary_op_name(op), clb_dtype_name(out->dtype));
     m.out = out->dtype;
+    /* As NumPy's out=: the inputs broadcast together with out, and the result must
+       be out's own shape (out itself is never broadcast). */
     const clb_tensor *in[2] = {a, b};
+    const clb_tensor *all[3] = {a, b, out};
     int ndim = 0;
     int64_t shape[CLB_MAX_DIMS];
-    CLB_TRY(broadcast_inputs(2, in, &ndim, shape));
+    CLB_TRY(broadcast_inputs(3, all, &ndim, shape));
     bool same_shape = ndim == out->ndim;
     for (int d = 0; same_shape && d < ndim; d++) same_shape = shape[d] == out->shape[d];
     if (!same_shape)
         CLB_FAIL(CLB_ERR_SHAPE_MISMATCH,
-                 "clb_binary_into: out has shape %s but the inputs broadcast to %s",
+                 "clb_binary_into: out has shape %s but the inputs and out broadcast to %s; out "
+                 "must hold the whole result",
                  clb__shape_str(out->ndim, out->shape, have, sizeof have),
                  clb__shape_str(ndim, shape, want, sizeof want));
     CLB_TRY(check_out_aliasing(out, 2, in));

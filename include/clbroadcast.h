@@ -192,6 +192,13 @@ CLB_API clb_status clb_device_get_info(int index, clb_device_info *out);
 /* Description of the device a context runs on (host backend included). */
 CLB_API clb_status clb_context_get_info(const clb_context *ctx, clb_device_info *out);
 
+/* ---- memory pool -------------------------------------------------------- */
+/* Released storage is kept per context and reused by later allocations of a
+   similar size, so loops that create a new output per call do not pay a device
+   allocation each time. clb_memory_allocated() counts live tensor storage only. */
+CLB_API size_t clb_memory_reserved(const clb_context *ctx); /* live blocks + cached blocks, in bytes */
+CLB_API clb_status clb_empty_cache(clb_context *ctx);       /* returns cached blocks to the device */
+
 /* ---- tensor extras ------------------------------------------------------ */
 CLB_API int64_t clb_tensor_offset(const clb_tensor *t);        /* view's first element, in elements */
 CLB_API clb_context *clb_tensor_context(const clb_tensor *t);  /* borrowed; valid while t lives */

@@ -2,6 +2,7 @@
 #include "backend.h"
 #include "device.h"
 #include "internal.h"
+#include "pool.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,8 @@ clb_status clb_context_create(const char *selector, clb_context **out)
     atomic_init(&ctx->refs, 1);
     atomic_init(&ctx->user_released, false);
     atomic_init(&ctx->allocated, 0);
+    atomic_init(&ctx->reserved, 0);
+    pthread_mutex_init(&ctx->pool_lock, NULL);
     if (device < 0) {
         CLB_TRY(clb__host_context_init(ctx));
     } else {
@@ -40,6 +43,7 @@ clb_status clb_context_create(const char *selector, clb_context **out)
     *out = ctx;
     return CLB_OK;
 cleanup:
+    if (ctx) pthread_mutex_destroy(&ctx->pool_lock);
     free(ctx); /* a failed backend init leaves nothing in ctx->impl */
     return st;
 }
@@ -53,7 +57,9 @@ void clb__context_unref(clb_context *ctx)
 {
     if (atomic_fetch_sub(&ctx->refs, 1) != 1) return;
     ctx->magic = 0;
+    clb__pool_empty(ctx);
     ctx->backend->destroy(ctx);
+    pthread_mutex_destroy(&ctx->pool_lock);
     free(ctx);
 }
 

@@ -4,6 +4,7 @@
 
 #include "clbroadcast.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -22,13 +23,17 @@ struct clb_context {
     void *impl;                         /* backend state (host: NULL; OpenCL: struct clb__cl_context) */
     clb_device_info info;
     atomic_size_t allocated;            /* bytes of live storage, for clb_memory_allocated */
+    atomic_size_t reserved;             /* bytes held from the backend: live blocks + the pool */
+    pthread_mutex_t pool_lock;
+    struct clb__pool_block *pool;       /* released blocks kept for reuse (pool.c) */
 };
 
 /* A block of memory on the context's device. Views share it by reference. */
 typedef struct clb__storage {
     atomic_int refs;
     clb_context *ctx; /* holds a context reference */
-    size_t nbytes;
+    size_t nbytes;    /* what the tensor asked for: counted by clb_memory_allocated */
+    size_t capacity;  /* the block's real size (a pool size class) */
     void *handle;     /* host backend: malloc'd block; OpenCL: cl_mem */
 } clb__storage;
 

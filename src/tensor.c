@@ -2,6 +2,7 @@
 #include "backend.h"
 #include "dtype.h"
 #include "internal.h"
+#include "pool.h"
 #include "shape.h"
 
 #include <stdlib.h>
@@ -32,7 +33,7 @@ clb_status clb__storage_alloc(clb_context *ctx, size_t nbytes, clb__storage **ou
     *out = NULL;
     clb__storage *s = calloc(1, sizeof *s);
     if (!s) return clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a storage record");
-    clb_status st = ctx->backend->alloc(ctx, nbytes, &s->handle);
+    clb_status st = clb__pool_alloc(ctx, nbytes, &s->handle, &s->capacity);
     if (st != CLB_OK) {
         free(s);
         return st;
@@ -55,7 +56,7 @@ void clb__storage_release(clb__storage *s)
 {
     if (!s || atomic_fetch_sub(&s->refs, 1) != 1) return;
     clb_context *ctx = s->ctx;
-    ctx->backend->free(ctx, s->handle);
+    clb__pool_free(ctx, s->handle, s->capacity);
     atomic_fetch_sub(&ctx->allocated, s->nbytes);
     free(s);
     clb__context_unref(ctx);

@@ -49,3 +49,38 @@ clbb_result clbb_measure(clb_context *ctx, clbb_run_fn run, void *user, double b
     free(times);
     return r;
 }
+
+clbb_result clbb_measure_runs(clb_context *ctx, clbb_run_fn run, void *user, double bytes,
+                              int warmup, int runs)
+{
+    clbb_result r = {0};
+    for (int i = 0; i < warmup && r.status == CLB_OK; i++) {
+        r.status = run(user);
+        if (r.status == CLB_OK) r.status = clb_finish(ctx);
+    }
+    if (r.status != CLB_OK) return r;
+    if (runs < 1) runs = 1;
+    double *times = malloc((size_t)runs * sizeof *times);
+    if (!times) {
+        r.status = CLB_ERR_OUT_OF_MEMORY;
+        return r;
+    }
+    int n = 0;
+    while (n < runs) {
+        double t0 = clbb_now();
+        r.status = run(user);
+        if (r.status == CLB_OK) r.status = clb_finish(ctx);
+        if (r.status != CLB_OK) break;
+        times[n++] = clbb_now() - t0;
+    }
+    if (r.status == CLB_OK) {
+        qsort(times, (size_t)n, sizeof *times, compare_double);
+        r.iterations = n;
+        r.min_s = times[0];
+        /* The mean of the middle two for an even count: the usual median. */
+        r.median_s = n % 2 ? times[n / 2] : 0.5 * (times[n / 2 - 1] + times[n / 2]);
+        r.gbps = bytes / r.median_s / 1e9;
+    }
+    free(times);
+    return r;
+}

@@ -23,6 +23,11 @@ typedef struct clbb_result {
 clbb_result clbb_measure(clb_context *ctx, clbb_run_fn run, void *user, double bytes,
                          double target_s, int max_iters);
 
+/* Runs `run` `warmup` times untimed, then exactly `runs` timed runs (>= 1), each
+   ending with clb_finish(ctx): the fixed-count form behind `clb bench --repeat N`. */
+clbb_result clbb_measure_runs(clb_context *ctx, clbb_run_fn run, void *user, double bytes,
+                              int warmup, int runs);
+
 double clbb_now(void); /* monotonic seconds */
 
 #endif /* CLB_BENCH_HARNESS_H */

@@ -191,6 +191,11 @@ CLB_API clb_status clb_device_count(int *out);
 CLB_API clb_status clb_device_get_info(int index, clb_device_info *out);
 /* Description of the device a context runs on (host backend included). */
 CLB_API clb_status clb_context_get_info(const clb_context *ctx, clb_device_info *out);
+/* Number of programs in the on-disk program cache (CLB_CACHE_DIR) built for the
+   OpenCL device with global index `index` by its current driver and this library
+   version: 0 means its kernels will be compiled on first use. 0 when the cache
+   is disabled. */
+CLB_API clb_status clb_device_cached_programs(int index, int *count);
 
 /* ---- memory pool -------------------------------------------------------- */
 /* Released storage is kept per context and reused by later allocations of a
@@ -202,6 +207,28 @@ CLB_API clb_status clb_empty_cache(clb_context *ctx);       /* returns cached bl
 /* ---- tensor extras ------------------------------------------------------ */
 CLB_API int64_t clb_tensor_offset(const clb_tensor *t);        /* view's first element, in elements */
 CLB_API clb_context *clb_tensor_context(const clb_tensor *t);  /* borrowed; valid while t lives */
+
+/* ---- fused expressions -------------------------------------------------- */
+/* Evaluates an element-wise expression over named tensors, broadcasting all n
+   inputs together, in one kernel launch: "(x - mu) / sqrt(var + 1e-5)".
+   Grammar (Python's, with its precedence): numbers (1, 2.5, 1e-5, True, False),
+   the names in `names`, + - * / // % **, unary - and ~, == != < <= > >=, & | ^,
+   and/or/not (element-wise logical), parentheses, and calls: every unary op by
+   its name (sqrt, exp, log, abs, tanh, sigmoid, relu, ...), the binary ops by
+   name (maximum, minimum, power, ...), where(c, a, b) and casts (float32(x), ...).
+   Each operator follows the dtype rules and semantics of the op it names, so the
+   result equals the op-by-op chain; Python literals are weak (NumPy 2, NEP 50:
+   x * 2 keeps float16). n may be 0 to at most CLB_EVAL_MAX_INPUTS. A malformed
+   expression is CLB_ERR_INVALID_ARGUMENT with the column and a caret line. */
+#define CLB_EVAL_MAX_INPUTS 8
+CLB_API clb_status clb_eval(clb_context *ctx, const char *expr, int n, const char *const *names,
+                            const clb_tensor *const *inputs, clb_tensor **out);
+/* The same into an existing tensor, as clb_binary_into: the inputs broadcast with
+   out to out's shape, the result is cast to out's dtype by NumPy's same_kind rule,
+   and out may be exactly one of the inputs (in place) but not partly overlap one. */
+CLB_API clb_status clb_eval_into(clb_context *ctx, const char *expr, int n,
+                                 const char *const *names, const clb_tensor *const *inputs,
+                                 clb_tensor *out);
 
 #ifdef __cplusplus
 }

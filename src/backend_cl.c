@@ -36,6 +36,7 @@ clb__program_cache *clb__cl_context_programs(const clb_context *ctx)
 static void release_impl(clb__cl_context *cl)
 {
     if (!cl) return;
+    clb__cl_kernel_cache_destroy(cl->kernels); /* kernels hold their programs */
     clb__program_cache_destroy(cl->programs);
     if (cl->queue) {
         clFinish(cl->queue);
@@ -75,6 +76,7 @@ clb_status clb__cl_context_init(clb_context *ctx, int device_index)
     cl->buffers.max_alloc = ctx->info.max_alloc_bytes;
     cl->buffers.device_name = ctx->info.name; /* ctx outlives its impl */
     CLB_TRY(clb__program_cache_create(cl->context, cl->device, &ctx->info, &cl->programs));
+    CLB_TRY(clb__cl_kernel_cache_create(cl->device, &cl->kernels));
 
     ctx->backend = &cl_backend;
     ctx->impl = cl;

@@ -4,6 +4,7 @@
 #include "backend.h"
 #include "dtype.h"
 #include "host_scalar.h"
+#include "fault.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@ static clb_status host_alloc(clb_context *ctx, size_t nbytes, void **handle)
     (void)ctx;
     /* malloc(0) may return NULL; a one-byte block keeps zero-size storage valid. */
     *handle = malloc(nbytes ? nbytes : 1);
+    CLB__FAULT_FREE(*handle, CLB__FAULT_HOST_ALLOC);
     if (!*handle)
         return clb__fail(CLB_ERR_OUT_OF_MEMORY,
                          "host backend: malloc of %zu bytes failed; free some tensors or use "

@@ -7,6 +7,7 @@
 #include "buffer.h"
 
 #include "cl_errors.h"
+#include "fault.h"
 #include "internal.h"
 
 #include <string.h>
@@ -24,6 +25,7 @@ clb_status clb__buffer_alloc(const clb__buffer_env *env, size_t nbytes, cl_mem *
     /* Zero-byte storage is legal for tensors but not for OpenCL buffers; kernels
        never touch it because a plan over zero elements launches nothing. */
     cl_mem mem = clCreateBuffer(env->context, flags, nbytes ? nbytes : 1, NULL, &err);
+    if (CLB__FAULT(CLB__FAULT_BUFFER)) err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
     if (err != CL_SUCCESS || !mem) {
         if (mem) clReleaseMemObject(mem);
         return clb__cl_fail(err != CL_SUCCESS ? err : CL_OUT_OF_RESOURCES, "clCreateBuffer");
@@ -43,6 +45,7 @@ static clb_status map_region(const clb__buffer_env *env, cl_mem mem, cl_map_flag
 {
     cl_int err = CL_SUCCESS;
     *ptr = clEnqueueMapBuffer(env->queue, mem, CL_TRUE, flags, offset, nbytes, 0, NULL, NULL, &err);
+    CLB__FAULT_MAP_HOOK(env->queue, mem, *ptr, err);
     if (err != CL_SUCCESS || !*ptr)
         return clb__cl_fail(err != CL_SUCCESS ? err : CL_MAP_FAILURE, "clEnqueueMapBuffer");
     return CLB_OK;

@@ -2,12 +2,15 @@
 #include "cl_launch.h"
 
 #include "cl_errors.h"
+#include "fault.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 
 /* Whether every element id and every offset the kernel computes fits in 32 bits. */
 bool clb__cl_fits_int32(const clb__plan *plan)
 {
+    if (CLB__FAULT_INDEX64()) return false;
     if (plan->numel > INT32_MAX) return false;
     for (int k = 0; k < plan->nops; k++) {
         int64_t lo = plan->offsets[k], hi = plan->offsets[k];
@@ -90,6 +93,7 @@ clb_status clb__cl_set_table_args(clb__cl_context *cl, cl_kernel kernel, const c
     }
     *table = clCreateBuffer(cl->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * isz,
                             host_table, &err);
+    if (CLB__FAULT(CLB__FAULT_BUFFER)) err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
     CLB_CL_CHECK(err, "clCreateBuffer");
     CLB_CL_CHECK(clSetKernelArg(kernel, arg, sizeof(cl_mem), table), "clSetKernelArg");
 cleanup:
@@ -110,7 +114,125 @@ clb_status clb__cl_launch(clb__cl_context *cl, cl_kernel kernel, int64_t numel)
         size_t global = total - start < piece ? total - start : piece;
         cl_int err =
             clEnqueueNDRangeKernel(cl->queue, kernel, 1, &start, &global, &local, 0, NULL, NULL);
+        if (CLB__FAULT(CLB__FAULT_ENQUEUE)) err = CL_OUT_OF_RESOURCES;
         if (err != CL_SUCCESS) return clb__cl_fail(err, "clEnqueueNDRangeKernel");
     }
     return CLB_OK;
+}
+
+/* ---- reusable kernel objects ------------------------------------------------------ */
+
+#define KERNEL_BUCKETS 64
+
+struct clb__cl_kernel_cache {
+    pthread_mutex_t lock;
+    cl_device_id device;
+    bool correct_div_sqrt;
+    clb__cl_kernel *buckets[KERNEL_BUCKETS];
+};
+
+clb_status clb__cl_kernel_cache_create(cl_device_id device, clb__cl_kernel_cache **out)
+{
+    *out = NULL;
+    clb__cl_kernel_cache *c = calloc(1, sizeof *c);
+    if (!c) return clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory creating a kernel cache");
+    if (pthread_mutex_init(&c->lock, NULL) != 0) {
+        free(c);
+        return clb__fail(CLB_ERR_OUT_OF_MEMORY, "cannot create the kernel cache's mutex");
+    }
+    c->device = device;
+    cl_device_fp_config fp = 0;
+    if (clGetDeviceInfo(device, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, NULL) == CL_SUCCESS)
+        c->correct_div_sqrt = (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
+    *out = c;
+    return CLB_OK;
+}
+
+void clb__cl_kernel_cache_destroy(clb__cl_kernel_cache *c)
+{
+    if (!c) return;
+    for (int b = 0; b < KERNEL_BUCKETS; b++) {
+        clb__cl_kernel *k = c->buckets[b];
+        while (k) {
+            clb__cl_kernel *next = k->next;
+            clReleaseKernel(k->kernel);
+            free(k);
+            k = next;
+        }
+    }
+    pthread_mutex_destroy(&c->lock);
+    free(c);
+}
+
+bool clb__cl_correct_div_sqrt(const clb__cl_context *cl)
+{
+    return cl->kernels->correct_div_sqrt;
+}
+
+static unsigned kernel_bucket(clb__kernel_id id, uint64_t key)
+{
+    uint64_t h = (key ^ ((uint64_t)id << 56)) * 0x9E3779B97F4A7C15ull;
+    return (unsigned)(h >> 58); /* 64 buckets */
+}
+
+static clb__cl_kernel *find_locked(clb__cl_kernel_cache *c, clb__kernel_id id, uint64_t key)
+{
+    for (clb__cl_kernel *k = c->buckets[kernel_bucket(id, key)]; k; k = k->next)
+        if (k->id == id && k->key == key) return k;
+    return NULL;
+}
+
+clb__cl_kernel *clb__cl_kernel_find(clb__cl_context *cl, clb__kernel_id id, uint64_t key)
+{
+    pthread_mutex_lock(&cl->kernels->lock);
+    clb__cl_kernel *k = find_locked(cl->kernels, id, key);
+    if (!k) pthread_mutex_unlock(&cl->kernels->lock);
+    return k;
+}
+
+clb_status clb__cl_kernel_add(clb__cl_context *cl, clb__kernel_id id, uint64_t key,
+                              cl_program program, clb__cl_kernel **out)
+{
+    clb_status st = CLB_OK;
+    cl_int err = CL_SUCCESS;
+    *out = NULL;
+    clb__cl_kernel *k = calloc(1, sizeof *k);
+    if (!k) return clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory caching a kernel");
+    k->id = id;
+    k->key = key;
+    k->kernel = clCreateKernel(program, clb__kernel_function(id), &err);
+    CLB_CL_CHECK(err, "clCreateKernel");
+    size_t kernel_max = 1;
+    err = clGetKernelWorkGroupInfo(k->kernel, cl->device, CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE,
+                                   sizeof k->wg_multiple, &k->wg_multiple, NULL);
+    CLB_CL_CHECK(err, "clGetKernelWorkGroupInfo(CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE)");
+    err = clGetKernelWorkGroupInfo(k->kernel, cl->device, CL_KERNEL_WORK_GROUP_SIZE,
+                                   sizeof kernel_max, &kernel_max, NULL);
+    CLB_CL_CHECK(err, "clGetKernelWorkGroupInfo(CL_KERNEL_WORK_GROUP_SIZE)");
+    if (k->wg_multiple == 0) k->wg_multiple = 1;
+    k->wg_max = kernel_max < cl->max_item_size ? kernel_max : cl->max_item_size;
+    if (k->wg_max == 0) k->wg_max = 1;
+
+    pthread_mutex_lock(&cl->kernels->lock);
+    clb__cl_kernel *found = find_locked(cl->kernels, id, key);
+    if (found) {
+        *out = found; /* another thread was first: use its kernel, drop ours */
+    } else {
+        unsigned b = kernel_bucket(id, key);
+        k->next = cl->kernels->buckets[b];
+        cl->kernels->buckets[b] = k;
+        *out = k;
+        k = NULL;
+    }
+cleanup:
+    if (k) {
+        if (k->kernel) clReleaseKernel(k->kernel);
+        free(k);
+    }
+    return st;
+}
+
+void clb__cl_kernel_unlock(clb__cl_context *cl)
+{
+    pthread_mutex_unlock(&cl->kernels->lock);
 }

@@ -17,6 +17,7 @@ typedef struct clb__cl_context {
     size_t max_item_size; /* CL_DEVICE_MAX_WORK_ITEM_SIZES[0] */
     clb__buffer_env buffers;
     clb__program_cache *programs;
+    struct clb__cl_kernel_cache *kernels; /* reusable kernel objects (cl_launch.c) */
 } clb__cl_context;
 
 
@@ -39,6 +40,37 @@ clb_status clb__cl_set_table_args(clb__cl_context *cl, cl_kernel kernel, const c
                                   bool wide, cl_uint arg, cl_mem *table);
 /* Enqueues numel work items (in pieces of at most 2^30). */
 clb_status clb__cl_launch(clb__cl_context *cl, cl_kernel kernel, int64_t numel);
+
+/* ---- reusable kernel objects --------------------------------------------------------
+ * Creating a kernel object and asking its work-group limits costs more than a
+ * small launch itself, so drivers keep one kernel object per specialisation in
+ * the context and reuse it. A kernel's arguments are shared state, so the cache
+ * is locked from the lookup until the launch has been enqueued (OpenCL captures
+ * argument values at enqueue), never while a program is built. */
+typedef struct clb__cl_kernel {
+    struct clb__cl_kernel *next;
+    clb__kernel_id id;
+    uint64_t key;         /* the driver's compact encoding of its specialisation */
+    cl_kernel kernel;
+    size_t wg_multiple;   /* CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE */
+    size_t wg_max;        /* min(CL_KERNEL_WORK_GROUP_SIZE, the device's item limit) */
+} clb__cl_kernel;
+
+typedef struct clb__cl_kernel_cache clb__cl_kernel_cache;
+clb_status clb__cl_kernel_cache_create(cl_device_id device, clb__cl_kernel_cache **out);
+void clb__cl_kernel_cache_destroy(clb__cl_kernel_cache *cache); /* NULL-safe */
+/* Whether the device rounds float32 division and sqrt correctly when asked
+   (-cl-fp32-correctly-rounded-divide-sqrt), as the host backend does. */
+bool clb__cl_correct_div_sqrt(const clb__cl_context *cl);
+
+/* On a hit returns the kernel of (id, key) with the cache locked; on a miss
+   returns NULL with the cache unlocked. */
+clb__cl_kernel *clb__cl_kernel_find(clb__cl_context *cl, clb__kernel_id id, uint64_t key);
+/* Creates the kernel object of (id, key) from `program`, caches it and returns
+   it with the cache locked (another thread's equal entry wins a race). */
+clb_status clb__cl_kernel_add(clb__cl_context *cl, clb__kernel_id id, uint64_t key,
+                              cl_program program, clb__cl_kernel **out);
+void clb__cl_kernel_unlock(clb__cl_context *cl);
 
 /* The backend's operations, one driver file each. */
 clb_status clb__cl_copy(clb_context *ctx, const clb__plan *plan, void *const *handles,

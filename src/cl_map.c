@@ -1,12 +1,258 @@
-/* OpenCL driver for element-wise maps. */
+/* Driver of cl/elementwise.cl: element-wise maps (unary, binary, where) over a plan.
+ *
+ * Per call: encode the specialisation in one 64-bit key, find the cached kernel
+ * object (no option string, no hashing of sources: that happens only the first
+ * time), set the arguments and enqueue one launch per plan piece. */
 #include "cl_launch.h"
 
-clb_status clb__cl_map(clb_context *ctx, const clb__map_op *op, const clb__plan *plan,
-                         void *const *handles)
+#include "cl_errors.h"
+#include "dtype.h"
+#include "fault.h"
+#include "kernels.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BYVAL_DIMS 8        /* tables up to this rank go by value (cl/elementwise.cl) */
+#define MAP_OPS 4           /* out + up to three inputs: the kernel's fixed argument list */
+#define MAX_PIECES 65536    /* beyond this many 32-bit pieces, index in 64 bits instead */
+#define MAX_GROUPS_Y 32768  /* some GPUs cap the work-groups along NDRange dimension 1 */
+
+/* Everything a program depends on besides the build flags. The rank and the
+   inner strides are not part of it: they are arguments and in-kernel branches,
+   so one program serves every layout (see cl/elementwise.cl). */
+typedef struct map_spec {
+    const clb__map_op *op;
+    int nin;
+    bool table;  /* more axes than go by value */
+    bool wide;   /* 64-bit indices */
+    int vec;     /* inner elements per work item */
+} map_spec;
+
+static uint64_t spec_key(const map_spec *s)
 {
-    (void)op, (void)plan, (void)handles;
-    return clb__fail(CLB_ERR_UNSUPPORTED,
-                     "element-wise operations are not yet available on OpenCL device %s in this "
-                     "version; use the host backend (selector \"host\")",
-                     ctx->info.name);
+    const clb__map_op *op = s->op;
+    uint64_t k = (uint64_t)op->kind;
+    k = k << 5 | (uint64_t)(op->kind == CLB__MAP_WHERE ? 0 : op->op);
+    for (int i = 0; i < 3; i++) k = k << 4 | (uint64_t)(i < s->nin ? op->in[i] : 0);
+    k = k << 4 | (uint64_t)op->compute;
+    k = k << 4 | (uint64_t)op->out;
+    k = k << 1 | (uint64_t)s->table;
+    k = k << 1 | (uint64_t)s->wide;
+    k = k << 5 | (uint64_t)s->vec;
+    return k;
+}
+
+static clb_status build_kernel(clb_context *ctx, const map_spec *s, uint64_t key,
+                               clb__cl_kernel **out)
+{
+    clb__cl_context *cl = clb__cl_impl(ctx);
+    const clb__map_op *op = s->op;
+    clb__kernel_define defs[] = {
+        {"CLB_KIND", op->kind},
+        {"CLB_OP", op->kind == CLB__MAP_WHERE ? 0 : op->op},
+        {"CLB_IN0_DTYPE", op->in[0]},
+        {"CLB_IN1_DTYPE", s->nin > 1 ? op->in[1] : 0},
+        {"CLB_IN2_DTYPE", s->nin > 2 ? op->in[2] : 0},
+        {"CLB_COMPUTE_DTYPE", op->compute},
+        {"CLB_OUT_DTYPE", op->out},
+        {"CLB_TABLE", s->table},
+        {"CLB_INDEX64", s->wide},
+        {"CLB_VEC", s->vec},
+    };
+    char options[2 * CLB__KERNEL_OPTIONS_MAX]; /* 10 defines and a flag */
+    clb_status st = clb__kernel_options(defs, (int)(sizeof defs / sizeof defs[0]), options,
+                                        sizeof options);
+    if (st != CLB_OK) return st;
+    /* The host divides and takes square roots correctly rounded; OpenCL allows
+       float32 a few ulp unless asked, which devices that can do it honour. */
+    if (clb__cl_correct_div_sqrt(cl)) {
+        static const char flag[] = " -cl-fp32-correctly-rounded-divide-sqrt";
+        size_t len = strlen(options);
+        if (len + sizeof flag > sizeof options)
+            return clb__fail(CLB_ERR_INVALID_ARGUMENT, "kernel build options longer than %zu bytes",
+                             sizeof options);
+        memcpy(options + len, flag, sizeof flag);
+    }
+    cl_program program = NULL;
+    st = clb__program_cache_get(cl->programs, CLB__KERNEL_MAP, options, &program);
+    if (st != CLB_OK) return st;
+    return clb__cl_kernel_add(cl, CLB__KERNEL_MAP, key, program, out);
+}
+
+/* Work-group shape: CPU devices run a work-group as a loop on one core, so
+   larger groups amortise their dispatch; GPUs want several SIMD widths per
+   group. Rows share a group when a row is shorter than the group. */
+static void pick_local(const clb_context *ctx, const clb__cl_kernel *k, int64_t chunks,
+                       int64_t rows, size_t local[2])
+{
+    size_t want = k->wg_multiple * (ctx->info.type == CLB_DEVICE_CPU ? 32 : 8);
+    if (want > k->wg_max) want = k->wg_max >= k->wg_multiple ? k->wg_max / k->wg_multiple * k->wg_multiple : k->wg_max;
+    if (want == 0) want = 1;
+    size_t lx = 1;
+    while (lx < want && (int64_t)lx < chunks) lx *= 2;
+    if (lx > want) lx = want;
+    size_t ly = 1;
+    while (ly * 2 * lx <= want && (int64_t)ly < rows) ly *= 2;
+    local[0] = lx;
+    local[1] = ly;
+}
+
+/* Sets the arguments of one plan piece and enqueues it. Called with the kernel locked. */
+static clb_status launch_piece(clb_context *ctx, const map_spec *s, const clb__cl_kernel *k,
+                               const clb__plan *p, void *const *handles)
+{
+    clb_status st = CLB_OK;
+    clb__cl_context *cl = clb__cl_impl(ctx);
+    cl_kernel kernel = k->kernel;
+    cl_int err = CL_SUCCESS;
+    cl_mem table = NULL;
+    void *host_table = NULL;
+    /* A 0-d plan runs as one axis of size 1. */
+    int nd = p->ndim > 0 ? p->ndim : 1;
+#define AXIS_SHAPE(a) (p->ndim > 0 ? p->shape[a] : 1)
+#define AXIS_STRIDE(o, a) ((o) >= p->nops || p->ndim == 0 ? 0 : p->strides[o][a])
+    int64_t inner = AXIS_SHAPE(nd - 1);
+    int64_t rows = p->numel / inner;
+
+    for (cl_uint i = 0; i < MAP_OPS && err == CL_SUCCESS; i++) {
+        cl_mem m = (cl_mem)handles[(int)i < p->nops ? i : 0];
+        err = clSetKernelArg(kernel, i, sizeof m, &m);
+    }
+    cl_long4 offsets = {{0}};
+    for (int o = 0; o < p->nops; o++) offsets.s[o] = p->offsets[o];
+    if (err == CL_SUCCESS) err = clSetKernelArg(kernel, 4, sizeof offsets, &offsets);
+    cl_long rows64 = rows;
+    cl_int rows32 = (cl_int)rows;
+    if (err == CL_SUCCESS)
+        err = s->wide ? clSetKernelArg(kernel, 5, sizeof rows64, &rows64)
+                      : clSetKernelArg(kernel, 5, sizeof rows32, &rows32);
+    cl_int rank = nd;
+    if (err == CL_SUCCESS) err = clSetKernelArg(kernel, 6, sizeof rank, &rank);
+    CLB_CL_CHECK(err, "clSetKernelArg");
+
+    if (!s->table) {
+        cl_long8 v64[1 + MAP_OPS];
+        cl_int8 v32[1 + MAP_OPS];
+        for (int a = 0; a < BYVAL_DIMS; a++) {
+            for (int t = 0; t <= MAP_OPS; t++) {
+                int64_t v = a >= nd ? (t == 0 ? 1 : 0) : t == 0 ? AXIS_SHAPE(a) : AXIS_STRIDE(t - 1, a);
+                v64[t].s[a] = v;
+                v32[t].s[a] = (cl_int)v;
+            }
+        }
+        for (int t = 0; t <= MAP_OPS && err == CL_SUCCESS; t++)
+            err = s->wide ? clSetKernelArg(kernel, 7 + (cl_uint)t, sizeof(cl_long8), &v64[t])
+                          : clSetKernelArg(kernel, 7 + (cl_uint)t, sizeof(cl_int8), &v32[t]);
+        CLB_CL_CHECK(err, "clSetKernelArg");
+    } else {
+        /* [shape | strides of out | in0 | in1 | in2] in the kernel's index type. */
+        size_t n = (size_t)(1 + MAP_OPS) * (size_t)nd;
+        size_t isz = s->wide ? sizeof(cl_long) : sizeof(cl_int);
+        host_table = malloc(n * isz);
+        if (!host_table) CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a launch table");
+        for (int t = 0; t <= MAP_OPS; t++) {
+            for (int a = 0; a < nd; a++) {
+                int64_t v = t == 0 ? AXIS_SHAPE(a) : AXIS_STRIDE(t - 1, a);
+                size_t at = (size_t)t * (size_t)nd + (size_t)a;
+                if (s->wide) ((cl_long *)host_table)[at] = v;
+                else ((cl_int *)host_table)[at] = (cl_int)v;
+            }
+        }
+        table = clCreateBuffer(cl->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * isz,
+                               host_table, &err);
+        if (CLB__FAULT(CLB__FAULT_BUFFER)) err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
+        CLB_CL_CHECK(err, "clCreateBuffer");
+        CLB_CL_CHECK(clSetKernelArg(kernel, 7, sizeof(cl_mem), &table), "clSetKernelArg");
+    }
+#undef AXIS_SHAPE
+#undef AXIS_STRIDE
+
+    int64_t chunks = (inner + s->vec - 1) / s->vec;
+    size_t local[2];
+    pick_local(ctx, k, chunks, rows, local);
+    /* Global sizes rounded up to the group; launched in slices so neither
+       dimension exceeds what every device accepts (the kernel bounds-checks). */
+    int64_t gx = (chunks + (int64_t)local[0] - 1) / (int64_t)local[0] * (int64_t)local[0];
+    int64_t gy = (rows + (int64_t)local[1] - 1) / (int64_t)local[1] * (int64_t)local[1];
+    int64_t step_x = ((int64_t)1 << 30) / (int64_t)local[0] * (int64_t)local[0];
+    int64_t step_y = (int64_t)MAX_GROUPS_Y * (int64_t)local[1];
+    for (int64_t y = 0; y < gy; y += step_y) {
+        for (int64_t x = 0; x < gx; x += step_x) {
+            size_t offset[2] = {(size_t)x, (size_t)y};
+            size_t global[2] = {(size_t)(gx - x < step_x ? gx - x : step_x),
+                                (size_t)(gy - y < step_y ? gy - y : step_y)};
+            err = clEnqueueNDRangeKernel(cl->queue, kernel, 2, offset, global, local, 0, NULL,
+                                         NULL);
+            if (CLB__FAULT(CLB__FAULT_ENQUEUE)) err = CL_OUT_OF_RESOURCES;
+            CLB_CL_CHECK(err, "clEnqueueNDRangeKernel");
+        }
+    }
+cleanup:
+    /* The enqueued command holds its own reference to the table. */
+    if (table) clReleaseMemObject(table);
+    free(host_table);
+    return st;
+}
+
+static const char *op_name(const clb__map_op *op)
+{
+    switch (op->kind) {
+    case CLB__MAP_UNARY: return clb_unary_op_name((clb_unary_op)op->op);
+    case CLB__MAP_BINARY: return clb_binary_op_name((clb_binary_op)op->op);
+    case CLB__MAP_WHERE: break;
+    }
+    return "where";
+}
+
+clb_status clb__cl_map(clb_context *ctx, const clb__map_op *op, const clb__plan *plan,
+                       void *const *handles)
+{
+    clb_status st = CLB_OK;
+    clb__cl_context *cl = clb__cl_impl(ctx);
+    clb__plan *piece = NULL;
+    if (plan->numel == 0) return CLB_OK;
+
+    map_spec s = {.op = op, .nin = plan->nops - 1};
+    if (!ctx->info.has_fp64) {
+        bool fp64 = op->compute == CLB_FLOAT64 || op->out == CLB_FLOAT64;
+        for (int i = 0; i < s.nin; i++) fp64 = fp64 || op->in[i] == CLB_FLOAT64;
+        if (fp64)
+            return clb__fail(CLB_ERR_DTYPE,
+                             "%s with float64 operands or results needs float64 arithmetic, which "
+                             "OpenCL device %s does not support (no cl_khr_fp64); use float32 or "
+                             "the host backend (selector \"host\")",
+                             op_name(op), ctx->info.name);
+    }
+
+    /* 32-bit indices unless the plan is too large for them even in pieces. */
+    int64_t piece_shape[CLB__PLAN_MAX_DIMS];
+    int64_t count = 1;
+    s.wide = CLB__FAULT_INDEX64();
+    if (!s.wide && !clb__plan_fits(plan, NULL, clb__plan_piece_limit))
+        s.wide = !clb__plan_split(plan, clb__plan_piece_limit, MAX_PIECES, piece_shape, &count);
+
+    s.table = plan->ndim > BYVAL_DIMS;
+    s.vec = ctx->info.type == CLB_DEVICE_CPU ? 8 : 4;
+
+    uint64_t key = spec_key(&s);
+    clb__cl_kernel *k = clb__cl_kernel_find(cl, CLB__KERNEL_MAP, key);
+    if (!k) CLB_TRY(build_kernel(ctx, &s, key, &k));
+    /* From here the kernel cache is locked until every piece is enqueued. */
+    if (count == 1 || s.wide) {
+        st = launch_piece(ctx, &s, k, plan, handles);
+    } else {
+        piece = malloc(sizeof *piece);
+        if (!piece)
+            st = clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a launch plan");
+        for (int64_t i = 0; i < count && st == CLB_OK; i++) {
+            clb__plan_piece(plan, piece_shape, i, piece);
+            st = launch_piece(ctx, &s, k, piece, handles);
+        }
+    }
+    clb__cl_kernel_unlock(cl);
+cleanup:
+    free(piece);
+    return st;
 }

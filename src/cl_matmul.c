@@ -1,11 +1,396 @@
-/* OpenCL driver for matmul. */
+/* OpenCL driver for batched matmul.
+ *
+ * float32/float64 go to CLBlast: one GemmStridedBatched call when every
+ * operand's batch is a single uniform stride after coalescing (a broadcast
+ * operand has stride 0, which CLBlast 1.5 accepts: it only reads through the
+ * stride), GemmBatched with per-matrix offsets for other broadcast patterns.
+ * Transposed views become CLBlast's transpose flags; an operand that is
+ * neither row- nor column-major (a broadcast or gapped inner axis) is copied
+ * to a contiguous buffer first, the one case where nothing else works.
+ *
+ * Integers, bool and float16 (accumulated in float, which is both more
+ * accurate than CLBlast's half GEMM and needs no cl_khr_fp16) run on
+ * cl/matmul.cl, as does everything in builds without CLBlast. CLBlast keeps
+ * its compiled kernels in memory only, per process. */
 #include "cl_launch.h"
+
+#include "cl_errors.h"
+#include "dtype.h"
+#include "kernels.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#if CLB_HAVE_CLBLAST
+#include <clblast_c.h>
+#endif
+
+/* Coalesced batch loop over out, a, b (operands 0, 1, 2). */
+static clb__plan *batch_plan(const clb__matmul_op *op)
+{
+    clb__plan *plan = malloc(sizeof *plan);
+    if (!plan) return NULL;
+    const int64_t *strides[3] = {op->batch_strides[0], op->batch_strides[1], op->batch_strides[2]};
+    clb__plan_make(plan, 3, op->batch_ndim, op->batch_shape, strides, op->offsets);
+    return plan;
+}
+
+/* Largest element offset operand k reaches. */
+static int64_t max_offset(const clb__matmul_op *op, const clb__plan *plan, int k, int64_t rows,
+                          int64_t cols)
+{
+    int64_t hi = plan->offsets[k] + (rows - 1) * op->row_strides[k] + (cols - 1) * op->col_strides[k];
+    for (int d = 0; d < plan->ndim; d++) hi += (plan->shape[d] - 1) * plan->strides[k][d];
+    return hi;
+}
+
+/* ---- own kernel --------------------------------------------------------------- */
+
+static clb_status run_kernel(clb_context *ctx, const clb__matmul_op *op, const clb__plan *plan,
+                             void *const *handles)
+{
+    clb_status st = CLB_OK;
+    clb__cl_context *cl = clb__cl_impl(ctx);
+    cl_program program = NULL;
+    cl_kernel kernel = NULL;
+    cl_mem table = NULL;
+    cl_int err = CL_SUCCESS;
+    void *host = NULL;
+    const int64_t dims[3][2] = {{op->m, op->n}, {op->m, op->k}, {op->k, op->n}};
+    bool wide = plan->numel > INT32_MAX;
+    for (int k = 0; k < 3; k++) wide = wide || max_offset(op, plan, k, dims[k][0], dims[k][1]) > INT32_MAX;
+    bool wide_table = plan->ndim > CLB__CL_BYVAL_DIMS;
+    clb__kernel_define defs[] = {{"CLB_DTYPE", op->dtype}, {"CLB_INDEX64", wide},
+                                 {"CLB_WIDE_TABLE", wide_table}};
+    char options[CLB__KERNEL_OPTIONS_MAX];
+    CLB_TRY(clb__kernel_options(defs, 3, options, sizeof options));
+    CLB_TRY(clb__program_cache_get(cl->programs, CLB__KERNEL_MATMUL, options, &program));
+    kernel = clCreateKernel(program, clb__kernel_function(CLB__KERNEL_MATMUL), &err);
+    CLB_CL_CHECK(err, "clCreateKernel");
+
+    cl_uint arg = 0;
+    for (int k = 0; k < 3 && err == CL_SUCCESS; k++)
+        err = clSetKernelArg(kernel, arg++, sizeof(cl_mem), &handles[k]);
+    const cl_long scal[12] = {op->m, op->n, op->k, plan->offsets[0], plan->offsets[1],
+                              plan->offsets[2], op->row_strides[0], op->col_strides[0],
+                              op->row_strides[1], op->col_strides[1], op->row_strides[2],
+                              op->col_strides[2]};
+    for (int i = 0; i < 12 && err == CL_SUCCESS; i++) {
+        cl_int narrow = (cl_int)scal[i];
+        err = wide ? clSetKernelArg(kernel, arg++, sizeof(cl_long), &scal[i])
+                   : clSetKernelArg(kernel, arg++, sizeof(cl_int), &narrow);
+    }
+    cl_int nd = plan->ndim;
+    if (err == CL_SUCCESS) err = clSetKernelArg(kernel, arg++, sizeof nd, &nd);
+    CLB_CL_CHECK(err, "clSetKernelArg");
+    if (!wide_table) {
+        for (int c = 0; c < 4 && err == CL_SUCCESS; c++) {
+            cl_long8 v64;
+            cl_int8 v32;
+            for (int d = 0; d < 8; d++) {
+                int64_t v = d >= plan->ndim ? 0 : c == 0 ? plan->shape[d] : plan->strides[c - 1][d];
+                v64.s[d] = v;
+                v32.s[d] = (cl_int)v;
+            }
+            err = wide ? clSetKernelArg(kernel, arg++, sizeof v64, &v64)
+                       : clSetKernelArg(kernel, arg++, sizeof v32, &v32);
+        }
+        CLB_CL_CHECK(err, "clSetKernelArg");
+    } else {
+        size_t n = 4 * (size_t)plan->ndim, isz = wide ? 8 : 4;
+        host = malloc(n * isz);
+        if (!host) CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a matmul batch table");
+        for (int c = 0; c < 4; c++)
+            for (int d = 0; d < plan->ndim; d++) {
+                int64_t v = c == 0 ? plan->shape[d] : plan->strides[c - 1][d];
+                size_t at = (size_t)c * (size_t)plan->ndim + (size_t)d;
+                if (wide) ((cl_long *)host)[at] = v;
+                else ((cl_int *)host)[at] = (cl_int)v;
+            }
+        table = clCreateBuffer(cl->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * isz, host, &err);
+        CLB_CL_CHECK(err, "clCreateBuffer");
+        CLB_CL_CHECK(clSetKernelArg(kernel, arg, sizeof(cl_mem), &table), "clSetKernelArg");
+    }
+    /* 16-wide tiles along n so neighbouring items read neighbouring b columns. */
+    size_t local[3] = {16, 1, 1};
+    size_t global[3] = {((size_t)op->n + 15) / 16 * 16, (size_t)op->m, (size_t)plan->numel};
+    size_t kmax = 1;
+    CLB_CL_CHECK(clGetKernelWorkGroupInfo(kernel, cl->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax,
+                                          &kmax, NULL),
+                 "clGetKernelWorkGroupInfo");
+    if (kmax < 16 || cl->max_item_size < 16) local[0] = 1;
+    CLB_CL_CHECK(clEnqueueNDRangeKernel(cl->queue, kernel, 3, NULL, global, local, 0, NULL, NULL),
+                 "clEnqueueNDRangeKernel");
+cleanup:
+    free(host);
+    if (kernel) clReleaseKernel(kernel);
+    if (table) clReleaseMemObject(table);
+    return st;
+}
+
+/* ---- CLBlast -------------------------------------------------------------------- */
+
+#if CLB_HAVE_CLBLAST
+
+static const char *clblast_status_name(CLBlastStatusCode s)
+{
+    switch (s) {
+#define CLB_CLBLAST_NAME(x) case x: return #x;
+    CLB_CLBLAST_NAME(CLBlastOpenCLCompilerNotAvailable)
+    CLB_CLBLAST_NAME(CLBlastTempBufferAllocFailure)
+    CLB_CLBLAST_NAME(CLBlastOpenCLOutOfResources)
+    CLB_CLBLAST_NAME(CLBlastOpenCLOutOfHostMemory)
+    CLB_CLBLAST_NAME(CLBlastOpenCLBuildProgramFailure)
+    CLB_CLBLAST_NAME(CLBlastInvalidValue)
+    CLB_CLBLAST_NAME(CLBlastInvalidCommandQueue)
+    CLB_CLBLAST_NAME(CLBlastInvalidMemObject)
+    CLB_CLBLAST_NAME(CLBlastInvalidBinary)
+    CLB_CLBLAST_NAME(CLBlastInvalidBuildOptions)
+    CLB_CLBLAST_NAME(CLBlastInvalidProgram)
+    CLB_CLBLAST_NAME(CLBlastInvalidProgramExecutable)
+    CLB_CLBLAST_NAME(CLBlastInvalidKernelName)
+    CLB_CLBLAST_NAME(CLBlastInvalidKernelDefinition)
+    CLB_CLBLAST_NAME(CLBlastInvalidKernel)
+    CLB_CLBLAST_NAME(CLBlastInvalidArgIndex)
+    CLB_CLBLAST_NAME(CLBlastInvalidArgValue)
+    CLB_CLBLAST_NAME(CLBlastInvalidArgSize)
+    CLB_CLBLAST_NAME(CLBlastInvalidKernelArgs)
+    CLB_CLBLAST_NAME(CLBlastInvalidLocalNumDimensions)
+    CLB_CLBLAST_NAME(CLBlastInvalidLocalThreadsTotal)
+    CLB_CLBLAST_NAME(CLBlastInvalidLocalThreadsDim)
+    CLB_CLBLAST_NAME(CLBlastInvalidGlobalOffset)
+    CLB_CLBLAST_NAME(CLBlastInvalidEventWaitList)
+    CLB_CLBLAST_NAME(CLBlastInvalidEvent)
+    CLB_CLBLAST_NAME(CLBlastInvalidOperation)
+    CLB_CLBLAST_NAME(CLBlastInvalidBufferSize)
+    CLB_CLBLAST_NAME(CLBlastInvalidGlobalWorkSize)
+    CLB_CLBLAST_NAME(CLBlastNotImplemented)
+    CLB_CLBLAST_NAME(CLBlastInvalidMatrixA)
+    CLB_CLBLAST_NAME(CLBlastInvalidMatrixB)
+    CLB_CLBLAST_NAME(CLBlastInvalidMatrixC)
+    CLB_CLBLAST_NAME(CLBlastInvalidDimension)
+    CLB_CLBLAST_NAME(CLBlastInvalidLeadDimA)
+    CLB_CLBLAST_NAME(CLBlastInvalidLeadDimB)
+    CLB_CLBLAST_NAME(CLBlastInvalidLeadDimC)
+    CLB_CLBLAST_NAME(CLBlastInsufficientMemoryA)
+    CLB_CLBLAST_NAME(CLBlastInsufficientMemoryB)
+    CLB_CLBLAST_NAME(CLBlastInsufficientMemoryC)
+    CLB_CLBLAST_NAME(CLBlastInsufficientMemoryTemp)
+    CLB_CLBLAST_NAME(CLBlastInvalidBatchCount)
+    CLB_CLBLAST_NAME(CLBlastInvalidOverrideKernel)
+    CLB_CLBLAST_NAME(CLBlastMissingOverrideParameter)
+    CLB_CLBLAST_NAME(CLBlastInvalidLocalMemUsage)
+    CLB_CLBLAST_NAME(CLBlastNoHalfPrecision)
+    CLB_CLBLAST_NAME(CLBlastNoDoublePrecision)
+    CLB_CLBLAST_NAME(CLBlastDatabaseError)
+    CLB_CLBLAST_NAME(CLBlastUnknownError)
+    CLB_CLBLAST_NAME(CLBlastUnexpectedError)
+#undef CLB_CLBLAST_NAME
+    default: return "an unknown CLBlast status";
+    }
+}
+
+/* How CLBlast reads a rows x cols operand with element strides (rs, cs):
+   row-major (no transpose, ld = rs) or column-major (transpose, ld = cs).
+   Single rows or columns take any stride along the missing axis. */
+static bool gemm_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs, CLBlastTranspose *trans,
+                        size_t *ld)
+{
+    if ((cs == 1 || cols == 1) && (rows == 1 || rs >= cols)) {
+        *trans = CLBlastTransposeNo;
+        *ld = (size_t)(rows == 1 ? cols : rs);
+        return true;
+    }
+    if ((rs == 1 || rows == 1) && (cols == 1 || cs >= rows)) {
+        *trans = CLBlastTransposeYes;
+        *ld = (size_t)(cols == 1 ? rows : cs);
+        return true;
+    }
+    return false;
+}
+
+/* Per-matrix offsets of the three operands, for GemmBatched. */
+typedef struct offset_lists {
+    size_t *o[3];
+    size_t n;
+} offset_lists;
+
+static void collect_offsets(const int64_t *offsets, void *user)
+{
+    offset_lists *l = user;
+    for (int k = 0; k < 3; k++) l->o[k][l->n] = (size_t)offsets[k];
+    l->n++;
+}
+
+static clb_status gemm_fail(CLBlastStatusCode s, const char *routine, const clb__matmul_op *op)
+{
+    return clb__fail(s == CLBlastTempBufferAllocFailure || s == CLBlastOpenCLOutOfResources ||
+                             s == CLBlastOpenCLOutOfHostMemory
+                         ? CLB_ERR_OUT_OF_MEMORY
+                         : CLB_ERR_OPENCL,
+                     "CLBlast %s (%s, m=%lld n=%lld k=%lld) failed: %s (%d)", routine,
+                     clb_dtype_name(op->dtype), (long long)op->m, (long long)op->n,
+                     (long long)op->k, clblast_status_name(s), (int)s);
+}
+
+/* Copies operand k (1 = a, 2 = b) of op into a fresh contiguous buffer holding
+   every matrix of the broadcast batch, and points op at it. */
+static clb_status make_contiguous(clb_context *ctx, clb__matmul_op *op, int k, void **handles,
+                                  cl_mem *owned)
+{
+    clb_status st = CLB_OK;
+    cl_int err = CL_SUCCESS;
+    clb__plan *plan = NULL;
+    int nd = op->batch_ndim + 2;
+    int64_t rows = k == 1 ? op->m : op->k, cols = k == 1 ? op->k : op->n;
+    int64_t shape[CLB_MAX_DIMS + 2], src[CLB_MAX_DIMS + 2], dst[CLB_MAX_DIMS + 2];
+    memcpy(shape, op->batch_shape, (size_t)op->batch_ndim * sizeof(int64_t));
+    memcpy(src, op->batch_strides[k], (size_t)op->batch_ndim * sizeof(int64_t));
+    shape[nd - 2] = rows, shape[nd - 1] = cols;
+    src[nd - 2] = op->row_strides[k], src[nd - 1] = op->col_strides[k];
+    int64_t total = 1;
+    for (int d = nd - 1; d >= 0; d--) {
+        dst[d] = total;
+        total *= shape[d];
+    }
+    *owned = clCreateBuffer(clb__cl_impl(ctx)->context, CL_MEM_READ_WRITE,
+                            (size_t)total * clb_dtype_size(op->dtype), NULL, &err);
+    CLB_CL_CHECK(err, "clCreateBuffer (contiguous matmul operand)");
+    plan = malloc(sizeof *plan);
+    if (!plan) CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a copy plan");
+    const int64_t *strides[2] = {dst, src};
+    const int64_t offs[2] = {0, op->offsets[k]};
+    clb__plan_make(plan, 2, nd, shape, strides, offs);
+    void *h[2] = {*owned, handles[k]};
+    const clb_dtype dts[2] = {op->dtype, op->dtype};
+    CLB_TRY(clb__cl_copy(ctx, plan, h, dts));
+    handles[k] = *owned;
+    op->offsets[k] = 0;
+    memcpy(op->batch_strides[k], dst, (size_t)op->batch_ndim * sizeof(int64_t));
+    op->row_strides[k] = cols, op->col_strides[k] = 1;
+cleanup:
+    free(plan);
+    return st;
+}
+
+static clb_status run_clblast(clb_context *ctx, const clb__matmul_op *op_in, void *const *handles_in)
+{
+    clb_status st = CLB_OK;
+    clb__cl_context *cl = clb__cl_impl(ctx);
+    clb__matmul_op *op = malloc(sizeof *op);
+    clb__plan *plan = NULL;
+    cl_mem owned[3] = {NULL, NULL, NULL};
+    offset_lists lists = {{NULL, NULL, NULL}, 0};
+    void *alphas = NULL, *betas = NULL;
+    void *handles[3] = {handles_in[0], handles_in[1], handles_in[2]};
+    if (!op) return clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a matmul");
+    *op = *op_in;
+
+    CLBlastTranspose ta, tb;
+    size_t lda = 0, ldb = 0, ldc = (size_t)op->n;
+    if (!gemm_layout(op->m, op->k, op->row_strides[1], op->col_strides[1], &ta, &lda))
+        CLB_TRY(make_contiguous(ctx, op, 1, handles, &owned[1]));
+    if (!gemm_layout(op->k, op->n, op->row_strides[2], op->col_strides[2], &tb, &ldb))
+        CLB_TRY(make_contiguous(ctx, op, 2, handles, &owned[2]));
+    gemm_layout(op->m, op->k, op->row_strides[1], op->col_strides[1], &ta, &lda);
+    gemm_layout(op->k, op->n, op->row_strides[2], op->col_strides[2], &tb, &ldb);
+
+    plan = batch_plan(op);
+    if (!plan) CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a matmul batch plan");
+    cl_mem A = handles[1], B = handles[2], C = handles[0];
+    size_t m = (size_t)op->m, n = (size_t)op->n, k = (size_t)op->k;
+    bool dbl = op->dtype == CLB_FLOAT64;
+    CLBlastStatusCode s;
+    if (plan->ndim <= 1) {
+        /* Uniform batch: one strided-batched call (stride 0 = broadcast operand). */
+        size_t count = (size_t)plan->numel;
+        size_t so[3];
+        /* CLBlast refuses a zero C stride even for one matrix (InvalidDimension);
+           with one matrix no stride is ever applied, so any value serves. */
+        for (int q = 0; q < 3; q++) so[q] = plan->ndim == 1 ? (size_t)plan->strides[q][0] : 1;
+        size_t oa = (size_t)plan->offsets[1], ob = (size_t)plan->offsets[2], oc = (size_t)plan->offsets[0];
+        if (dbl)
+            s = CLBlastDgemmStridedBatched(CLBlastLayoutRowMajor, ta, tb, m, n, k, 1.0, A, oa, lda,
+                                           so[1], B, ob, ldb, so[2], 0.0, C, oc, ldc, so[0], count,
+                                           &cl->queue, NULL);
+        else
+            s = CLBlastSgemmStridedBatched(CLBlastLayoutRowMajor, ta, tb, m, n, k, 1.0f, A, oa, lda,
+                                           so[1], B, ob, ldb, so[2], 0.0f, C, oc, ldc, so[0], count,
+                                           &cl->queue, NULL);
+        if (s != CLBlastSuccess) {
+            st = gemm_fail(s, "GemmStridedBatched", op);
+            goto cleanup;
+        }
+    } else {
+        /* Broadcast patterns no single stride describes: one offset per matrix. */
+        size_t count = (size_t)plan->numel, esz = dbl ? sizeof(double) : sizeof(float);
+        for (int q = 0; q < 3; q++) lists.o[q] = malloc(count * sizeof(size_t));
+        alphas = malloc(count * esz);
+        betas = malloc(count * esz);
+        if (!lists.o[0] || !lists.o[1] || !lists.o[2] || !alphas || !betas)
+            CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory for %zu matmul offsets", count);
+        for (size_t i = 0; i < count; i++) {
+            if (dbl) ((double *)alphas)[i] = 1.0, ((double *)betas)[i] = 0.0;
+            else ((float *)alphas)[i] = 1.0f, ((float *)betas)[i] = 0.0f;
+        }
+        clb__plan_for_each(plan, collect_offsets, &lists);
+        if (dbl)
+            s = CLBlastDgemmBatched(CLBlastLayoutRowMajor, ta, tb, m, n, k, alphas, A, lists.o[1],
+                                    lda, B, lists.o[2], ldb, betas, C, lists.o[0], ldc, count,
+                                    &cl->queue, NULL);
+        else
+            s = CLBlastSgemmBatched(CLBlastLayoutRowMajor, ta, tb, m, n, k, alphas, A, lists.o[1],
+                                    lda, B, lists.o[2], ldb, betas, C, lists.o[0], ldc, count,
+                                    &cl->queue, NULL);
+        if (s != CLBlastSuccess) {
+            st = gemm_fail(s, "GemmBatched", op);
+            goto cleanup;
+        }
+    }
+cleanup:
+    for (int q = 0; q < 3; q++) {
+        free(lists.o[q]);
+        if (owned[q]) clReleaseMemObject(owned[q]);
+    }
+    free(alphas);
+    free(betas);
+    free(plan);
+    free(op);
+    return st;
+}
+#endif /* CLB_HAVE_CLBLAST */
+
+/* k = 0: every output element is an empty sum. The output is fresh and contiguous. */
+static clb_status fill_zero(clb_context *ctx, const clb__matmul_op *op, void *out)
+{
+    int64_t count = op->m * op->n;
+    for (int d = 0; d < op->batch_ndim; d++) count *= op->batch_shape[d];
+    size_t esz = clb_dtype_size(op->dtype);
+    const uint64_t zero = 0;
+    cl_int err = clEnqueueFillBuffer(clb__cl_impl(ctx)->queue, (cl_mem)out, &zero, esz,
+                                     (size_t)op->offsets[0] * esz, (size_t)count * esz, 0, NULL, NULL);
+    return err == CL_SUCCESS ? CLB_OK : clb__cl_fail(err, "clEnqueueFillBuffer");
+}
 
 clb_status clb__cl_matmul(clb_context *ctx, const clb__matmul_op *op, void *const *handles)
 {
-    (void)op, (void)handles;
-    return clb__fail(CLB_ERR_UNSUPPORTED,
-                     "matmul is not yet available on OpenCL device %s in this version; use the "
-                     "host backend (selector \"host\")",
-                     ctx->info.name);
+    if (op->dtype == CLB_FLOAT64 && !ctx->info.has_fp64)
+        return clb__fail(CLB_ERR_DTYPE,
+                         "matmul of float64 needs float64 arithmetic, which OpenCL device %s does "
+                         "not support (no cl_khr_fp64); use float32 or the host backend",
+                         ctx->info.name);
+    if (op->k == 0) return fill_zero(ctx, op, handles[0]);
+#if CLB_HAVE_CLBLAST
+    /* CLB_MATMUL_IMPL=kernel sends float matrices to our own kernel instead
+       (benchmarks compare the two; also a way around a CLBlast problem). */
+    const char *impl = getenv("CLB_MATMUL_IMPL");
+    bool own = impl && strcmp(impl, "kernel") == 0;
+    if (!own && (op->dtype == CLB_FLOAT32 || op->dtype == CLB_FLOAT64))
+        return run_clblast(ctx, op, handles);
+#endif
+    clb__plan *plan = batch_plan(op);
+    if (!plan) return clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a matmul batch plan");
+    clb_status st = run_kernel(ctx, op, plan, handles);
+    free(plan);
+    return st;
 }

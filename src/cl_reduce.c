@@ -1,12 +1,411 @@
-/* OpenCL driver for reductions. */
+/* Driver of cl/reduce.cl: splits the op layer's plan into kept and reduced
+   stride tables, picks the work-group shape (row or column walk), and runs one
+   pass, or two when a single work-group per output would leave the device
+   mostly idle (few outputs, long reductions). */
 #include "cl_launch.h"
 
-clb_status clb__cl_reduce(clb_context *ctx, const clb__reduce_op *op, const clb__plan *plan,
-                            void *const *handles)
+#include "cl_errors.h"
+#include "dtype.h"
+#include "kernels.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The input seen as kept x reduced axes, both row-major (innermost last). */
+typedef struct reduce_tables {
+    int kept_ndim, red_ndim;
+    int64_t kshape[CLB__PLAN_MAX_DIMS], kstride[CLB__PLAN_MAX_DIMS];
+    int64_t rshape[CLB__PLAN_MAX_DIMS], rstride[CLB__PLAN_MAX_DIMS];
+    int64_t kept_numel, red_numel;
+    int64_t in_offset, out_offset;
+} reduce_tables;
+
+/* One launch of the kernel. */
+typedef struct reduce_launch {
+    clb_dtype in, acc, out;
+    clb_reduce_op op;
+    bool final;
+    int64_t count; /* MEAN's divisor */
+    cl_mem src, dst;
+} reduce_launch;
+
+static int64_t abs64(int64_t v)
 {
-    (void)op, (void)plan, (void)handles;
-    return clb__fail(CLB_ERR_UNSUPPORTED,
-                     "reductions are not yet available on OpenCL device %s in this version; use "
-                     "the host backend (selector \"host\")",
-                     ctx->info.name);
+    return v < 0 ? -v : v;
+}
+
+static int64_t pow2_at_least(int64_t v)
+{
+    int64_t p = 1;
+    while (p < v) p *= 2;
+    return p;
+}
+
+/* The plan orders axes by the output's stride, so kept axes (nonzero output
+   stride) come first in output row-major order, and reduced axes (stride 0)
+   follow sorted by input stride and already coalesced: the innermost reduced
+   axis is the input's fastest-moving one. An empty input keeps no axes: every
+   output is the identity and no element is read. */
+static void split_plan(const clb__plan *plan, const clb__reduce_op *op, reduce_tables *t)
+{
+    memset(t, 0, offsetof(reduce_tables, kshape));
+    t->kept_numel = op->out_numel;
+    t->red_numel = 1;
+    t->in_offset = plan->offsets[1];
+    t->out_offset = plan->offsets[0];
+    if (plan->numel == 0) {
+        t->kshape[0] = op->out_numel, t->kstride[0] = 0, t->kept_ndim = 1;
+        t->red_numel = 0;
+    } else {
+        for (int d = 0; d < plan->ndim; d++) {
+            if (plan->strides[0][d] != 0) {
+                t->kshape[t->kept_ndim] = plan->shape[d];
+                t->kstride[t->kept_ndim++] = plan->strides[1][d];
+            } else {
+                t->rshape[t->red_ndim] = plan->shape[d];
+                t->rstride[t->red_ndim++] = plan->strides[1][d];
+                t->red_numel *= plan->shape[d];
+            }
+        }
+    }
+    if (t->red_ndim == 0) { /* nothing reduced (or empty): one element per output */
+        t->rshape[0] = t->red_numel == 0 ? 0 : 1;
+        t->rstride[0] = 0;
+        t->red_ndim = 1;
+    }
+}
+
+/* Accumulator dtype: see cl/reduce.cl. */
+static clb_dtype accumulator(clb_reduce_op op, clb_dtype in)
+{
+    if (in == CLB_FLOAT64 || (op == CLB_MEAN && !clb__dtype_is_float(in))) return CLB_FLOAT64;
+    if (clb__dtype_is_float(in)) return CLB_FLOAT32;
+    if (op == CLB_SUM || op == CLB_PROD || clb__dtype_is_unsigned(in)) return CLB_UINT64;
+    return CLB_INT64;
+}
+
+static clb_status set_tables(clb__cl_context *cl, cl_kernel kernel, const reduce_tables *t,
+                             bool wide, cl_uint arg, cl_mem *table)
+{
+    clb_status st = CLB_OK;
+    cl_int err = CL_SUCCESS;
+    const int64_t *cols[4] = {t->kshape, t->kstride, t->rshape, t->rstride};
+    const int lens[4] = {t->kept_ndim, t->kept_ndim, t->red_ndim, t->red_ndim};
+    void *host = NULL;
+    if (t->kept_ndim <= CLB__CL_BYVAL_DIMS && t->red_ndim <= CLB__CL_BYVAL_DIMS) {
+        for (int c = 0; c < 4 && err == CL_SUCCESS; c++) {
+            cl_long8 v64;
+            cl_int8 v32;
+            for (int d = 0; d < 8; d++) {
+                int64_t v = d < lens[c] ? cols[c][d] : 0;
+                v64.s[d] = v;
+                v32.s[d] = (cl_int)v;
+            }
+            err = wide ? clSetKernelArg(kernel, arg++, sizeof v64, &v64)
+                       : clSetKernelArg(kernel, arg++, sizeof v32, &v32);
+        }
+        CLB_CL_CHECK(err, "clSetKernelArg");
+        return CLB_OK;
+    }
+    size_t n = 2 * (size_t)(t->kept_ndim + t->red_ndim), isz = wide ? 8 : 4, at = 0;
+    host = malloc(n * isz);
+    if (!host) CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a reduction's stride table");
+    for (int c = 0; c < 4; c++)
+        for (int d = 0; d < lens[c]; d++, at++) {
+            if (wide) ((cl_long *)host)[at] = cols[c][d];
+            else ((cl_int *)host)[at] = (cl_int)cols[c][d];
+        }
+    *table = clCreateBuffer(cl->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * isz, host, &err);
+    CLB_CL_CHECK(err, "clCreateBuffer");
+    CLB_CL_CHECK(clSetKernelArg(kernel, arg, sizeof(cl_mem), table), "clSetKernelArg");
+cleanup:
+    free(host);
+    return st;
+}
+
+/* Largest power-of-two work-group size the kernel allows, capped at 256 (the
+   tree's local memory and enough lanes to hide memory latency on GPUs). */
+static clb_status work_group_size(clb__cl_context *cl, cl_kernel kernel, int64_t *wg)
+{
+    size_t kmax = 1;
+    cl_int err = clGetKernelWorkGroupInfo(kernel, cl->device, CL_KERNEL_WORK_GROUP_SIZE,
+                                          sizeof kmax, &kmax, NULL);
+    if (err != CL_SUCCESS)
+        return clb__cl_fail(err, "clGetKernelWorkGroupInfo(CL_KERNEL_WORK_GROUP_SIZE)");
+    if (kmax > cl->max_item_size) kmax = cl->max_item_size;
+    int64_t w = 1;
+    while (w * 2 <= (int64_t)kmax && w < 256) w *= 2;
+    *wg = w;
+    return CLB_OK;
+}
+
+static clb_status build(clb_context *ctx, const reduce_launch *l, bool wide, bool wide_table,
+                        cl_kernel *kernel)
+{
+    clb__kernel_define defs[] = {{"CLB_IN_DTYPE", l->in},   {"CLB_OUT_DTYPE", l->out},
+                                 {"CLB_ACC_DTYPE", l->acc}, {"CLB_OP", l->op},
+                                 {"CLB_FINAL", l->final},   {"CLB_INDEX64", wide},
+                                 {"CLB_WIDE_TABLE", wide_table}};
+    char options[CLB__KERNEL_OPTIONS_MAX];
+    cl_program program = NULL;
+    cl_int err = CL_SUCCESS;
+    clb_status st = clb__kernel_options(defs, (int)(sizeof defs / sizeof defs[0]), options,
+                                        sizeof options);
+    if (st == CLB_OK)
+        st = clb__program_cache_get(clb__cl_impl(ctx)->programs, CLB__KERNEL_REDUCE, options,
+                                    &program);
+    if (st != CLB_OK) return st;
+    *kernel = clCreateKernel(program, clb__kernel_function(CLB__KERNEL_REDUCE), &err);
+    return err == CL_SUCCESS ? CLB_OK : clb__cl_fail(err, "clCreateKernel");
+}
+
+/* Enqueues one pass over t with `chunks_wanted` groups along the reduced range
+   (clb__cl_reduce sized the partial buffer for that many). */
+static clb_status run_pass(clb_context *ctx, const reduce_launch *l, const reduce_tables *t,
+                           int64_t chunks_wanted)
+{
+    clb_status st = CLB_OK;
+    clb__cl_context *cl = clb__cl_impl(ctx);
+    cl_kernel kernel = NULL;
+    cl_mem table = NULL;
+    cl_int err = CL_SUCCESS;
+    bool wide_table = t->kept_ndim > CLB__CL_BYVAL_DIMS || t->red_ndim > CLB__CL_BYVAL_DIMS;
+
+    /* 32-bit indices unless some index, offset or the walk's overshoot needs more. */
+    int64_t span_hi = t->in_offset, span_lo = t->in_offset;
+    for (int d = 0; d < t->kept_ndim; d++) {
+        int64_t s = (t->kshape[d] > 0 ? t->kshape[d] - 1 : 0) * t->kstride[d];
+        if (s > 0) span_hi += s; else span_lo += s;
+    }
+    for (int d = 0; d < t->red_ndim; d++) {
+        int64_t s = (t->rshape[d] > 0 ? t->rshape[d] - 1 : 0) * t->rstride[d];
+        if (s > 0) span_hi += s; else span_lo += s;
+    }
+    int64_t margin = (int64_t)1 << 20;
+    bool wide = span_lo < 0 || span_hi > INT32_MAX - margin ||
+                t->red_numel > INT32_MAX - 2 * margin ||
+                t->kept_numel * (chunks_wanted > 0 ? chunks_wanted : 1) > INT32_MAX - margin ||
+                t->out_offset + t->kept_numel > INT32_MAX - margin;
+
+    CLB_TRY(build(ctx, l, wide, wide_table, &kernel));
+    int64_t wg = 1;
+    CLB_TRY(work_group_size(cl, kernel, &wg));
+
+    /* Lanes go along whichever of the two innermost axes moves fastest in memory;
+       leftover lanes go to the other side. */
+    int64_t kin = t->kept_ndim > 0 ? abs64(t->kstride[t->kept_ndim - 1]) : INT64_MAX;
+    int64_t rin = abs64(t->rstride[t->red_ndim - 1]);
+    bool row = t->kept_numel <= 1 || (rin < kin && t->red_numel > 1);
+    int64_t lx, ly;
+    if (row) {
+        ly = pow2_at_least(t->red_numel > 0 ? t->red_numel : 1);
+        if (ly > wg) ly = wg;
+        lx = wg / ly;
+    } else {
+        lx = pow2_at_least(t->kept_numel);
+        if (lx > wg) lx = wg;
+        ly = wg / lx;
+    }
+    int64_t groups_x = (t->kept_numel + lx - 1) / lx;
+
+    int64_t chunks = chunks_wanted > 1 ? chunks_wanted : 1;
+    int64_t chunk = (t->red_numel + chunks - 1) / chunks;
+    if (chunk < 1) chunk = 1;
+    cl_mem mems[2] = {l->dst, l->src};
+    cl_long scal[5] = {l->final ? t->out_offset : 0, t->in_offset, t->kept_numel, t->red_numel,
+                       chunk};
+    cl_int ints[4] = {t->kept_ndim, t->red_ndim, (cl_int)lx, (cl_int)ly};
+    cl_long count = l->count;
+    cl_uint arg = 0;
+    err = clSetKernelArg(kernel, arg++, sizeof(cl_mem), &mems[0]);
+    if (err == CL_SUCCESS) err = clSetKernelArg(kernel, arg++, sizeof(cl_mem), &mems[1]);
+    for (int i = 0; i < 5 && err == CL_SUCCESS; i++) {
+        cl_int narrow = (cl_int)scal[i];
+        err = wide ? clSetKernelArg(kernel, arg++, sizeof(cl_long), &scal[i])
+                   : clSetKernelArg(kernel, arg++, sizeof(cl_int), &narrow);
+    }
+    for (int i = 0; i < 4 && err == CL_SUCCESS; i++)
+        err = clSetKernelArg(kernel, arg++, sizeof(cl_int), &ints[i]);
+    if (err == CL_SUCCESS) err = clSetKernelArg(kernel, arg++, sizeof count, &count);
+    if (err == CL_SUCCESS)
+        err = clSetKernelArg(kernel, arg++, (size_t)wg * clb_dtype_size(l->acc), NULL);
+    CLB_CL_CHECK(err, "clSetKernelArg");
+    CLB_TRY(set_tables(cl, kernel, t, wide, arg, &table));
+
+    size_t local[2] = {(size_t)wg, 1}, global[2] = {(size_t)(groups_x * wg), (size_t)chunks};
+    CLB_CL_CHECK(clEnqueueNDRangeKernel(cl->queue, kernel, 2, NULL, global, local, 0, NULL, NULL),
+                 "clEnqueueNDRangeKernel");
+cleanup:
+    if (kernel) clReleaseKernel(kernel);
+    if (table) clReleaseMemObject(table);
+    return st;
+}
+
+/* The CPU fast paths of cl/reduce.cl (see there): which one fits t, if any. */
+typedef enum fast_kind { FAST_NONE = 0, FAST_ROWS, FAST_COLS } fast_kind;
+
+static fast_kind fast_path(const clb_context *ctx, const reduce_launch *l, const reduce_tables *t)
+{
+    bool kahan = (l->op == CLB_SUM || l->op == CLB_MEAN) && clb__dtype_is_float(l->in);
+    if (ctx->info.type != CLB_DEVICE_CPU || !kahan || t->red_numel == 0) return FAST_NONE;
+    int64_t len = t->rshape[t->red_ndim - 1];
+    if (t->rstride[t->red_ndim - 1] == 1 && len % 16 == 0 && len >= 64) return FAST_ROWS;
+    if (t->kept_ndim > 0 && t->kstride[t->kept_ndim - 1] == 1 && t->kshape[t->kept_ndim - 1] % 16 == 0)
+        return FAST_COLS;
+    return FAST_NONE;
+}
+
+/* 16-wide output vectors per column item: up to 16 (1 KiB of float32 per
+   reduced step), dividing the contiguous kept extent. */
+static int64_t col_width(const reduce_tables *t)
+{
+    int64_t vectors = t->kshape[t->kept_ndim - 1] / 16, w = 16;
+    while (vectors % w != 0) w--;
+    return w;
+}
+
+/* Items the fast paths aim for: enough for every thread to take many. */
+#define FAST_ITEMS (getenv("XITEMS") ? atoi(getenv("XITEMS")) : 256)
+
+/* Enqueues a fast-path pass with `chunks` items per output (row) or per 16
+   outputs (column). */
+static clb_status run_fast(clb_context *ctx, const reduce_launch *l, const reduce_tables *t,
+                           fast_kind kind, int64_t chunks)
+{
+    clb_status st = CLB_OK;
+    clb__cl_context *cl = clb__cl_impl(ctx);
+    cl_program program = NULL;
+    cl_kernel kernel = NULL;
+    cl_mem table = NULL;
+    cl_int err = CL_SUCCESS;
+    bool wide_table = t->kept_ndim > CLB__CL_BYVAL_DIMS || t->red_ndim > CLB__CL_BYVAL_DIMS;
+    int64_t span = t->in_offset + t->kept_numel * chunks;
+    for (int d = 0; d < t->kept_ndim; d++) span += (t->kshape[d] - 1) * abs64(t->kstride[d]);
+    for (int d = 0; d < t->red_ndim; d++) span += (t->rshape[d] - 1) * abs64(t->rstride[d]);
+    bool wide = span > INT32_MAX - ((int64_t)1 << 20) || t->red_numel > INT32_MAX / 2;
+    clb__kernel_define defs[] = {{"CLB_IN_DTYPE", l->in},   {"CLB_OUT_DTYPE", l->out},
+                                 {"CLB_ACC_DTYPE", l->acc}, {"CLB_OP", l->op},
+                                 {"CLB_FINAL", l->final},   {"CLB_INDEX64", wide},
+                                 {"CLB_WIDE_TABLE", wide_table}};
+    char options[CLB__KERNEL_OPTIONS_MAX];
+    CLB_TRY(clb__kernel_options(defs, (int)(sizeof defs / sizeof defs[0]), options, sizeof options));
+    CLB_TRY(clb__program_cache_get(cl->programs, CLB__KERNEL_REDUCE, options, &program));
+    kernel = clCreateKernel(program, kind == FAST_ROWS ? "clb_reduce_rows" : "clb_reduce_cols", &err);
+    CLB_CL_CHECK(err, "clCreateKernel");
+
+    int64_t extent = kind == FAST_ROWS ? t->red_numel / t->rshape[t->red_ndim - 1] : t->red_numel;
+    int64_t chunk = (extent + chunks - 1) / chunks;
+    int64_t owners = kind == FAST_ROWS ? t->kept_numel : t->kept_numel / (16 * col_width(t));
+    cl_mem mems[2] = {l->dst, l->src};
+    cl_long scal[5] = {l->final ? t->out_offset : 0, t->in_offset, t->kept_numel, extent, chunk};
+    cl_int ints[4] = {t->kept_ndim, t->red_ndim, (cl_int)chunks, (cl_int)col_width(t)};
+    cl_long count = l->count;
+    cl_uint arg = 0;
+    err = clSetKernelArg(kernel, arg++, sizeof(cl_mem), &mems[0]);
+    if (err == CL_SUCCESS) err = clSetKernelArg(kernel, arg++, sizeof(cl_mem), &mems[1]);
+    for (int i = 0; i < 5 && err == CL_SUCCESS; i++) {
+        cl_int narrow = (cl_int)scal[i];
+        err = wide ? clSetKernelArg(kernel, arg++, sizeof(cl_long), &scal[i])
+                   : clSetKernelArg(kernel, arg++, sizeof(cl_int), &narrow);
+    }
+    for (int i = 0; i < (kind == FAST_ROWS ? 3 : 4) && err == CL_SUCCESS; i++)
+        err = clSetKernelArg(kernel, arg++, sizeof(cl_int), &ints[i]);
+    if (err == CL_SUCCESS) err = clSetKernelArg(kernel, arg++, sizeof count, &count);
+    CLB_CL_CHECK(err, "clSetKernelArg");
+    CLB_TRY(set_tables(cl, kernel, t, wide, arg, &table));
+    size_t global = (size_t)(owners * chunks);
+    size_t lsz = getenv("XLOCAL") ? (size_t)atoi(getenv("XLOCAL")) : 0;
+    CLB_CL_CHECK(clEnqueueNDRangeKernel(cl->queue, kernel, 1, NULL, &global, lsz ? &lsz : NULL, 0, NULL, NULL),
+                 "clEnqueueNDRangeKernel");
+cleanup:
+    if (kernel) clReleaseKernel(kernel);
+    if (table) clReleaseMemObject(table);
+    return st;
+}
+
+/* Work-groups that keep every compute unit busy with a few to switch between. */
+static int64_t groups_wanted(const clb_context *ctx)
+{
+    int64_t cus = ctx->info.compute_units > 0 ? ctx->info.compute_units : 1;
+    return ctx->info.type == CLB_DEVICE_CPU ? 4 * cus : 16 * cus;
+}
+
+clb_status clb__cl_reduce(clb_context *ctx, const clb__reduce_op *op, const clb__plan *plan,
+                          void *const *handles)
+{
+    clb_status st = CLB_OK;
+    clb__cl_context *cl = clb__cl_impl(ctx);
+    cl_mem partial = NULL;
+    cl_int err = CL_SUCCESS;
+    reduce_tables *t = malloc(sizeof *t);
+    if (!t) return clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a reduction plan");
+
+    reduce_launch l = {.in = op->in, .acc = accumulator(op->op, op->in), .out = op->out,
+                       .op = op->op, .final = true, .count = op->count,
+                       .src = (cl_mem)handles[1], .dst = (cl_mem)handles[0]};
+    if ((l.in == CLB_FLOAT64 || l.acc == CLB_FLOAT64 || l.out == CLB_FLOAT64) && !ctx->info.has_fp64)
+        CLB_FAIL(CLB_ERR_DTYPE,
+                 "%s of %s needs float64 arithmetic, which OpenCL device %s does not support "
+                 "(no cl_khr_fp64); use the host backend or a float32 input",
+                 clb_reduce_op_name(op->op), clb_dtype_name(op->in), ctx->info.name);
+    split_plan(plan, op, t);
+
+    fast_kind fast = fast_path(ctx, &l, t);
+    if (fast != FAST_NONE) {
+        int64_t owners = fast == FAST_ROWS ? t->kept_numel : t->kept_numel / (16 * col_width(t));
+        int64_t extent = fast == FAST_ROWS ? t->red_numel / t->rshape[t->red_ndim - 1] : t->red_numel;
+        int64_t chunks = owners >= FAST_ITEMS ? 1 : (FAST_ITEMS + owners - 1) / owners;
+        if (chunks > extent) chunks = extent;
+        if (chunks <= 1) {
+            CLB_TRY(run_fast(ctx, &l, t, fast, 1));
+            goto cleanup;
+        }
+        size_t bytes = (size_t)t->kept_numel * (size_t)chunks * clb_dtype_size(l.acc);
+        partial = clCreateBuffer(cl->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
+        CLB_CL_CHECK(err, "clCreateBuffer (reduction partials)");
+        reduce_launch first = l;
+        first.final = false;
+        first.dst = partial;
+        CLB_TRY(run_fast(ctx, &first, t, fast, chunks));
+        int64_t kept = t->kept_numel, out_offset = t->out_offset;
+        memset(t, 0, offsetof(reduce_tables, kshape));
+        t->kept_ndim = 1, t->kshape[0] = kept, t->kstride[0] = chunks;
+        t->red_ndim = 1, t->rshape[0] = chunks, t->rstride[0] = 1;
+        t->kept_numel = kept, t->red_numel = chunks, t->out_offset = out_offset;
+        l.in = l.acc;
+        l.src = partial;
+        CLB_TRY(run_pass(ctx, &l, t, 1));
+        goto cleanup;
+    }
+
+    /* A second pass pays off when the outputs alone give too few work-groups and
+       each lane would still fold a few dozen elements. */
+    int64_t wg = 1;
+    while (wg * 2 <= (int64_t)cl->max_item_size && wg < 256) wg *= 2;
+    int64_t groups_x = (t->kept_numel + wg - 1) / wg, want = groups_wanted(ctx);
+    int64_t chunks = groups_x >= want ? 1 : (want + groups_x - 1) / groups_x;
+    int64_t by_work = t->red_numel / (wg * 32);
+    if (chunks > by_work) chunks = by_work;
+    if (chunks > 1) {
+        size_t bytes = (size_t)t->kept_numel * (size_t)chunks * clb_dtype_size(l.acc);
+        partial = clCreateBuffer(cl->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
+        CLB_CL_CHECK(err, "clCreateBuffer (reduction partials)");
+        reduce_launch first = l;
+        first.final = false;
+        first.dst = partial;
+        CLB_TRY(run_pass(ctx, &first, t, chunks));
+        /* The partials form a (kept, chunks) matrix reduced along its rows. */
+        int64_t kept = t->kept_numel, out_offset = t->out_offset;
+        memset(t, 0, offsetof(reduce_tables, kshape));
+        t->kept_ndim = 1, t->kshape[0] = kept, t->kstride[0] = chunks;
+        t->red_ndim = 1, t->rshape[0] = chunks, t->rstride[0] = 1;
+        t->kept_numel = kept, t->red_numel = chunks, t->out_offset = out_offset;
+        l.in = l.acc;
+        l.src = partial;
+    }
+    CLB_TRY(run_pass(ctx, &l, t, 1));
+cleanup:
+    if (partial) clReleaseMemObject(partial);
+    free(t);
+    return st;
 }

@@ -17,6 +17,7 @@
 
 #if CLB_HAVE_OPENCL
 #include "cl_errors.h"
+#include "program_cache.h"
 #endif
 
 /* ---- text helpers ---------------------------------------------------------- */
@@ -339,6 +340,15 @@ clb_status clb_device_get_info(int index, clb_device_info *out)
     return st;
 }
 
+clb_status clb_device_cached_programs(int index, int *count)
+{
+    if (!count) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "clb_device_cached_programs: count is NULL");
+    *count = 0;
+    clb_device_info info;
+    clb_status st = clb__cl_device_lookup(index, NULL, NULL, &info);
+    return st == CLB_OK ? clb__program_cache_count(&info, count) : st;
+}
+
 /* ---- selectors ------------------------------------------------------------------ */
 
 /* Describes every device, for matching by type or name. */
@@ -489,6 +499,14 @@ clb_status clb_device_get_info(int index, clb_device_info *out)
 {
     if (!out) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "clb_device_get_info: out is NULL");
     memset(out, 0, sizeof *out);
+    return clb__fail(CLB_ERR_INVALID_ARGUMENT,
+                     "no OpenCL device with index %d (this build has no OpenCL support)", index);
+}
+
+clb_status clb_device_cached_programs(int index, int *count)
+{
+    if (!count) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "clb_device_cached_programs: count is NULL");
+    *count = 0;
     return clb__fail(CLB_ERR_INVALID_ARGUMENT,
                      "no OpenCL device with index %d (this build has no OpenCL support)", index);
 }

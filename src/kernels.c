@@ -14,6 +14,10 @@ static const struct {
     const char *function;
 } registry[CLB__KERNEL_COUNT] = {
     [CLB__KERNEL_COPY] = {"copy.cl", "clb_copy"},
+    [CLB__KERNEL_REDUCE] = {"reduce.cl", "clb_reduce"},
+    [CLB__KERNEL_MATMUL] = {"matmul.cl", "clb_matmul"},
+    [CLB__KERNEL_MAP] = {"elementwise.cl", "clb_map"},
+    [CLB__KERNEL_EVAL] = {"eval.cl", "clb_eval"},
 };
 
 static const clb__cl_source *find_source(const char *name)

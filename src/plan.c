@@ -96,3 +96,96 @@ void clb__plan_for_each(const clb__plan *p, clb__plan_visit_fn visit, void *user
         if (d < 0) return;
     }
 }
+
+/* ---- launch pieces ------------------------------------------------------------ */
+
+int64_t clb__plan_piece_limit = INT32_MAX;
+
+/* The span of operand k over `shape`: how far apart its first and last touched
+   elements can be (both directions, as strides may be negative). */
+static void operand_span(const clb__plan *p, int k, const int64_t *shape, int64_t *lo,
+                         int64_t *hi)
+{
+    *lo = 0;
+    *hi = 0;
+    for (int d = 0; d < p->ndim; d++) {
+        int64_t step = (shape[d] - 1) * p->strides[k][d];
+        if (step > 0) *hi += step;
+        else *lo += step;
+    }
+}
+
+bool clb__plan_fits(const clb__plan *p, const int64_t *shape, int64_t limit)
+{
+    if (!shape) shape = p->shape;
+    int64_t n = 1;
+    for (int d = 0; d < p->ndim; d++) {
+        n *= shape[d];
+        if (n > limit) return false;
+    }
+    for (int k = 0; k < p->nops; k++) {
+        int64_t lo, hi;
+        operand_span(p, k, shape, &lo, &hi);
+        if (hi > limit || -lo > limit) return false;
+    }
+    return true;
+}
+
+/* The largest distance axis d moves any operand across `extent` steps. */
+static int64_t axis_span(const clb__plan *p, int d, int64_t extent)
+{
+    int64_t span = extent;
+    for (int k = 0; k < p->nops; k++) {
+        int64_t s = abs64(p->strides[k][d]) * (extent - 1);
+        if (s > span) span = s;
+    }
+    return span;
+}
+
+bool clb__plan_split(const clb__plan *p, int64_t limit, int64_t max_pieces, int64_t *piece,
+                     int64_t *count)
+{
+    for (int d = 0; d < p->ndim; d++) piece[d] = p->shape[d];
+    *count = p->numel > 0 ? 1 : 0;
+    while (!clb__plan_fits(p, piece, limit)) {
+        int best = -1;
+        int64_t best_span = 0;
+        for (int d = 0; d < p->ndim; d++) {
+            int64_t span = piece[d] > 1 ? axis_span(p, d, piece[d]) : 0;
+            if (span > best_span) best_span = span, best = d;
+        }
+        if (best < 0) return false; /* every axis is down to one step */
+        piece[best] = (piece[best] + 1) / 2;
+        *count = 1;
+        for (int d = 0; d < p->ndim; d++) {
+            *count *= (p->shape[d] + piece[d] - 1) / piece[d];
+            if (*count > max_pieces) return false;
+        }
+    }
+    return true;
+}
+
+void clb__plan_piece(const clb__plan *p, const int64_t *piece_shape, int64_t index,
+                     clb__plan *out)
+{
+    *out = *p;
+    out->numel = 1;
+    /* Tile coordinates, innermost axis varying fastest. */
+    for (int d = p->ndim - 1; d >= 0; d--) {
+        int64_t tiles = (p->shape[d] + piece_shape[d] - 1) / piece_shape[d];
+        int64_t t = index % tiles;
+        index /= tiles;
+        int64_t start = t * piece_shape[d];
+        int64_t extent = p->shape[d] - start < piece_shape[d] ? p->shape[d] - start : piece_shape[d];
+        out->shape[d] = extent;
+        out->numel *= extent;
+        for (int k = 0; k < p->nops; k++) out->offsets[k] += start * p->strides[k][d];
+    }
+}
+
+clb__inner_kind clb__plan_inner_kind(const clb__plan *p, int k)
+{
+    if (p->ndim == 0) return CLB__INNER_BROADCAST;
+    int64_t s = p->strides[k][p->ndim - 1];
+    return s == 0 ? CLB__INNER_BROADCAST : s == 1 ? CLB__INNER_CONTIGUOUS : CLB__INNER_STRIDED;
+}

@@ -5,9 +5,10 @@
 
 #include "clbroadcast.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 
-#define CLB__MAX_OPERANDS 4                   /* output + up to 3 inputs (where) */
+#define CLB__MAX_OPERANDS 9                   /* output + up to 8 inputs (clb_eval) */
 #define CLB__PLAN_MAX_DIMS (2 * CLB_MAX_DIMS) /* repeat tiles every axis into two */
 
 /* One strided loop nest: operand 0 is the output, 1.. the inputs.
@@ -35,5 +36,40 @@ void clb__plan_make(clb__plan *plan, int nops, int ndim, const int64_t *shape,
    The reference loop the host backend runs; kept here so it is written once. */
 typedef void (*clb__plan_visit_fn)(const int64_t *offsets, void *user);
 void clb__plan_for_each(const clb__plan *plan, clb__plan_visit_fn visit, void *user);
+
+/* ---- launch pieces and fast paths (what a device kernel needs) ------------------ */
+
+/* Whether a loop nest of `shape` (plan->ndim axes; NULL: the plan's own shape)
+   over the plan's strides stays within `limit` elements: its element count and,
+   for every operand, the largest distance between two offsets it touches
+   relative to its first element (so a piece may start anywhere). */
+bool clb__plan_fits(const clb__plan *plan, const int64_t *shape, int64_t limit);
+
+/* Splits the plan into pieces that each fit `limit` (so a kernel indexing in 32
+   bits can run per piece): halves the axis with the largest span until a piece
+   fits. Fills piece_shape (plan->ndim entries) and *count, the number of pieces.
+   Returns false when that would take more than max_pieces pieces (an axis whose
+   single step is already too long): the caller indexes in 64 bits instead. */
+bool clb__plan_split(const clb__plan *plan, int64_t limit, int64_t max_pieces,
+                     int64_t *piece_shape, int64_t *count);
+
+/* The largest count/span a piece may have for a 32-bit kernel: INT32_MAX. A
+   variable only so tests can lower it and run the piece path on small tensors. */
+extern int64_t clb__plan_piece_limit;
+
+/* The index-th piece (row-major over the tiles of piece_shape) as a plan of its
+   own: the same strides, the tile's extents and the offsets of its first element. */
+void clb__plan_piece(const clb__plan *plan, const int64_t *piece_shape, int64_t index,
+                     clb__plan *piece);
+
+/* How operand k moves along the innermost axis, which decides the kernel's fast
+   path: contiguous operands get vector loads/stores, broadcast ones a value
+   loaded once. A 0-d plan counts as broadcast. */
+typedef enum clb__inner_kind {
+    CLB__INNER_BROADCAST = 0, /* stride 0: the same element all along the row */
+    CLB__INNER_CONTIGUOUS = 1, /* stride 1 */
+    CLB__INNER_STRIDED = 2     /* anything else */
+} clb__inner_kind;
+clb__inner_kind clb__plan_inner_kind(const clb__plan *plan, int k);
 
 #endif /* CLB_PLAN_H */

@@ -13,8 +13,10 @@
 #include "program_cache.h"
 
 #include "cl_errors.h"
+#include "fault.h"
 #include "internal.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -162,6 +164,13 @@ static bool parse_file(const unsigned char *data, size_t size, const char *key,
     return true;
 }
 
+/* The parser on its own, for the fuzz target and the robustness test. */
+bool clb__program_cache_parse(const unsigned char *data, size_t size, const char *key,
+                              const unsigned char **bin, size_t *bin_len)
+{
+    return parse_file(data, size, key, bin, bin_len);
+}
+
 static cl_program disk_load(clb__program_cache *c, const char *key, const char *path,
                             const char *options)
 {
@@ -256,6 +265,7 @@ static clb_status build_source(clb__program_cache *c, clb__kernel_id id, const c
                             "clCreateProgramWithSource");
     }
     err = clBuildProgram(prog, 1, &c->device, options, NULL, NULL);
+    if (CLB__FAULT(CLB__FAULT_BUILD)) err = CL_BUILD_PROGRAM_FAILURE;
     if (err != CL_SUCCESS) {
         clb_status st = err == CL_BUILD_PROGRAM_FAILURE || err == CL_INVALID_BUILD_OPTIONS ||
                                 err == CL_COMPILER_NOT_AVAILABLE
@@ -265,6 +275,51 @@ static clb_status build_source(clb__program_cache *c, clb__kernel_id id, const c
         return st;
     }
     *out = prog;
+    return CLB_OK;
+}
+
+/* ---- disk level: what it holds for a device ------------------------------------------- */
+
+/* The first lines of every disk key for this device; a file whose key starts
+   with them was built for this device, driver and library version. */
+static void identity_of(const clb_device_info *info, char *buf, size_t cap)
+{
+    snprintf(buf, cap,
+             "clbroadcast %s\nplatform %.255s\ndevice %.255s\nvendor %.255s\ndriver %.127s\n",
+             clb_version_string(), info->platform, info->name, info->vendor,
+             info->driver_version);
+}
+
+/* Reads only a file's header and key prefix: binaries may be megabytes. */
+static bool file_is_for(const char *path, const char *identity)
+{
+    size_t n = strlen(identity), magic = sizeof DISK_MAGIC - 1;
+    unsigned char head[sizeof DISK_MAGIC - 1 + 8 + 1024];
+    FILE *f = fopen(path, "rb");
+    if (!f) return false;
+    size_t got = fread(head, 1, magic + 8 + n, f);
+    fclose(f);
+    uint64_t key_len = 0;
+    if (got != magic + 8 + n || memcmp(head, DISK_MAGIC, magic) != 0) return false;
+    memcpy(&key_len, head + magic, 8);
+    return key_len >= n && memcmp(head + magic + 8, identity, n) == 0;
+}
+
+clb_status clb__program_cache_count(const clb_device_info *info, int *count)
+{
+    char dir[PATH_CAP], identity[1024], path[PATH_CAP + 256];
+    *count = 0;
+    clb__program_cache_dir(dir, sizeof dir);
+    identity_of(info, identity, sizeof identity);
+    DIR *d = dir[0] ? opendir(dir) : NULL;
+    if (!d) return CLB_OK; /* no directory yet (or disabled): nothing cached */
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        size_t len = strlen(e->d_name), ext = sizeof ".clbin" - 1;
+        if (len <= ext || strcmp(e->d_name + len - ext, ".clbin") != 0) continue;
+        int p = snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (p > 0 && (size_t)p < sizeof path && file_is_for(path, identity)) (*count)++;
+    }
+    closedir(d);
     return CLB_OK;
 }
 
@@ -289,10 +344,7 @@ clb_status clb__program_cache_create(cl_context context, cl_device_id device,
     c->context = context;
     c->device = device;
     snprintf(c->device_name, sizeof c->device_name, "%s", info->name);
-    snprintf(c->identity, sizeof c->identity,
-             "clbroadcast %s\nplatform %.255s\ndevice %.255s\nvendor %.255s\ndriver %.127s\n",
-             clb_version_string(), info->platform, info->name, info->vendor,
-             info->driver_version);
+    identity_of(info, c->identity, sizeof c->identity);
     clb__program_cache_dir(c->dir, sizeof c->dir);
     *out = c;
     return CLB_OK;

@@ -13,6 +13,7 @@
 #include "kernels.h"
 
 #include <CL/cl.h>
+#include <stdbool.h>
 
 typedef struct clb__program_cache clb__program_cache;
 
@@ -34,6 +35,15 @@ typedef struct clb__program_cache_stats {
     unsigned long entries;       /* programs held in memory */
 } clb__program_cache_stats;
 void clb__program_cache_get_stats(clb__program_cache *cache, clb__program_cache_stats *out);
+
+/* Number of files in the disk cache built for this device with this driver and
+   library version (0 when the cache is disabled or absent). */
+clb_status clb__program_cache_count(const clb_device_info *info, int *count);
+
+/* Finds the program binary inside the bytes of a disk-cache file whose key must
+   be `key`; false for anything malformed, truncated or foreign. */
+bool clb__program_cache_parse(const unsigned char *data, size_t size, const char *key,
+                              const unsigned char **bin, size_t *bin_len);
 
 /* The disk-cache directory in effect for new caches; "" when disabled. */
 void clb__program_cache_dir(char *buf, size_t cap);

@@ -1,6 +1,7 @@
 /* Storage and tensors: refcounts, accessors, host transfers. */
 #include "backend.h"
 #include "dtype.h"
+#include "fault.h"
 #include "internal.h"
 #include "pool.h"
 #include "shape.h"
@@ -32,6 +33,7 @@ clb_status clb__storage_alloc(clb_context *ctx, size_t nbytes, clb__storage **ou
 {
     *out = NULL;
     clb__storage *s = calloc(1, sizeof *s);
+    CLB__FAULT_FREE(s, CLB__FAULT_HOST_ALLOC);
     if (!s) return clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a storage record");
     clb_status st = clb__pool_alloc(ctx, nbytes, &s->handle, &s->capacity);
     if (st != CLB_OK) {
@@ -68,6 +70,7 @@ static clb_tensor *tensor_record(clb__storage *storage, clb_dtype dtype, int ndi
                                  const int64_t *shape, const int64_t *strides, int64_t offset)
 {
     clb_tensor *t = calloc(1, sizeof *t);
+    CLB__FAULT_FREE(t, CLB__FAULT_HOST_ALLOC);
     if (!t) return NULL;
     t->magic = CLB__TENSOR_MAGIC;
     atomic_init(&t->refs, 1);

@@ -1,0 +1,443 @@
+/* Strided n-ary map: out = op(in0), op(in0, in1) or where(in0, in1, in2), with
+ * the exact scalar rules of src/host_scalar.c.
+ *
+ * Launch geometry (planned on the host, see src/cl_map.c): the plan's last
+ * axis is the "inner" axis, the others are flattened into "rows".
+ *     dimension 0 of the NDRange: chunks of CLB_VEC consecutive inner elements
+ *     dimension 1:                 rows
+ * A work item decomposes its row index over the outer axes once
+ * (the div/mod walk), then walks CLB_VEC inner elements with additions only.
+ * Every work item of a row shares that walk, so a CPU device that runs a
+ * work-group as a loop over dimension 0 hoists it out of the loop, and the
+ * inner loop is plain pointer arithmetic that vectorises.
+ *
+ * Specialisation (-D, each with a default so the file compiles standalone):
+ *   CLB_KIND        0 unary, 1 binary, 2 where
+ *   CLB_OP          clb_unary_op / clb_binary_op number (unused for where)
+ *   CLB_IN0_DTYPE.. CLB_IN2_DTYPE, CLB_COMPUTE_DTYPE, CLB_OUT_DTYPE: clb_dtype numbers
+ *   CLB_TABLE       0: up to 8 axes, tables by value; 1: tables in a buffer
+ *   CLB_VEC         inner elements per work item
+ *   CLB_INDEX64     64-bit index arithmetic (a plan piece too large for 32 bits)
+ * The rank is an argument, not a define: the row walk runs once per work item,
+ * so a loop over a runtime rank costs little, and one program then serves
+ * every rank (each program costs PoCL 0.1-1 s to compile). For the same reason
+ * the fast paths (inner strides 0 or 1 known to the compiler, so it can emit
+ * vector loads and stores) are branches inside one program, chosen per work
+ * item from the actual strides: same-shape or row-broadcast (all 1), column
+ * broadcast (1, 1, 0), outer product (1, 0, 1), and the general strided walk.
+ *
+ * Arguments: the four buffers (unused inputs get any buffer), the element
+ * offset of each operand's first element as 64-bit numbers (so a 32-bit piece
+ * may start anywhere in a large buffer), the row count, the rank (>= 1; a 0-d
+ * plan is one axis of size 1), then the shape and stride tables: by value as
+ * 8-lane vectors up to 8 axes, else one __constant buffer
+ * [shape | strides of out | in0 | in1 | in2], rank entries each. */
+
+#ifndef CLB_KIND
+#define CLB_KIND 1
+#endif
+#ifndef CLB_OP
+#define CLB_OP 0
+#endif
+#ifndef CLB_IN0_DTYPE
+#define CLB_IN0_DTYPE 10
+#endif
+#ifndef CLB_IN1_DTYPE
+#define CLB_IN1_DTYPE 10
+#endif
+#ifndef CLB_IN2_DTYPE
+#define CLB_IN2_DTYPE 10
+#endif
+#ifndef CLB_COMPUTE_DTYPE
+#define CLB_COMPUTE_DTYPE 10
+#endif
+#ifndef CLB_OUT_DTYPE
+#define CLB_OUT_DTYPE 10
+#endif
+#ifndef CLB_TABLE
+#define CLB_TABLE 0
+#endif
+#ifndef CLB_VEC
+#define CLB_VEC 4
+#endif
+#define CLB_BYVAL_DIMS 8
+
+#if (CLB_IN0_DTYPE == 11 || CLB_IN1_DTYPE == 11 || CLB_IN2_DTYPE == 11 ||                         \
+     CLB_COMPUTE_DTYPE == 11 || CLB_OUT_DTYPE == 11) && !CLB_HAVE_FP64
+#error "float64 needs a device with cl_khr_fp64"
+#endif
+
+/* ---- types ------------------------------------------------------------------- */
+
+/* Register type of a value of each dtype: float16 computes in float. */
+#define CLB_REG_0 uchar
+#define CLB_REG_1 char
+#define CLB_REG_2 uchar
+#define CLB_REG_3 short
+#define CLB_REG_4 ushort
+#define CLB_REG_5 int
+#define CLB_REG_6 uint
+#define CLB_REG_7 long
+#define CLB_REG_8 ulong
+#define CLB_REG_9 float
+#define CLB_REG_10 float
+#define CLB_REG_11 double
+#define CLB_REG(dt) CLB_CAT(CLB_REG_, dt)
+
+/* Unsigned type at least 32 bits wide holding an integer dtype's bits:
+   wrapping arithmetic without C's promotion of narrow types to signed int
+   (where ushort * ushort can overflow int). */
+#define CLB_WIDE_0 uint
+#define CLB_WIDE_1 uint
+#define CLB_WIDE_2 uint
+#define CLB_WIDE_3 uint
+#define CLB_WIDE_4 uint
+#define CLB_WIDE_5 uint
+#define CLB_WIDE_6 uint
+#define CLB_WIDE_7 ulong
+#define CLB_WIDE_8 ulong
+#define CLB_WIDE_9 uint
+#define CLB_WIDE_10 uint
+#define CLB_WIDE_11 ulong
+
+/* Compute class: 0 bool, 1 signed integer, 2 unsigned integer, 3 float (float16
+   and float32, computed in float), 4 double. */
+#if CLB_COMPUTE_DTYPE == 0
+#define CLB_CCLASS 0
+#elif CLB_COMPUTE_DTYPE == 1 || CLB_COMPUTE_DTYPE == 3 || CLB_COMPUTE_DTYPE == 5 ||              \
+    CLB_COMPUTE_DTYPE == 7
+#define CLB_CCLASS 1
+#elif CLB_COMPUTE_DTYPE <= 8
+#define CLB_CCLASS 2
+#elif CLB_COMPUTE_DTYPE <= 10
+#define CLB_CCLASS 3
+#else
+#define CLB_CCLASS 4
+#endif
+
+/* The dtype of the op's result before the conversion to out: bool for
+   comparisons and logical ops, the compute dtype otherwise. */
+#if (CLB_KIND == 1 && CLB_OP >= 9 && CLB_OP <= 17) || (CLB_KIND == 0 && CLB_OP == 13)
+#define CLB_EVAL_DTYPE 0
+#else
+#define CLB_EVAL_DTYPE CLB_COMPUTE_DTYPE
+#endif
+
+typedef CLB_STORAGE(CLB_OUT_DTYPE) clb_out_t;
+typedef CLB_STORAGE(CLB_IN0_DTYPE) clb_in0_t;
+typedef CLB_STORAGE(CLB_IN1_DTYPE) clb_in1_t;
+typedef CLB_STORAGE(CLB_IN2_DTYPE) clb_in2_t;
+typedef CLB_REG(CLB_COMPUTE_DTYPE) clb_c_t;
+typedef CLB_REG(CLB_EVAL_DTYPE) clb_e_t;
+typedef CLB_CAT(CLB_WIDE_, CLB_COMPUTE_DTYPE) clb_w_t;
+
+/* ---- scalar rules (host_scalar.c) ---------------------------------------------- */
+
+#if CLB_CCLASS == 3 || CLB_CCLASS == 4
+/* NumPy's npy_divmod: floor quotient; the remainder takes the divisor's sign. */
+inline clb_c_t clb_divmod(clb_c_t a, clb_c_t b, clb_c_t *mod_out)
+{
+    clb_c_t mod = fmod(a, b);
+    if (b == 0) { /* x % 0 = nan (fmod), x // 0 = x / 0 */
+        *mod_out = mod;
+        return a / b;
+    }
+    clb_c_t div = (a - mod) / b; /* nearly an integer */
+    if (mod != 0) {
+        if ((b < 0) != (mod < 0)) {
+            mod += b;
+            div -= 1;
+        }
+    } else {
+        mod = copysign((clb_c_t)0, b);
+    }
+    clb_c_t floordiv;
+    if (div != 0) {
+        floordiv = floor(div);
+        if (div - floordiv > (clb_c_t)0.5) floordiv += 1;
+    } else {
+        floordiv = copysign((clb_c_t)0, a / b);
+    }
+    *mod_out = mod;
+    return floordiv;
+}
+#endif
+
+#if CLB_CCLASS == 1 || CLB_CCLASS == 2
+/* base ** exp modulo 2^width by repeated squaring. */
+inline clb_w_t clb_pow_wrap(clb_w_t base, clb_w_t exp)
+{
+    clb_w_t r = 1;
+    while (exp) {
+        if (exp & 1) r *= base;
+        base *= base;
+        exp >>= 1;
+    }
+    return r;
+}
+#endif
+
+#if CLB_KIND == 1
+inline clb_e_t clb_eval(clb_c_t a, clb_c_t b)
+{
+#if CLB_OP == 9
+    return a == b;
+#elif CLB_OP == 10
+    return a != b;
+#elif CLB_OP == 11
+    return a < b;
+#elif CLB_OP == 12
+    return a <= b;
+#elif CLB_OP == 13
+    return a > b;
+#elif CLB_OP == 14
+    return a >= b;
+#elif CLB_OP == 15 /* logical ops: the compute dtype is bool, values 0/1 */
+    return a & b;
+#elif CLB_OP == 16
+    return a | b;
+#elif CLB_OP == 17
+    return a ^ b;
+#elif CLB_CCLASS == 0 /* bool: add = or, multiply = and, maximum = or, minimum = and */
+#if CLB_OP == 0 || CLB_OP == 7 || CLB_OP == 19
+    return a | b;
+#elif CLB_OP == 2 || CLB_OP == 8 || CLB_OP == 18
+    return a & b;
+#elif CLB_OP == 20
+    return a ^ b;
+#else
+#error "op not defined for a bool compute dtype"
+#endif
+#elif CLB_CCLASS == 1 || CLB_CCLASS == 2
+#if CLB_OP == 0
+    return (clb_c_t)((clb_w_t)a + (clb_w_t)b);
+#elif CLB_OP == 1
+    return (clb_c_t)((clb_w_t)a - (clb_w_t)b);
+#elif CLB_OP == 2
+    return (clb_c_t)((clb_w_t)a * (clb_w_t)b);
+#elif (CLB_OP == 3 || CLB_OP == 4) && CLB_CCLASS == 2 /* x // 0 = 0 */
+    return b ? (clb_c_t)(a / b) : (clb_c_t)0;
+#elif CLB_OP == 5 && CLB_CCLASS == 2
+    return b ? (clb_c_t)(a % b) : (clb_c_t)0;
+#elif CLB_OP == 3 || CLB_OP == 4 /* Python floor division; MIN // -1 wraps to MIN */
+    if (b == 0) return 0;
+    if (b == -1) return (clb_c_t)((clb_w_t)0 - (clb_w_t)a);
+    clb_c_t q = (clb_c_t)(a / b);
+    if ((clb_c_t)(a % b) != 0 && ((a < 0) != (b < 0))) q--;
+    return q;
+#elif CLB_OP == 5 /* Python remainder: the divisor's sign; x % 0 = x % -1 = 0 */
+    if (b == 0 || b == -1) return 0;
+    clb_c_t r = (clb_c_t)(a % b);
+    if (r != 0 && ((r < 0) != (b < 0))) r = (clb_c_t)(r + b);
+    return r;
+#elif CLB_OP == 6 && CLB_CCLASS == 2
+    return (clb_c_t)clb_pow_wrap((clb_w_t)a, (clb_w_t)b);
+#elif CLB_OP == 6 /* negative exponents: the exact result truncated toward zero */
+    if (b >= 0) return (clb_c_t)clb_pow_wrap((clb_w_t)a, (clb_w_t)b);
+    if (a == 1) return 1;
+    if (a == -1) return (b & 1) ? -1 : 1;
+    return 0;
+#elif CLB_OP == 7
+    return a >= b ? a : b;
+#elif CLB_OP == 8
+    return a <= b ? a : b;
+#elif CLB_OP == 18
+    return a & b;
+#elif CLB_OP == 19
+    return a | b;
+#elif CLB_OP == 20
+    return a ^ b;
+#else
+#error "unknown binary op"
+#endif
+#else /* float, double */
+#if CLB_OP == 0
+    return a + b;
+#elif CLB_OP == 1
+    return a - b;
+#elif CLB_OP == 2
+    return a * b;
+#elif CLB_OP == 3
+    return a / b;
+#elif CLB_OP == 4
+    clb_c_t mod;
+    return clb_divmod(a, b, &mod);
+#elif CLB_OP == 5
+    clb_c_t mod;
+    clb_divmod(a, b, &mod);
+    return mod;
+#elif CLB_OP == 6
+    return pow(a, b);
+#elif CLB_OP == 7 /* NaN from either side; on ties the second operand, as NumPy */
+    return isnan(a) || a > b ? a : b;
+#elif CLB_OP == 8
+    return isnan(a) || a < b ? a : b;
+#else
+#error "bitwise ops take integer or bool operands"
+#endif
+#endif
+}
+#endif /* CLB_KIND == 1 */
+
+#if CLB_KIND == 0
+inline clb_e_t clb_eval(clb_c_t x)
+{
+#if CLB_OP == 13
+    return x == 0;
+#elif CLB_CCLASS == 3 || CLB_CCLASS == 4
+#if CLB_OP == 0
+    return -x;
+#elif CLB_OP == 1
+    return fabs(x);
+#elif CLB_OP == 2
+    return sqrt(x);
+#elif CLB_OP == 3 /* 1 / sqrt, as the host: rsqrt() may be less accurate */
+    return 1 / sqrt(x);
+#elif CLB_OP == 4
+    return exp(x);
+#elif CLB_OP == 5
+    return log(x);
+#elif CLB_OP == 6
+    return sin(x);
+#elif CLB_OP == 7
+    return cos(x);
+#elif CLB_OP == 8
+    return tanh(x);
+#elif CLB_OP == 9 /* exp of a non-positive number only: no overflow */
+    return x >= 0 ? 1 / (1 + exp(-x)) : exp(x) / (1 + exp(x));
+#elif CLB_OP == 10
+    return x > 0 || isnan(x) ? x : 0;
+#elif CLB_OP == 11
+    return floor(x);
+#elif CLB_OP == 12
+    return ceil(x);
+#else
+#error "unknown unary op"
+#endif
+#else /* bool and integers */
+#if CLB_OP == 0
+    return (clb_c_t)((clb_w_t)0 - (clb_w_t)x);
+#elif CLB_OP == 1 && CLB_CCLASS == 1 /* abs(MIN) wraps to MIN */
+    return x < 0 ? (clb_c_t)((clb_w_t)0 - (clb_w_t)x) : x;
+#elif CLB_OP == 10 && CLB_CCLASS == 1
+    return x < 0 ? (clb_c_t)0 : x;
+#elif CLB_OP == 1 || CLB_OP == 10 || CLB_OP == 11 || CLB_OP == 12
+    return x;
+#else
+#error "float math takes a float compute dtype"
+#endif
+#endif
+}
+#endif /* CLB_KIND == 0 */
+
+/* A float16 result stored into a wider float out keeps its half rounding. */
+#if CLB_EVAL_DTYPE == 9 && CLB_OUT_DTYPE != 9
+inline float clb_round_half(float x)
+{
+    ushort bits;
+    vstore_half_rte(x, 0, (__private half *)&bits);
+    return vload_half(0, (__private const half *)&bits);
+}
+#define CLB_FINISH(r) clb_round_half(r)
+#else
+#define CLB_FINISH(r) (r)
+#endif
+
+/* ---- the kernel ------------------------------------------------------------------- */
+
+#if !CLB_TABLE
+#define CLB_TABLE_ARGS                                                                             \
+    clb_index8 shape_v, clb_index8 s0_v, clb_index8 s1_v, clb_index8 s2_v, clb_index8 s3_v
+#define CLB_SHAPE(d) shape[d]
+#define CLB_S0(d) s0[d]
+#define CLB_S1(d) s1[d]
+#define CLB_S2(d) s2[d]
+#define CLB_S3(d) s3[d]
+#else
+#define CLB_TABLE_ARGS __constant const clb_index *table
+#define CLB_SHAPE(d) table[d]
+#define CLB_S0(d) table[1 * rank + (d)]
+#define CLB_S1(d) table[2 * rank + (d)]
+#define CLB_S2(d) table[3 * rank + (d)]
+#define CLB_S3(d) table[4 * rank + (d)]
+#endif
+
+#define CLB_IN(k, dt, j, is) CLB_CONVERT(CLB_COMPUTE_DTYPE, dt, CLB_LOAD(dt, p##k, (j) * (is)))
+
+#if CLB_KIND == 0
+#define CLB_RESULT(j, S1, S2, S3) clb_eval(CLB_IN(1, CLB_IN0_DTYPE, j, S1))
+#elif CLB_KIND == 1
+#define CLB_RESULT(j, S1, S2, S3)                                                                  \
+    clb_eval(CLB_IN(1, CLB_IN0_DTYPE, j, S1), CLB_IN(2, CLB_IN1_DTYPE, j, S2))
+#else /* where: the condition is read for its truthiness */
+#define CLB_RESULT(j, S1, S2, S3)                                                                  \
+    (CLB_CONVERT(0, CLB_IN0_DTYPE, CLB_LOAD(CLB_IN0_DTYPE, p1, (j) * (S1)))                        \
+         ? CLB_IN(2, CLB_IN1_DTYPE, j, S2)                                                         \
+         : CLB_IN(3, CLB_IN2_DTYPE, j, S3))
+#endif
+
+#define CLB_ELEMENT(j, S0, S1, S2, S3)                                                             \
+    CLB_STORE(CLB_OUT_DTYPE, p0, (j) * (S0),                                                       \
+              CLB_CONVERT(CLB_OUT_DTYPE, CLB_EVAL_DTYPE, CLB_FINISH(CLB_RESULT(j, S1, S2, S3))))
+
+/* The work item's CLB_VEC elements with inner strides S0..S3; literal 0s and
+   1s let the compiler turn the unrolled loop into vector loads and stores. */
+#define CLB_WALK(S0, S1, S2, S3)                                                                   \
+    do {                                                                                           \
+        if (j0 + CLB_VEC <= inner) {                                                               \
+            _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++) CLB_ELEMENT(v, S0, S1, S2, S3);   \
+        } else {                                                                                   \
+            for (int v = 0; v < (int)(inner - j0); v++) CLB_ELEMENT(v, S0, S1, S2, S3);            \
+        }                                                                                          \
+    } while (0)
+
+__kernel void clb_map(__global clb_out_t *out, __global const clb_in0_t *in0,
+                      __global const clb_in1_t *in1, __global const clb_in2_t *in2, long4 offsets,
+                      clb_index rows, int rank, CLB_TABLE_ARGS)
+{
+    clb_index row = (clb_index)get_global_id(1);
+    clb_index j0 = (clb_index)get_global_id(0) * CLB_VEC;
+#if !CLB_TABLE
+    clb_index shape[CLB_BYVAL_DIMS], s0[CLB_BYVAL_DIMS], s1[CLB_BYVAL_DIMS], s2[CLB_BYVAL_DIMS],
+        s3[CLB_BYVAL_DIMS];
+    vstore8(shape_v, 0, shape);
+    vstore8(s0_v, 0, s0);
+    vstore8(s1_v, 0, s1);
+    vstore8(s2_v, 0, s2);
+    vstore8(s3_v, 0, s3);
+#endif
+    clb_index inner = CLB_SHAPE(rank - 1);
+    if (row >= rows || j0 >= inner) return;
+
+    /* The row's offsets: its index decomposed over the outer axes. */
+    clb_index o0 = 0, o1 = 0, o2 = 0, o3 = 0, rem = row;
+    for (int d = rank - 2; d >= 0; --d) {
+        clb_index n = CLB_SHAPE(d);
+        clb_index i = d > 0 ? rem % n : rem;
+        rem /= n;
+        o0 += i * CLB_S0(d);
+        o1 += i * CLB_S1(d);
+        o2 += i * CLB_S2(d);
+        o3 += i * CLB_S3(d);
+    }
+    const clb_index is0 = CLB_S0(rank - 1), is1 = CLB_S1(rank - 1), is2 = CLB_S2(rank - 1),
+                    is3 = CLB_S3(rank - 1);
+    __global clb_out_t *p0 = out + offsets.s0 + o0 + j0 * is0;
+    __global const clb_in0_t *p1 = in0 + offsets.s1 + o1 + j0 * is1;
+    __global const clb_in1_t *p2 = in1 + offsets.s2 + o2 + j0 * is2;
+    __global const clb_in2_t *p3 = in2 + offsets.s3 + o3 + j0 * is3;
+    (void)p2, (void)p3;
+
+#if CLB_KIND == 1
+    if (is0 == 1 && is1 == 1 && is2 == 1) CLB_WALK(1, 1, 1, 0);      /* same shape, row broadcast */
+    else if (is0 == 1 && is1 == 1 && is2 == 0) CLB_WALK(1, 1, 0, 0); /* column broadcast */
+    else if (is0 == 1 && is1 == 0 && is2 == 1) CLB_WALK(1, 0, 1, 0); /* outer product */
+    else CLB_WALK(is0, is1, is2, is3);
+#elif CLB_KIND == 0
+    if (is0 == 1 && is1 == 1) CLB_WALK(1, 1, 0, 0);
+    else CLB_WALK(is0, is1, is2, is3);
+#else
+    if (is0 == 1 && is1 == 1 && is2 == 1 && is3 == 1) CLB_WALK(1, 1, 1, 1);
+    else CLB_WALK(is0, is1, is2, is3);
+#endif
+}

@@ -1,0 +1,78 @@
+/* Plain batched matmul: out[b][i][j] = sum_p a[b][i][p] * x[b][p][j], one work
+ * item per output element, for the dtypes CLBlast does not cover (integers,
+ * bool, float16 without cl_khr_fp16) and for builds without CLBlast.
+ *
+ * Every operand is a strided view: matrix element (i, j) of operand k lives at
+ * offset_k + batch_offset_k(b) + i * rs_k + j * cs_k, where batch_offset_k
+ * walks the host's coalesced batch table (shape + three stride columns, 0 on
+ * broadcast batch axes), so broadcast and transposed operands need no copies.
+ *
+ * Accumulation matches the host backend's results: integers and bool in ulong
+ * (wrapping; for bool the count of true products, so the stored value is the
+ * OR of the ANDs), float16 and float32 in float, float64 in double. */
+
+#ifndef CLB_DTYPE
+#define CLB_DTYPE 5
+#endif
+#ifndef CLB_WIDE_TABLE
+#define CLB_WIDE_TABLE 0 /* 1: batch table in a __constant buffer (more than 8 axes) */
+#endif
+
+#if CLB_DTYPE == 11 && !CLB_HAVE_FP64
+#error "float64 needs a device with cl_khr_fp64"
+#endif
+
+typedef CLB_STORAGE(CLB_DTYPE) clb_t;
+#if CLB_DTYPE == 11
+#define CLB_ACC_DTYPE 11
+#elif CLB_DTYPE == 9 || CLB_DTYPE == 10
+#define CLB_ACC_DTYPE 10
+#else
+#define CLB_ACC_DTYPE 8
+#endif
+typedef CLB_STORAGE(CLB_ACC_DTYPE) clb_acc_t;
+
+#define CLB_LOAD_ACC(p, i) CLB_CONVERT(CLB_ACC_DTYPE, CLB_DTYPE, CLB_LOAD(CLB_DTYPE, p, i))
+
+#define CLB_BYVAL_DIMS 8
+#if CLB_WIDE_TABLE
+/* [shape | out strides | a strides | b strides] */
+#define CLB_TABLE_ARGS __constant const clb_index *table
+#define CLB_BSHAPE(d) table[d]
+#define CLB_BSTRIDE(k, d) table[(1 + (k)) * batch_ndim + (d)]
+#else
+#define CLB_TABLE_ARGS clb_index8 shape_v, clb_index8 so_v, clb_index8 sa_v, clb_index8 sb_v
+#define CLB_BSHAPE(d) bshape[d]
+#define CLB_BSTRIDE(k, d) bstride[k][d]
+#endif
+
+__kernel void clb_matmul(__global clb_t *out, __global const clb_t *a, __global const clb_t *x,
+                         clb_index m, clb_index n, clb_index k, clb_index out_off,
+                         clb_index a_off, clb_index x_off, clb_index rs_o, clb_index cs_o,
+                         clb_index rs_a, clb_index cs_a, clb_index rs_x, clb_index cs_x,
+                         int batch_ndim, CLB_TABLE_ARGS)
+{
+    const clb_index j = (clb_index)get_global_id(0), i = (clb_index)get_global_id(1);
+    if (j >= n || i >= m) return;
+#if !CLB_WIDE_TABLE
+    clb_index bshape[CLB_BYVAL_DIMS], bstride[3][CLB_BYVAL_DIMS];
+    vstore8(shape_v, 0, bshape);
+    vstore8(so_v, 0, bstride[0]);
+    vstore8(sa_v, 0, bstride[1]);
+    vstore8(sb_v, 0, bstride[2]);
+#endif
+    clb_index rem = (clb_index)get_global_id(2);
+    for (int d = batch_ndim - 1; d >= 0; --d) {
+        clb_index e = CLB_BSHAPE(d), idx = d > 0 ? rem % e : rem;
+        rem = d > 0 ? rem / e : 0;
+        out_off += idx * CLB_BSTRIDE(0, d);
+        a_off += idx * CLB_BSTRIDE(1, d);
+        x_off += idx * CLB_BSTRIDE(2, d);
+    }
+    a_off += i * rs_a;
+    x_off += j * cs_x;
+    clb_acc_t acc = 0;
+    for (clb_index p = 0; p < k; ++p)
+        acc += CLB_LOAD_ACC(a, a_off + p * cs_a) * CLB_LOAD_ACC(x, x_off + p * rs_x);
+    CLB_STORE(CLB_DTYPE, out, out_off + i * rs_o + j * cs_o, CLB_CONVERT(CLB_DTYPE, CLB_ACC_DTYPE, acc));
+}

@@ -1,0 +1,368 @@
+/* Strided reduction: out[o] = fold over r of in[kept(o) + reduced(r)].
+ *
+ * The host splits the launch plan into two stride tables over the input:
+ * kept axes (one per output axis, row-major: output element o is at
+ * out_offset + o) and reduced axes (outermost first; the innermost one is the
+ * fastest-moving input axis). Both are coalesced on the host.
+ *
+ * Work decomposition: a work-group of LX * LY items (LY a power of two) covers
+ * LX consecutive outputs; its LY lanes per output share the chunk of the
+ * reduced range this group owns (group id 1 picks the chunk). Each lane folds
+ * every LY-th element of the chunk privately, then the lanes are combined by a
+ * tree in local memory. The host picks the shape:
+ *   row    (reduced axis innermost in memory): LX = 1, lanes walk along it;
+ *   column (kept axis innermost in memory):    LX = WG, LY = 1, each item walks
+ *          its output's column while neighbouring items read neighbouring
+ *          addresses.
+ * With one chunk (CLB_FINAL=1) the group writes the result; with several it
+ * writes accumulator-typed partials out[o * chunks + chunk] (CLB_FINAL=0) and
+ * the host reduces those in a second launch of this kernel.
+ *
+ * The walk keeps (q, i) = (outer reduced index, innermost reduced index) and
+ * only divides when i wraps past the innermost extent, so the common 1-2 axis
+ * reductions never divide per element.
+ *
+ * Accumulators: floats (float16 too) in float, float64 in double, SUM/MEAN with
+ * Kahan compensation so float32 sums of millions of elements stay within a few
+ * ulps of an exact sum; integer and bool SUM/PROD in ulong (wrapping, as the
+ * int64/uint64 result), MAX/MIN in long or ulong, integer MEAN in double.
+ * MAX/MIN propagate NaN. An empty reduced range leaves the identity (0, 1),
+ * and MEAN's 0 / 0 gives NaN. */
+
+#ifndef CLB_IN_DTYPE
+#define CLB_IN_DTYPE 10
+#endif
+#ifndef CLB_OUT_DTYPE
+#define CLB_OUT_DTYPE 10
+#endif
+#ifndef CLB_ACC_DTYPE
+#define CLB_ACC_DTYPE 10
+#endif
+#ifndef CLB_OP
+#define CLB_OP 0 /* clb_reduce_op: 0 SUM, 1 MEAN, 2 MAX, 3 MIN, 4 PROD */
+#endif
+#ifndef CLB_FINAL
+#define CLB_FINAL 1
+#endif
+#ifndef CLB_WIDE_TABLE
+#define CLB_WIDE_TABLE 0 /* 1: tables in a __constant buffer (more than 8 axes) */
+#endif
+
+#if (CLB_IN_DTYPE == 11 || CLB_ACC_DTYPE == 11 || CLB_OUT_DTYPE == 11) && !CLB_HAVE_FP64
+#error "float64 needs a device with cl_khr_fp64"
+#endif
+
+typedef CLB_STORAGE(CLB_IN_DTYPE) clb_in_t;
+typedef CLB_STORAGE(CLB_ACC_DTYPE) clb_acc_t;
+#if CLB_FINAL
+typedef CLB_STORAGE(CLB_OUT_DTYPE) clb_out_t;
+#else
+typedef clb_acc_t clb_out_t;
+#endif
+
+#define CLB_IS_SUM (CLB_OP == 0 || CLB_OP == 1)
+/* Kahan compensation only where rounding happens: float accumulators. */
+#define CLB_KAHAN (CLB_IS_SUM && (CLB_ACC_DTYPE == 10 || CLB_ACC_DTYPE == 11))
+
+#if CLB_IS_SUM
+#define CLB_IDENTITY ((clb_acc_t)0)
+#define CLB_COMBINE(a, x) ((a) + (x))
+#elif CLB_OP == 4
+#define CLB_IDENTITY ((clb_acc_t)1)
+#define CLB_COMBINE(a, x) ((a) * (x))
+#elif CLB_ACC_DTYPE == 10 || CLB_ACC_DTYPE == 11
+/* max/min that keep a NaN from either side (the host's MAXIMUM/MINIMUM rule). */
+#define CLB_IDENTITY (CLB_OP == 2 ? -(clb_acc_t)INFINITY : (clb_acc_t)INFINITY)
+#if CLB_OP == 2
+#define CLB_COMBINE(a, x) ((isnan(a) || (a) > (x)) ? (a) : (x))
+#else
+#define CLB_COMBINE(a, x) ((isnan(a) || (a) < (x)) ? (a) : (x))
+#endif
+#else
+#if CLB_ACC_DTYPE == 8
+#define CLB_IDENTITY (CLB_OP == 2 ? (clb_acc_t)0 : (clb_acc_t)ULONG_MAX)
+#else
+#define CLB_IDENTITY (CLB_OP == 2 ? (clb_acc_t)LONG_MIN : (clb_acc_t)LONG_MAX)
+#endif
+#if CLB_OP == 2
+#define CLB_COMBINE(a, x) ((a) >= (x) ? (a) : (x))
+#else
+#define CLB_COMBINE(a, x) ((a) <= (x) ? (a) : (x))
+#endif
+#endif
+
+#define CLB_LOAD_ACC(p, i) CLB_CONVERT(CLB_ACC_DTYPE, CLB_IN_DTYPE, CLB_LOAD(CLB_IN_DTYPE, p, i))
+
+#if CLB_KAHAN
+#define CLB_FOLD(x)                                                                                \
+    do {                                                                                           \
+        clb_acc_t y_ = (x) - comp;                                                                 \
+        clb_acc_t t_ = acc + y_;                                                                   \
+        comp = (t_ - acc) - y_;                                                                    \
+        acc = t_;                                                                                  \
+    } while (0)
+#else
+#define CLB_FOLD(x) (acc = CLB_COMBINE(acc, (x)))
+#endif
+
+#define CLB_BYVAL_DIMS 8
+#if CLB_WIDE_TABLE
+/* [kept shape | kept strides | reduced shape | reduced strides] */
+#define CLB_TABLE_ARGS __constant const clb_index *table
+#define CLB_KSHAPE(d) table[d]
+#define CLB_KSTRIDE(d) table[kept_ndim + (d)]
+#define CLB_RSHAPE(d) table[2 * kept_ndim + (d)]
+#define CLB_RSTRIDE(d) table[2 * kept_ndim + red_ndim + (d)]
+#else
+#define CLB_TABLE_ARGS                                                                             \
+    clb_index8 kshape_v, clb_index8 kstride_v, clb_index8 rshape_v, clb_index8 rstride_v
+#define CLB_KSHAPE(d) kshape[d]
+#define CLB_KSTRIDE(d) kstride[d]
+#define CLB_RSHAPE(d) rshape[d]
+#define CLB_RSTRIDE(d) rstride[d]
+#endif
+
+/* Offset of row-major index `id` over axes [0, n) of one table (innermost last). */
+#define CLB_WALK(id, n, shape, stride, off)                                                        \
+    do {                                                                                           \
+        clb_index rem_ = (id);                                                                     \
+        for (int d_ = (n) - 1; d_ > 0; --d_) {                                                     \
+            clb_index e_ = shape(d_);                                                              \
+            (off) += (rem_ % e_) * stride(d_);                                                     \
+            rem_ /= e_;                                                                            \
+        }                                                                                          \
+        if ((n) > 0) (off) += rem_ * stride(0);                                                    \
+    } while (0)
+
+/* One lane's fold over r = r0, r0 + step, ... < end; the innermost stride is
+   `s` (the literal 1 for the contiguous copy of this loop, so it vectorises). */
+#define CLB_LANE_LOOP(s)                                                                           \
+    do {                                                                                           \
+        while (r < end) {                                                                          \
+            CLB_FOLD(CLB_LOAD_ACC(in, base + qoff + i * (s)));                                     \
+            r += step;                                                                             \
+            i += step;                                                                             \
+            if (i >= n_inner) {                                                                    \
+                q += i / n_inner;                                                                  \
+                i %= n_inner;                                                                      \
+                qoff = 0;                                                                          \
+                CLB_WALK(q, red_ndim - 1, CLB_RSHAPE, CLB_RSTRIDE, qoff);                          \
+            }                                                                                      \
+        }                                                                                          \
+    } while (0)
+
+__kernel void clb_reduce(__global clb_out_t *out, __global const clb_in_t *in,
+                         clb_index out_offset, clb_index in_offset, clb_index kept_numel,
+                         clb_index red_numel, clb_index chunk, int kept_ndim, int red_ndim,
+                         int lx_count, int ly_count, long count, __local clb_acc_t *scratch,
+                         CLB_TABLE_ARGS)
+{
+#if !CLB_WIDE_TABLE
+    clb_index kshape[CLB_BYVAL_DIMS], kstride[CLB_BYVAL_DIMS];
+    clb_index rshape[CLB_BYVAL_DIMS], rstride[CLB_BYVAL_DIMS];
+    vstore8(kshape_v, 0, kshape);
+    vstore8(kstride_v, 0, kstride);
+    vstore8(rshape_v, 0, rshape);
+    vstore8(rstride_v, 0, rstride);
+#endif
+    const int lid = (int)get_local_id(0);
+    const int lx = lid % lx_count, ly = lid / lx_count;
+    const clb_index o = (clb_index)get_group_id(0) * lx_count + lx;
+    const clb_index gy = (clb_index)get_group_id(1);
+
+    clb_acc_t acc = CLB_IDENTITY;
+#if CLB_KAHAN
+    clb_acc_t comp = 0;
+#endif
+    const clb_index start = gy * chunk;
+    const clb_index end = min(start + chunk, red_numel);
+    clb_index r = start + ly;
+    if (o < kept_numel && r < end) {
+        clb_index base = in_offset;
+        CLB_WALK(o, kept_ndim, CLB_KSHAPE, CLB_KSTRIDE, base);
+        const clb_index n_inner = CLB_RSHAPE(red_ndim - 1);
+        const clb_index s_inner = CLB_RSTRIDE(red_ndim - 1);
+        const clb_index step = ly_count;
+        clb_index q = r / n_inner, i = r % n_inner, qoff = 0;
+        CLB_WALK(q, red_ndim - 1, CLB_RSHAPE, CLB_RSTRIDE, qoff);
+        if (s_inner == 1)
+            CLB_LANE_LOOP(1);
+        else
+            CLB_LANE_LOOP(s_inner);
+    }
+#if CLB_KAHAN
+    acc -= comp;
+#endif
+
+    /* Tree over the LY lanes of each output (lanes of one output are LX apart). */
+    scratch[lid] = acc;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int w = ly_count / 2; w > 0; w /= 2) {
+        if (ly < w) scratch[lid] = CLB_COMBINE(scratch[lid], scratch[lid + w * lx_count]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (ly != 0 || o >= kept_numel) return;
+    acc = scratch[lx];
+#if CLB_FINAL
+#if CLB_OP == 1
+    acc = acc / (clb_acc_t)count; /* 0 / 0 = NaN for an empty mean, as NumPy */
+#endif
+    CLB_STORE(CLB_OUT_DTYPE, out, out_offset + o, CLB_CONVERT(CLB_OUT_DTYPE, CLB_ACC_DTYPE, acc));
+#else
+    (void)count;
+    out[o * (clb_index)get_num_groups(1) + gy] = acc;
+#endif
+}
+
+/* ---- contiguous fast paths for CPU devices ------------------------------------------------
+ *
+ * On CPUs a work item is a loop iteration of one thread, so what matters is
+ * that each item streams contiguous memory through wide vector registers.
+ * Two kernels do that for float SUM/MEAN (the bandwidth-bound cases):
+ *   clb_reduce_rows: the innermost reduced axis is contiguous (n_inner a multiple
+ *     of 16): item (o, c) sums whole rows q of output o for q in chunk c, 16
+ *     lanes at a time, in blocks of 64 elements Kahan-added into the lanes;
+ *   clb_reduce_cols: the innermost kept axis is contiguous (a multiple of 16
+ *     outputs): an item owns `width` 16-wide vectors of outputs and walks the
+ *     reduced indices of its band, Kahan-adding one row segment per index.
+ * One chunk writes results; several write partials out[o * chunks + c] for the
+ * general kernel's second pass. */
+#if CLB_KAHAN && CLB_IN_DTYPE >= 9
+#define CLB_COL_VECTORS 16 /* most 16-wide vectors one column item owns */
+#if CLB_ACC_DTYPE == 11
+typedef double16 clb_acc16_t;
+#else
+typedef float16 clb_acc16_t;
+#endif
+#if CLB_IN_DTYPE == 9
+#define CLB_VLOAD16(p, off) vload_half16(0, (p) + (off))
+#elif CLB_ACC_DTYPE == 11
+#define CLB_VLOAD16(p, off) convert_double16(vload16(0, (p) + (off)))
+#else
+#define CLB_VLOAD16(p, off) convert_float16(vload16(0, (p) + (off)))
+#endif
+
+#define CLB_KAHAN_ADD(s, c, x)                                                                     \
+    do {                                                                                           \
+        clb_acc16_t y_ = (x) - (c);                                                                \
+        clb_acc16_t t_ = (s) + y_;                                                                 \
+        (c) = (t_ - (s)) - y_;                                                                     \
+        (s) = t_;                                                                                  \
+    } while (0)
+
+static clb_acc_t clb_hsum16(clb_acc16_t v)
+{
+    /* Pairwise: 16 -> 8 -> 4 -> 2 -> 1. */
+    CLB_CAT(CLB_STORAGE(CLB_ACC_DTYPE), 8) a = v.lo + v.hi;
+    CLB_CAT(CLB_STORAGE(CLB_ACC_DTYPE), 4) b = a.lo + a.hi;
+    CLB_CAT(CLB_STORAGE(CLB_ACC_DTYPE), 2) c = b.lo + b.hi;
+    return c.lo + c.hi;
+}
+
+__kernel void clb_reduce_rows(__global clb_out_t *out, __global const clb_in_t *in,
+                              clb_index out_offset, clb_index in_offset, clb_index kept_numel,
+                              clb_index rows, clb_index chunk, int kept_ndim, int red_ndim,
+                              int chunks, long count, CLB_TABLE_ARGS)
+{
+#if !CLB_WIDE_TABLE
+    clb_index kshape[CLB_BYVAL_DIMS], kstride[CLB_BYVAL_DIMS];
+    clb_index rshape[CLB_BYVAL_DIMS], rstride[CLB_BYVAL_DIMS];
+    vstore8(kshape_v, 0, kshape);
+    vstore8(kstride_v, 0, kstride);
+    vstore8(rshape_v, 0, rshape);
+    vstore8(rstride_v, 0, rstride);
+#endif
+    const clb_index g = (clb_index)get_global_id(0);
+    const clb_index o = g / chunks, c = g % chunks;
+    if (o >= kept_numel) return;
+    clb_index base = in_offset;
+    CLB_WALK(o, kept_ndim, CLB_KSHAPE, CLB_KSTRIDE, base);
+    const clb_index len = CLB_RSHAPE(red_ndim - 1);
+    clb_acc16_t s = 0, comp = 0;
+    const clb_index q_end = min((c + 1) * chunk, rows);
+    for (clb_index q = c * chunk; q < q_end; ++q) {
+        clb_index row = base;
+        CLB_WALK(q, red_ndim - 1, CLB_RSHAPE, CLB_RSTRIDE, row);
+        clb_index j = 0;
+        for (; j + 64 <= len; j += 64) {
+            clb_acc16_t blk = (CLB_VLOAD16(in, row + j) + CLB_VLOAD16(in, row + j + 16)) +
+                              (CLB_VLOAD16(in, row + j + 32) + CLB_VLOAD16(in, row + j + 48));
+            CLB_KAHAN_ADD(s, comp, blk);
+        }
+        for (; j < len; j += 16) CLB_KAHAN_ADD(s, comp, CLB_VLOAD16(in, row + j));
+    }
+    clb_acc_t acc = clb_hsum16(s) - clb_hsum16(comp);
+#if CLB_FINAL
+#if CLB_OP == 1
+    acc = acc / (clb_acc_t)count;
+#endif
+    CLB_STORE(CLB_OUT_DTYPE, out, out_offset + o, CLB_CONVERT(CLB_OUT_DTYPE, CLB_ACC_DTYPE, acc));
+#else
+    (void)count;
+    (void)out_offset;
+    out[o * chunks + c] = acc;
+#endif
+}
+
+__kernel void clb_reduce_cols(__global clb_out_t *out, __global const clb_in_t *in,
+                              clb_index out_offset, clb_index in_offset, clb_index kept_numel,
+                              clb_index red_numel, clb_index chunk, int kept_ndim, int red_ndim,
+                              int chunks, int width, long count, CLB_TABLE_ARGS)
+{
+#if !CLB_WIDE_TABLE
+    clb_index kshape[CLB_BYVAL_DIMS], kstride[CLB_BYVAL_DIMS];
+    clb_index rshape[CLB_BYVAL_DIMS], rstride[CLB_BYVAL_DIMS];
+    vstore8(kshape_v, 0, kshape);
+    vstore8(kstride_v, 0, kstride);
+    vstore8(rshape_v, 0, rshape);
+    vstore8(rstride_v, 0, rstride);
+#endif
+    /* Item (v, c) owns outputs [16 * width * v, + 16 * width) and band c of the
+       reduced range; items of one band are consecutive, so a thread sweeps a
+       band across all columns while the band is in cache, and each reduced step
+       reads 64 * width contiguous bytes. */
+    const clb_index g = (clb_index)get_global_id(0), nv = kept_numel / (16 * width);
+    const clb_index v = g % nv, c = g / nv, o = v * 16 * width;
+    if (c >= chunks) return;
+    clb_index base = in_offset;
+    CLB_WALK(o, kept_ndim, CLB_KSHAPE, CLB_KSTRIDE, base);
+    const clb_index n_inner = CLB_RSHAPE(red_ndim - 1), s_inner = CLB_RSTRIDE(red_ndim - 1);
+    clb_acc16_t s[CLB_COL_VECTORS], comp[CLB_COL_VECTORS];
+    for (int w = 0; w < width; ++w) s[w] = 0, comp[w] = 0;
+    clb_index r = c * chunk;
+    const clb_index end = min(r + chunk, red_numel);
+    if (r < end) {
+        clb_index q = r / n_inner, i = r % n_inner, qoff = 0;
+        CLB_WALK(q, red_ndim - 1, CLB_RSHAPE, CLB_RSTRIDE, qoff);
+        for (; r < end; ++r) {
+            const clb_index at = base + qoff + i * s_inner;
+            for (int w = 0; w < width; ++w) CLB_KAHAN_ADD(s[w], comp[w], CLB_VLOAD16(in, at + 16 * w));
+            if (++i == n_inner) {
+                i = 0;
+                ++q;
+                qoff = 0;
+                CLB_WALK(q, red_ndim - 1, CLB_RSHAPE, CLB_RSTRIDE, qoff);
+            }
+        }
+    }
+    for (int w = 0; w < width; ++w) {
+        clb_acc16_t x = s[w] - comp[w];
+#if CLB_FINAL && CLB_OP == 1
+        x = x / (clb_acc_t)count;
+#endif
+        for (int l = 0; l < 16; ++l) {
+            const clb_index k = o + 16 * w + l;
+#if CLB_FINAL
+            CLB_STORE(CLB_OUT_DTYPE, out, out_offset + k,
+                      CLB_CONVERT(CLB_OUT_DTYPE, CLB_ACC_DTYPE, ((clb_acc_t *)&x)[l]));
+#else
+            out[k * chunks + c] = ((clb_acc_t *)&x)[l];
+#endif
+        }
+    }
+#if !CLB_FINAL
+    (void)count;
+    (void)out_offset;
+#endif
+}
+#endif /* fast paths */

@@ -1,0 +1,323 @@
+/* OpenCL evaluation of clb_eval expressions: generates cl/eval.cl's
+ * CLB_EVAL_BODY from the typed tree and launches it over the plan.
+ *
+ * The body is the normalised expression: input names are gone (inputs are
+ * numbered), literals are exact bit patterns, and every node's conversions are
+ * explicit, so two spellings of one computation share a program, and the
+ * option string (the program cache's key, in memory and on disk) pins
+ * (expression, dtypes, rank, index width). Shapes and strides are kernel
+ * arguments: another shape of the same rank compiles nothing.
+ *
+ * The body travels as a -D value, so it is written without spaces (build
+ * options are split at spaces) and with only identifiers, numbers, parentheses,
+ * commas and semicolons. */
+#include "cl_launch.h"
+
+#include "cl_errors.h"
+#include "dtype.h"
+#include "expr.h"
+#include "kernels.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* cl/eval.cl's fixed operand slots: the output p0 and inputs p1..p8. */
+#define KERNEL_OPERANDS 9
+_Static_assert(CLB__EVAL_MAX_INPUTS + 1 <= KERNEL_OPERANDS, "cl/eval.cl has 8 input slots");
+_Static_assert(KERNEL_OPERANDS <= CLB__MAX_OPERANDS, "a plan holds every kernel operand");
+
+/* A growing string. */
+typedef struct sbuf {
+    char *p;
+    size_t len, cap;
+    bool oom;
+} sbuf;
+
+static void put(sbuf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static void put(sbuf *b, const char *fmt, ...)
+{
+    if (b->oom) return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(b->p ? b->p + b->len : NULL, b->p ? b->cap - b->len : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            b->oom = true;
+            return;
+        }
+        if (b->p && b->len + (size_t)n < b->cap) {
+            b->len += (size_t)n;
+            return;
+        }
+        size_t cap = (b->cap ? b->cap : 256) * 2 + (size_t)n;
+        char *p = realloc(b->p, cap);
+        if (!p) {
+            b->oom = true;
+            return;
+        }
+        b->p = p;
+        b->cap = cap;
+    }
+}
+
+static const char *const reg_name[CLB__NUM_DTYPES] = {
+    "uchar", "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong",
+    "float", "float", "double"};
+
+static const char *const binary_fn[] = {
+    [CLB_ADD] = "add",     [CLB_SUB] = "sub",     [CLB_MUL] = "mul",       [CLB_DIV] = "div",
+    [CLB_FLOOR_DIV] = "fdiv", [CLB_MOD] = "mod",  [CLB_POW] = "pow",       [CLB_MAXIMUM] = "max",
+    [CLB_MINIMUM] = "min", [CLB_EQ] = "eq",       [CLB_NE] = "ne",         [CLB_LT] = "lt",
+    [CLB_LE] = "le",       [CLB_GT] = "gt",       [CLB_GE] = "ge",         [CLB_LOGICAL_AND] = "land",
+    [CLB_LOGICAL_OR] = "lor", [CLB_LOGICAL_XOR] = "lxor", [CLB_BITWISE_AND] = "band",
+    [CLB_BITWISE_OR] = "bor", [CLB_BITWISE_XOR] = "bxor"};
+
+static const char *const unary_fn[] = {
+    [CLB_NEG] = "neg",   [CLB_ABS] = "abs",   [CLB_SQRT] = "sqrt",       [CLB_RSQRT] = "rsqrt",
+    [CLB_EXP] = "exp",   [CLB_LOG] = "log",   [CLB_SIN] = "sin",         [CLB_COS] = "cos",
+    [CLB_TANH] = "tanh", [CLB_SIGMOID] = "sigmoid", [CLB_RELU] = "relu", [CLB_FLOOR] = "floor",
+    [CLB_CEIL] = "ceil", [CLB_LOGICAL_NOT] = "lnot"};
+
+/* x (a register expression of dtype `from`) as dtype `to`, into out. clb_cast's
+   rules (common.cl's CLB_CONVERT), plus the rounding to half that a float16
+   temporary of the op-by-op chain would get. */
+static void cv(char *out, size_t cap, clb_dtype to, clb_dtype from, const char *x)
+{
+    if (to == from)
+        snprintf(out, cap, "%s", x);
+    else if (to == CLB_FLOAT16 && from == CLB_FLOAT64)
+        snprintf(out, cap, "clb_rhd(%s)", x);
+    else if (to == CLB_FLOAT16)
+        snprintf(out, cap, "clb_rh(CLB_CONVERT(10,%d,%s))", (int)from, x);
+    else
+        snprintf(out, cap, "CLB_CONVERT(%d,%d,%s)", (int)to, (int)from, x);
+}
+
+/* The exact value of a constant node, in its register type. */
+static void literal(sbuf *b, const clb__expr_node *n)
+{
+    clb_dtype t = n->dtype;
+    if (t == CLB_FLOAT16 || t == CLB_FLOAT32) {
+        uint32_t bits;
+        memcpy(&bits, &n->value.f, sizeof bits);
+        put(b, "as_float(0x%08" PRIx32 "U)", bits);
+    } else if (t == CLB_FLOAT64) {
+        uint64_t bits;
+        memcpy(&bits, &n->value.d, sizeof bits);
+        put(b, "as_double(0x%016" PRIx64 "UL)", bits);
+    } else if (clb__dtype_is_unsigned(t)) {
+        put(b, "((%s)%" PRIu64 "UL)", reg_name[t], n->value.u);
+    } else if (n->value.i == INT64_MIN) {
+        put(b, "((%s)(-9223372036854775807L-1L))", reg_name[t]);
+    } else {
+        put(b, "((%s)(%" PRId64 "L))", reg_name[t], n->value.i);
+    }
+}
+
+/* Appends CLB_LET(i,dtype,value); for node i and marks the compute dtypes whose
+   helpers the body calls. */
+static void node_code(sbuf *b, const clb__expr *e, int i, bool *use)
+{
+    const clb__expr_node *n = &e->nodes[i];
+    char r[3][16], c[3][128], op[320], rounded[352], res[416];
+    for (int k = 0; k < n->nargs; k++) snprintf(r[k], sizeof r[k], "v%d", n->args[k]);
+    const clb__expr_node *a = n->nargs > 0 ? &e->nodes[n->args[0]] : NULL;
+    const clb__expr_node *bb = n->nargs > 1 ? &e->nodes[n->args[1]] : NULL;
+    put(b, "CLB_LET(%d,%d,", i, (int)n->dtype);
+    switch (n->kind) {
+    case CLB__EXPR_INPUT:
+        put(b, "CLB_LOAD(%d,p%d,o%d)", (int)n->dtype, n->op + 1, n->op + 1);
+        break;
+    case CLB__EXPR_CONST:
+        literal(b, n);
+        break;
+    case CLB__EXPR_UNARY:
+    case CLB__EXPR_BINARY: {
+        bool unary = n->kind == CLB__EXPR_UNARY;
+        bool logical_not = unary && n->op == CLB_LOGICAL_NOT;
+        bool to_bool = !unary && n->op >= CLB_EQ && n->op <= CLB_LOGICAL_XOR;
+        clb_dtype eval = logical_not || to_bool ? CLB_BOOL : n->compute;
+        use[n->compute] = true;
+        cv(c[0], sizeof c[0], n->compute, a->dtype, r[0]);
+        if (unary) {
+            snprintf(op, sizeof op, "clb_%s_%d(%s)", unary_fn[n->op], (int)n->compute, c[0]);
+        } else {
+            cv(c[1], sizeof c[1], n->compute, bb->dtype, r[1]);
+            snprintf(op, sizeof op, "clb_%s_%d(%s,%s)", binary_fn[n->op], (int)n->compute, c[0],
+                     c[1]);
+        }
+        /* A float16 op computes in float and rounds, as the host's half loops. */
+        snprintf(rounded, sizeof rounded, eval == CLB_FLOAT16 ? "clb_rh(%s)" : "%s", op);
+        cv(res, sizeof res, n->dtype, eval, rounded);
+        put(b, "%s", res);
+        break;
+    }
+    case CLB__EXPR_WHERE:
+        cv(c[0], sizeof c[0], CLB_BOOL, a->dtype, r[0]);
+        cv(c[1], sizeof c[1], n->dtype, bb->dtype, r[1]);
+        cv(c[2], sizeof c[2], n->dtype, e->nodes[n->args[2]].dtype, r[2]);
+        put(b, "CLB_WHERE(%s,%s,%s)", c[0], c[1], c[2]);
+        break;
+    case CLB__EXPR_CAST:
+        cv(res, sizeof res, n->dtype, a->dtype, r[0]);
+        put(b, "%s", res);
+        break;
+    case CLB__EXPR_INVERT: /* bool: logical not; integers: every bit flipped */
+        use[n->dtype] = true;
+        if (n->dtype == CLB_BOOL) put(b, "clb_lnot_0(%s)", r[0]);
+        else put(b, "clb_inv_%d(%s)", (int)n->dtype, r[0]);
+        break;
+    }
+    put(b, ");");
+}
+
+/* The build options: dtypes, rank, index width, helper sets and the body. */
+static clb_status options_for(clb_context *ctx, const clb__expr *e, const clb__plan *plan,
+                              bool wide, clb_dtype out, const clb_dtype *in, char **opts)
+{
+    sbuf body = {0}, o = {0};
+    bool use[CLB__NUM_DTYPES] = {false};
+    int nin = plan->nops - 1;
+    bool f64 = out == CLB_FLOAT64;
+    for (int k = 0; k < nin; k++) f64 = f64 || in[k] == CLB_FLOAT64;
+    for (int i = 0; i < e->count; i++) {
+        const clb__expr_node *n = &e->nodes[i];
+        f64 = f64 || n->dtype == CLB_FLOAT64 || n->compute == CLB_FLOAT64;
+        node_code(&body, e, i, use);
+    }
+    if (f64 && !ctx->info.has_fp64)
+        return clb__fail(CLB_ERR_DTYPE,
+                         "clb_eval: the expression computes in float64, which OpenCL device %s "
+                         "does not support (no cl_khr_fp64); cast the inputs to float32",
+                         ctx->info.name);
+    char root[128], root_reg[16];
+    snprintf(root_reg, sizeof root_reg, "v%d", e->count - 1);
+    cv(root, sizeof root, out, clb__expr_root(e)->dtype, root_reg);
+    put(&body, "CLB_STORE(%d,p0,o0,%s);", (int)out, root);
+
+    put(&o, "-DCLB_NIN=%d -DCLB_NDIM=%d -DCLB_INDEX64=%d -DCLB_OUT_DTYPE=%d", nin, plan->ndim,
+        wide ? 1 : 0, (int)out);
+    for (int k = 0; k < nin; k++) put(&o, " -DCLB_IN%d_DTYPE=%d", k + 1, (int)in[k]);
+    for (int t = 0; t < CLB__NUM_DTYPES; t++)
+        if (use[t]) put(&o, " -DCLB_USE_%d=1", t);
+    if (!body.oom) put(&o, " -DCLB_EVAL_BODY=%s", body.p);
+    free(body.p);
+    if (body.oom || o.oom) {
+        free(o.p);
+        return clb__fail(CLB_ERR_OUT_OF_MEMORY, "clb_eval: out of host memory generating a kernel");
+    }
+    *opts = o.p;
+    return CLB_OK;
+}
+
+/* Shape and the stride tables of every operand as kernel arguments from `arg` on:
+   by value up to 8 axes, else one __constant buffer (as cl/copy.cl). */
+static clb_status set_tables(clb__cl_context *cl, cl_kernel kernel, const clb__plan *plan,
+                             bool wide, cl_uint arg, cl_mem *table)
+{
+    clb_status st = CLB_OK;
+    cl_int err = CL_SUCCESS;
+    int ndim = plan->ndim, nops = plan->nops;
+    void *host_table = NULL;
+    if (ndim <= CLB__CL_BYVAL_DIMS) {
+        cl_long8 v64[1 + KERNEL_OPERANDS];
+        cl_int8 v32[1 + KERNEL_OPERANDS];
+        memset(v64, 0, sizeof v64);
+        memset(v32, 0, sizeof v32);
+        for (int d = 0; d < CLB__CL_BYVAL_DIMS; d++) {
+            v64[0].s[d] = d < ndim ? plan->shape[d] : 1;
+            v32[0].s[d] = (cl_int)v64[0].s[d];
+            for (int k = 0; k < nops; k++) {
+                v64[1 + k].s[d] = d < ndim ? plan->strides[k][d] : 0;
+                v32[1 + k].s[d] = (cl_int)v64[1 + k].s[d];
+            }
+        }
+        for (int t = 0; t < 1 + KERNEL_OPERANDS && err == CL_SUCCESS; t++)
+            err = wide ? clSetKernelArg(kernel, arg++, sizeof(cl_long8), &v64[t])
+                       : clSetKernelArg(kernel, arg++, sizeof(cl_int8), &v32[t]);
+        CLB_CL_CHECK(err, "clSetKernelArg");
+        return CLB_OK;
+    }
+    size_t n = (size_t)(1 + nops) * (size_t)ndim, isz = wide ? sizeof(cl_long) : sizeof(cl_int);
+    host_table = malloc(n * isz);
+    if (!host_table) CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a clb_eval launch");
+    for (int t = 0; t <= nops; t++)
+        for (int d = 0; d < ndim; d++) {
+            int64_t v = t == 0 ? plan->shape[d] : plan->strides[t - 1][d];
+            size_t at = (size_t)t * (size_t)ndim + (size_t)d;
+            if (wide) ((cl_long *)host_table)[at] = v;
+            else ((cl_int *)host_table)[at] = (cl_int)v;
+        }
+    *table = clCreateBuffer(cl->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * isz,
+                            host_table, &err);
+    CLB_CL_CHECK(err, "clCreateBuffer");
+    CLB_CL_CHECK(clSetKernelArg(kernel, arg, sizeof(cl_mem), table), "clSetKernelArg");
+cleanup:
+    free(host_table);
+    return st;
+}
+
+clb_status clb__expr_cl_run(clb_context *ctx, const clb__expr *e, const clb__plan *plan,
+                            void *const *handles, clb_dtype out, const clb_dtype *in)
+{
+    clb_status st = CLB_OK;
+    clb__cl_context *cl = clb__cl_impl(ctx);
+    char *options = NULL;
+    cl_program program = NULL;
+    cl_kernel kernel = NULL;
+    cl_mem table = NULL;
+    cl_int err = CL_SUCCESS;
+    if (plan->numel == 0) return CLB_OK;
+    bool wide = !clb__cl_fits_int32(plan);
+
+    CLB_TRY(options_for(ctx, e, plan, wide, out, in, &options));
+    CLB_TRY(clb__program_cache_get(cl->programs, CLB__KERNEL_EVAL, options, &program));
+    /* A kernel object per launch: setting arguments is not thread-safe on a shared one. */
+    kernel = clCreateKernel(program, clb__kernel_function(CLB__KERNEL_EVAL), &err);
+    CLB_CL_CHECK(err, "clCreateKernel");
+
+    /* p0..p8 (absent inputs get the output's buffer), numel, the offsets, the tables. */
+    cl_uint arg = 0;
+    for (int k = 0; k < KERNEL_OPERANDS && err == CL_SUCCESS; k++) {
+        cl_mem m = (cl_mem)handles[k < plan->nops ? k : 0];
+        err = clSetKernelArg(kernel, arg++, sizeof(cl_mem), &m);
+    }
+    cl_long off64[KERNEL_OPERANDS] = {0};
+    for (int k = 0; k < plan->nops; k++) off64[k] = plan->offsets[k];
+    cl_long8 lo64;
+    cl_int8 lo32;
+    for (int k = 0; k < 8; k++) {
+        lo64.s[k] = off64[k];
+        lo32.s[k] = (cl_int)off64[k];
+    }
+    cl_long numel64 = plan->numel, last64 = off64[8];
+    cl_int numel32 = (cl_int)numel64, last32 = (cl_int)last64;
+    if (err == CL_SUCCESS)
+        err = wide ? clSetKernelArg(kernel, arg++, sizeof numel64, &numel64)
+                   : clSetKernelArg(kernel, arg++, sizeof numel32, &numel32);
+    if (err == CL_SUCCESS)
+        err = wide ? clSetKernelArg(kernel, arg++, sizeof lo64, &lo64)
+                   : clSetKernelArg(kernel, arg++, sizeof lo32, &lo32);
+    if (err == CL_SUCCESS)
+        err = wide ? clSetKernelArg(kernel, arg++, sizeof last64, &last64)
+                   : clSetKernelArg(kernel, arg++, sizeof last32, &last32);
+    CLB_CL_CHECK(err, "clSetKernelArg");
+    CLB_TRY(set_tables(cl, kernel, plan, wide, arg, &table));
+    CLB_TRY(clb__cl_launch(cl, kernel, plan->numel));
+
+cleanup:
+    /* Queued commands hold their own references: releasing here is safe. */
+    if (kernel) clReleaseKernel(kernel);
+    if (table) clReleaseMemObject(table);
+    free(options);
+    return st;
+}

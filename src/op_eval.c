@@ -1,0 +1,235 @@
+/* clb_eval / clb_eval_into: validate, parse and type the expression, broadcast
+ * every input together, plan one strided loop with a stride table per input,
+ * and hand it to the host interpreter or the OpenCL code generator. */
+#include "backend.h"
+#include "dtype.h"
+#include "expr.h"
+#include "internal.h"
+#include "shape.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The checks common to both entry points; parses and types the expression. */
+static clb_status prepare(const char *fn, clb_context *ctx, const char *text, int n,
+                          const char *const *names, const clb_tensor *const *inputs,
+                          clb__expr **expr)
+{
+    clb_status st = CLB_OK;
+    clb_dtype dtypes[CLB__EVAL_MAX_INPUTS];
+    *expr = NULL;
+    CLB_TRY(clb__check_context(ctx, fn));
+    if (!text) CLB_FAIL(CLB_ERR_INVALID_ARGUMENT, "%s: expr is NULL", fn);
+    if (n < 0 || n > CLB__EVAL_MAX_INPUTS)
+        CLB_FAIL(CLB_ERR_INVALID_ARGUMENT, "%s: n = %d inputs; between 0 and %d are supported", fn,
+                 n, CLB__EVAL_MAX_INPUTS);
+    if (n > 0 && (!names || !inputs))
+        CLB_FAIL(CLB_ERR_INVALID_ARGUMENT, "%s: names or inputs is NULL with n = %d", fn, n);
+    for (int k = 0; k < n; k++) {
+        char what[160];
+        snprintf(what, sizeof what, "%s: inputs[%d] (\"%.64s\")", fn, k,
+                 names[k] ? names[k] : "(null)");
+        CLB_TRY(clb__check_tensor(inputs[k], what));
+        if (inputs[k]->storage->ctx != ctx)
+            CLB_FAIL(CLB_ERR_INVALID_ARGUMENT,
+                     "%s: input %s lives on context \"%s\", not on ctx (\"%s\"); move it with "
+                     "clb_tensor_to_host + clb_tensor_from_host",
+                     fn, names[k] ? names[k] : "(null)", inputs[k]->storage->ctx->info.name,
+                     ctx->info.name);
+        dtypes[k] = inputs[k]->dtype;
+    }
+    CLB_TRY(clb__expr_parse(fn, text, n, names, expr));
+    CLB_TRY(clb__expr_type(fn, *expr, dtypes));
+    return CLB_OK;
+cleanup:
+    clb__expr_free(*expr);
+    *expr = NULL;
+    return st;
+}
+
+/* NumPy's broadcast of the inputs (and out, when given as input n), with
+   PyTorch's message naming the two inputs by their names. */
+static clb_status broadcast_named(const char *fn, int n, const char *const *names,
+                                  const clb_tensor *const *t, int *out_ndim, int64_t *out_shape)
+{
+    int nd = 0;
+    for (int k = 0; k < n; k++)
+        if (t[k]->ndim > nd) nd = t[k]->ndim;
+    int owner[CLB_MAX_DIMS];
+    for (int d = 0; d < nd; d++) {
+        out_shape[d] = 1;
+        owner[d] = -1;
+    }
+    for (int k = 0; k < n; k++) {
+        int lead = nd - t[k]->ndim;
+        for (int i = t[k]->ndim - 1; i >= 0; i--) { /* right to left, as PyTorch reports */
+            int d = lead + i;
+            int64_t s = t[k]->shape[i];
+            if (s == out_shape[d] || s == 1) continue;
+            if (out_shape[d] == 1) {
+                out_shape[d] = s;
+                owner[d] = k;
+                continue;
+            }
+            return clb__fail(CLB_ERR_SHAPE_MISMATCH,
+                             "%s: The size of tensor %s (%lld) must match the size of tensor %s "
+                             "(%lld) at non-singleton dimension %d",
+                             fn, names[owner[d]], (long long)out_shape[d], names[k], (long long)s,
+                             d);
+        }
+    }
+    *out_ndim = nd;
+    return CLB_OK;
+}
+
+/* Plans out = expr(inputs) over out's shape and runs it on out's device. */
+static clb_status run(clb__expr *e, clb_tensor *out, int n, const clb_tensor *const *in)
+{
+    clb_context *ctx = out->storage->ctx;
+    if (out->numel == 0) return CLB_OK;
+    clb__plan *plan = malloc(sizeof *plan);
+    int64_t(*in_strides)[CLB_MAX_DIMS] = malloc(sizeof(int64_t[CLB__EVAL_MAX_INPUTS][CLB_MAX_DIMS]));
+    clb_status st = CLB_OK;
+    if (!plan || !in_strides)
+        CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a launch plan");
+    const int64_t *strides[CLB__MAX_OPERANDS] = {out->strides};
+    int64_t offsets[CLB__MAX_OPERANDS] = {out->offset};
+    void *handles[CLB__MAX_OPERANDS] = {out->storage->handle};
+    clb_dtype dtypes[CLB__EVAL_MAX_INPUTS];
+    for (int k = 0; k < n; k++) {
+        clb__broadcast_strides(in[k]->ndim, in[k]->shape, in[k]->strides, out->ndim, out->shape,
+                               in_strides[k]);
+        strides[k + 1] = in_strides[k];
+        offsets[k + 1] = in[k]->offset;
+        handles[k + 1] = in[k]->storage->handle;
+        dtypes[k] = in[k]->dtype;
+    }
+    clb__plan_make(plan, n + 1, out->ndim, out->shape, strides, offsets);
+    if (strcmp(ctx->backend->name, "host") == 0) {
+        st = clb__expr_host_run(e, plan, handles, out->dtype, dtypes);
+    } else {
+#if CLB_HAVE_OPENCL
+        st = clb__expr_cl_run(ctx, e, plan, handles, out->dtype, dtypes);
+#else
+        st = clb__fail(CLB_ERR_UNSUPPORTED, "clb_eval: no evaluator for backend %s",
+                       ctx->backend->name);
+#endif
+    }
+cleanup:
+    free(plan);
+    free(in_strides);
+    return st;
+}
+
+clb_status clb_eval(clb_context *ctx, const char *expr, int n, const char *const *names,
+                    const clb_tensor *const *inputs, clb_tensor **out)
+{
+    static const char fn[] = "clb_eval";
+    clb_status st = CLB_OK;
+    clb__expr *e = NULL;
+    int ndim = 0;
+    int64_t shape[CLB_MAX_DIMS];
+    if (!out) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "clb_eval: out is NULL");
+    *out = NULL;
+    CLB_TRY(prepare(fn, ctx, expr, n, names, inputs, &e));
+    CLB_TRY(broadcast_named(fn, n, names, inputs, &ndim, shape));
+    CLB_TRY(clb__tensor_new(ctx, clb__expr_root(e)->dtype, ndim, shape, out));
+    CLB_TRY(run(e, *out, n, inputs));
+cleanup:
+    if (st != CLB_OK) {
+        clb_tensor_release(*out);
+        *out = NULL;
+    }
+    clb__expr_free(e);
+    return st;
+}
+
+/* NumPy's "same_kind" output casting: bool < unsigned < signed < float. */
+static int dtype_kind(clb_dtype t)
+{
+    if (t == CLB_BOOL) return 0;
+    if (clb__dtype_is_unsigned(t)) return 1;
+    if (clb__dtype_is_signed(t)) return 2;
+    return 3;
+}
+
+/* out must be writable without racing the inputs: no stride-0 axes, and either
+   exactly one of the inputs (in place) or disjoint from every input's memory. */
+static clb_status check_out(const char *fn, const clb_tensor *out, int n, const char *const *names,
+                            const clb_tensor *const *in)
+{
+    if (out->numel == 0) return CLB_OK;
+    for (int d = 0; d < out->ndim; d++)
+        if (out->strides[d] == 0 && out->shape[d] > 1)
+            return clb__fail(CLB_ERR_ALIASING,
+                             "%s: out has stride 0 on dimension %d (a broadcast view): several "
+                             "results would be written to one element; write to a contiguous "
+                             "tensor instead",
+                             fn, d);
+    int64_t olo, ohi;
+    clb__tensor_extent(out, &olo, &ohi);
+    for (int k = 0; k < n; k++) {
+        const clb_tensor *t = in[k];
+        if (t->storage != out->storage || t->numel == 0) continue;
+        bool same = t->offset == out->offset && t->ndim == out->ndim;
+        for (int d = 0; same && d < t->ndim; d++)
+            same = t->shape[d] == out->shape[d] && (t->shape[d] == 1 || t->strides[d] == out->strides[d]);
+        if (same) continue; /* in place: each element is read, then written, by one work item */
+        int64_t lo, hi;
+        clb__tensor_extent(t, &lo, &hi);
+        if (lo <= ohi && olo <= hi)
+            return clb__fail(CLB_ERR_ALIASING,
+                             "%s: out overlaps input %s without being exactly that tensor; "
+                             "results would depend on the order of evaluation. Write to a "
+                             "separate tensor, or pass the input itself as out",
+                             fn, names[k]);
+    }
+    return CLB_OK;
+}
+
+clb_status clb_eval_into(clb_context *ctx, const char *expr, int n, const char *const *names,
+                         const clb_tensor *const *inputs, clb_tensor *out)
+{
+    static const char fn[] = "clb_eval_into";
+    clb_status st = CLB_OK;
+    clb__expr *e = NULL;
+    char want[512], have[512];
+    const clb_tensor *all[CLB__EVAL_MAX_INPUTS + 1];
+    const char *all_names[CLB__EVAL_MAX_INPUTS + 1];
+    int ndim = 0;
+    int64_t shape[CLB_MAX_DIMS];
+    CLB_TRY(prepare(fn, ctx, expr, n, names, inputs, &e));
+    CLB_TRY(clb__check_tensor(out, "clb_eval_into: out"));
+    if (out->storage->ctx != ctx)
+        CLB_FAIL(CLB_ERR_INVALID_ARGUMENT, "%s: out lives on context \"%s\", not on ctx (\"%s\")",
+                 fn, out->storage->ctx->info.name, ctx->info.name);
+    clb_dtype result = clb__expr_root(e)->dtype;
+    if (dtype_kind(out->dtype) < dtype_kind(result))
+        CLB_FAIL(CLB_ERR_DTYPE,
+                 "%s: cannot store the %s result of the expression into out of dtype %s "
+                 "(NumPy's same_kind rule); cast in the expression (e.g. %s(...)) or use clb_eval",
+                 fn, clb_dtype_name(result), clb_dtype_name(out->dtype), clb_dtype_name(out->dtype));
+    /* As NumPy's out=: the inputs broadcast together with out, and the result must be
+       out's own shape (out itself is never broadcast). */
+    for (int k = 0; k < n; k++) {
+        all[k] = inputs[k];
+        all_names[k] = names[k];
+    }
+    all[n] = out;
+    all_names[n] = "out";
+    CLB_TRY(broadcast_named(fn, n + 1, all_names, all, &ndim, shape));
+    bool same_shape = ndim == out->ndim;
+    for (int d = 0; same_shape && d < ndim; d++) same_shape = shape[d] == out->shape[d];
+    if (!same_shape)
+        CLB_FAIL(CLB_ERR_SHAPE_MISMATCH,
+                 "%s: out has shape %s but the inputs and out broadcast to %s; out must hold the "
+                 "whole result",
+                 fn, clb__shape_str(out->ndim, out->shape, have, sizeof have),
+                 clb__shape_str(ndim, shape, want, sizeof want));
+    CLB_TRY(check_out(fn, out, n, names, inputs));
+    CLB_TRY(run(e, out, n, inputs));
+cleanup:
+    clb__expr_free(e);
+    return st;
+}

@@ -1,0 +1,192 @@
+/* Fuzz target: clb_broadcast_shapes and the view functions on arbitrary
+ * shapes, axes and permutations, chained so that views of views get every
+ * stride pattern the API can produce. Checks, beyond "no crash and no
+ * sanitizer report":
+ *  - broadcast_shapes agrees with a naive reading of the rule;
+ *  - every view stays inside its storage (offset and extent);
+ *  - a small view reads back, through to_host, exactly the elements its
+ *    shape, strides and offset name. */
+#include "fuzz_input.h"
+
+#include "clbroadcast.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define BASE_MAX 64
+#define READ_MAX 4096
+
+static clb_context *ctx; /* one host context for the whole run */
+
+static void check(bool ok, const char *what)
+{
+    if (!ok) {
+        fprintf(stderr, "fuzz_shapes: %s\n", what);
+        abort();
+    }
+}
+
+static int fuzz_shape(fuzz_input *in, int64_t *shape)
+{
+    int ndim = (int)(fuzz_u8(in) % 70); /* past CLB_MAX_DIMS too */
+    for (int d = 0; d < ndim && d < 70; d++) shape[d] = fuzz_size(in);
+    return ndim;
+}
+
+/* broadcast_shapes against the rule read naively: sizes align right, each
+   position takes its one non-1 size, distinct non-1 sizes do not broadcast. */
+static void check_broadcast_shapes(fuzz_input *in)
+{
+    int64_t shapes[4][70], out[CLB_MAX_DIMS];
+    int ndims[4], n = 1 + (int)(fuzz_u8(in) % 4), out_ndim = -1;
+    const int64_t *ptrs[4];
+    for (int i = 0; i < n; i++) ndims[i] = fuzz_shape(in, shapes[i]), ptrs[i] = shapes[i];
+    clb_status st = clb_broadcast_shapes(n, ndims, ptrs, &out_ndim, out);
+    bool valid = true, mismatch = false;
+    int max_ndim = 0;
+    for (int i = 0; i < n; i++) {
+        if (ndims[i] > CLB_MAX_DIMS) valid = false;
+        if (ndims[i] > max_ndim) max_ndim = ndims[i];
+        for (int d = 0; d < ndims[i] && d < 70; d++)
+            if (shapes[i][d] < 0) valid = false;
+    }
+    if (valid) {
+        for (int k = 1; k <= max_ndim; k++) {
+            int64_t size = 1;
+            for (int i = 0; i < n; i++) {
+                if (k > ndims[i]) continue;
+                int64_t s = shapes[i][ndims[i] - k];
+                if (s == 1) continue;
+                if (size != 1 && size != s) mismatch = true;
+                size = s;
+            }
+            if (st == CLB_OK) check(out[out_ndim - k] == size, "broadcast_shapes: wrong size");
+        }
+    }
+    if (st == CLB_OK) {
+        check(valid && !mismatch, "broadcast_shapes accepted invalid shapes");
+        check(out_ndim == max_ndim, "broadcast_shapes: wrong ndim");
+    } else {
+        check(!valid || mismatch || st == CLB_ERR_INVALID_ARGUMENT,
+              "broadcast_shapes rejected valid shapes");
+        check(clb_last_error()[0] != '\0', "broadcast_shapes failed without a message");
+    }
+}
+
+/* The view must stay within base storage and read back what its layout names. */
+static void check_view(const clb_tensor *v, const float *base, int64_t base_numel)
+{
+    int ndim = clb_tensor_ndim(v);
+    const int64_t *shape = clb_tensor_shape(v), *strides = clb_tensor_strides(v);
+    int64_t numel = 1, lo = clb_tensor_offset(v), hi = lo;
+    bool empty = false;
+    for (int d = 0; d < ndim; d++) {
+        check(shape[d] >= 0, "negative size in a view");
+        if (shape[d] == 0) empty = true;
+    }
+    if (empty) {
+        check(clb_tensor_numel(v) == 0, "numel of an empty view");
+        return;
+    }
+    for (int d = 0; d < ndim; d++) {
+        check(numel <= INT64_MAX / shape[d], "view numel overflows");
+        numel *= shape[d];
+        int64_t span = (shape[d] - 1) * strides[d];
+        if (span < 0) lo += span;
+        else hi += span;
+    }
+    check(clb_tensor_numel(v) == numel, "numel disagrees with the shape");
+    check(lo >= 0 && hi < base_numel, "view reaches outside its storage");
+    if (numel > READ_MAX || clb_tensor_dtype(v) != CLB_FLOAT32) return;
+    float *got = malloc((size_t)numel * sizeof *got);
+    check(got != NULL, "out of memory");
+    check(clb_tensor_to_host(v, got, (size_t)numel * sizeof *got) == CLB_OK, "to_host of a view");
+    for (int64_t i = 0; i < numel; i++) {
+        int64_t rest = i, at = clb_tensor_offset(v);
+        for (int d = ndim - 1; d >= 0; d--) {
+            at += (rest % shape[d]) * strides[d];
+            rest /= shape[d];
+        }
+        check(got[i] == base[at], "to_host disagrees with the view's layout");
+    }
+    free(got);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    fuzz_input in = {data, size};
+    if (!ctx && clb_context_create("host", &ctx) != CLB_OK) abort();
+    check_broadcast_shapes(&in);
+
+    /* A small base tensor whose element i holds i. */
+    int64_t bshape[4], bnumel = 1;
+    int bndim = (int)(fuzz_u8(&in) % 5);
+    for (int d = 0; d < bndim; d++) bshape[d] = fuzz_u8(&in) % 4, bnumel *= bshape[d];
+    float base[BASE_MAX];
+    for (int64_t i = 0; i < bnumel; i++) base[i] = (float)i;
+    clb_tensor *v = NULL;
+    check(clb_tensor_from_host(ctx, CLB_FLOAT32, bndim, bshape, base, &v) == CLB_OK, "from_host");
+
+    for (int step = 0; step < 8 && in.left; step++) {
+        clb_tensor *next = NULL, *pair[2] = {NULL, NULL};
+        int64_t shape[70];
+        int perm[70], ndim;
+        clb_status st;
+        switch (fuzz_u8(&in) % 7) {
+        case 0:
+            ndim = fuzz_shape(&in, shape);
+            st = clb_broadcast_to(v, ndim, shape, &next);
+            break;
+        case 1:
+            ndim = fuzz_shape(&in, shape);
+            st = clb_expand(v, ndim, shape, &next);
+            break;
+        case 2: st = clb_unsqueeze(v, (int8_t)fuzz_u8(&in), &next); break;
+        case 3: st = clb_squeeze(v, (int8_t)fuzz_u8(&in), &next); break;
+        case 4:
+            for (int d = 0; d < clb_tensor_ndim(v); d++) perm[d] = (int8_t)fuzz_u8(&in);
+            st = clb_permute(v, perm, &next);
+            break;
+        case 5:
+            ndim = fuzz_shape(&in, shape);
+            /* A reshape that must copy allocates the view's numel: keep it small. */
+            if (clb_tensor_numel(v) > READ_MAX) continue;
+            st = clb_reshape(v, ndim, shape, &next);
+            break;
+        default: {
+            ndim = fuzz_shape(&in, shape);
+            if (ndim > CLB_MAX_DIMS) continue;
+            int64_t n = 1;
+            for (int d = 0; d < ndim; d++) n = shape[d] >= 0 && shape[d] < 4 ? n * shape[d] : -1;
+            if (n < 0 || n > BASE_MAX) continue;
+            clb_tensor *other = NULL;
+            check(clb_tensor_from_host(ctx, CLB_FLOAT32, ndim, shape, base, &other) == CLB_OK,
+                  "from_host of a second tensor");
+            const clb_tensor *two[2] = {v, other};
+            st = clb_broadcast_tensors(2, two, pair);
+            if (st == CLB_OK) next = pair[0], check_view(pair[1], base, n ? n : 1);
+            else check(pair[0] == NULL && pair[1] == NULL, "broadcast_tensors left outputs");
+            clb_tensor_release(pair[1]);
+            clb_tensor_release(other);
+            break;
+        }
+        }
+        if (st != CLB_OK) {
+            check(next == NULL, "a failed view left *out set");
+            check(clb_last_error()[0] != '\0', "a failed view left no message");
+            continue;
+        }
+        /* reshape may copy: then the new storage is the reference */
+        if (!clb_tensor_shares_storage(next, v)) {
+            clb_tensor_release(next);
+            continue;
+        }
+        check_view(next, base, bnumel ? bnumel : 1);
+        clb_tensor_release(v);
+        v = next;
+    }
+    clb_tensor_release(v);
+    check(clb_memory_allocated(ctx) == 0, "storage leaked");
+    return 0;
+}

@@ -1,0 +1,307 @@
+/* matmul on every device against the host backend: random cases (fixed seed)
+ * with 1-D operands, broadcast batches, transposed and broadcast views and
+ * zero-size dimensions, every dtype, and the issue's shapes.
+ *
+ * CLBlast compiles each GEMM routine x precision for 14-26 s on PoCL and keeps
+ * it in memory only, so the default build of this file (suite 'device') keeps
+ * float matrices to float32 and to sizes CLBlast runs with its direct kernel;
+ * built with CLBT_SLOW=1 (suite 'slow') it adds float64 and large shapes. */
+#include "testutil.h"
+
+#include <math.h>
+#include <stdbool.h>
+
+#ifndef CLBT_SLOW
+#define CLBT_SLOW 0
+#endif
+#define NUM_RANDOM 320
+
+static double half_to_double(uint16_t h)
+{
+    int e = (h >> 10) & 31, m = h & 1023;
+    double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m + 1024, e - 25);
+    return (h & 0x8000) ? -v : v;
+}
+
+static double value_at(const void *buf, clb_dtype t, int64_t i)
+{
+    switch (t) {
+    case CLB_BOOL: return ((const uint8_t *)buf)[i];
+    case CLB_INT8: return ((const int8_t *)buf)[i];
+    case CLB_UINT8: return ((const uint8_t *)buf)[i];
+    case CLB_INT16: return ((const int16_t *)buf)[i];
+    case CLB_UINT16: return ((const uint16_t *)buf)[i];
+    case CLB_INT32: return ((const int32_t *)buf)[i];
+    case CLB_UINT32: return ((const uint32_t *)buf)[i];
+    case CLB_FLOAT16: return half_to_double(((const uint16_t *)buf)[i]);
+    case CLB_FLOAT32: return ((const float *)buf)[i];
+    case CLB_FLOAT64: return ((const double *)buf)[i];
+    default: return 0; /* 64-bit integers are compared bitwise */
+    }
+}
+
+/* Small exact values: integers wrap identically on both sides anyway, floats
+   are multiples of 1/8 in [-4, 4) (exact in float16 too). */
+static void fill_random(void *buf, clb_dtype t, int64_t n, uint64_t *rng)
+{
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t r = clbt_rand(rng);
+        int v = (int)(r % 64) - 32;
+        switch (t) {
+        case CLB_BOOL: ((uint8_t *)buf)[i] = (uint8_t)(r >> 9 & 1); break;
+        case CLB_INT8: ((int8_t *)buf)[i] = (int8_t)v; break;
+        case CLB_UINT8: ((uint8_t *)buf)[i] = (uint8_t)(r >> 40); break;
+        case CLB_INT16: ((int16_t *)buf)[i] = (int16_t)(v * 100); break;
+        case CLB_UINT16: ((uint16_t *)buf)[i] = (uint16_t)(r >> 40); break;
+        case CLB_INT32: ((int32_t *)buf)[i] = (int32_t)(r >> 32); break;
+        case CLB_UINT32: ((uint32_t *)buf)[i] = (uint32_t)(r >> 32); break;
+        case CLB_INT64: case CLB_UINT64: ((uint64_t *)buf)[i] = r; break;
+        case CLB_FLOAT16: {
+            /* v/8 as a half: sign, exponent and 10-bit mantissa of |v| / 8. */
+            int a = v < 0 ? -v : v;
+            uint16_t h = 0;
+            if (a) {
+                int e = 0;
+                while ((a >> e) > 1) e++;
+                h = (uint16_t)(((e - 3 + 15) << 10) | (((a << 10) >> e) & 1023));
+            }
+            ((uint16_t *)buf)[i] = (uint16_t)(h | (v < 0 ? 0x8000 : 0));
+            break;
+        }
+        case CLB_FLOAT32: ((float *)buf)[i] = (float)v / 8.0f; break;
+        default: ((double *)buf)[i] = (double)v / 8.0; break;
+        }
+    }
+}
+
+static void assert_matches(const clb_tensor *d, const clb_tensor *h, int64_t k, const char *what)
+{
+    assert_int_equal(clb_tensor_dtype(d), clb_tensor_dtype(h));
+    clbt_assert_shape(d, clb_tensor_ndim(h), clb_tensor_shape(h));
+    clb_dtype t = clb_tensor_dtype(h);
+    int64_t n = clb_tensor_numel(h);
+    void *dv = clbt_read(d), *hv = clbt_read(h);
+    double rtol = t == CLB_FLOAT16 ? 2e-3 : t == CLB_FLOAT32 ? 1e-5 : 1e-12;
+    double atol = (t == CLB_FLOAT16 ? 1e-3 : t == CLB_FLOAT32 ? 1e-5 : 1e-12) * (double)(k + 1);
+    for (int64_t i = 0; i < n; i++) {
+        if (t == CLB_INT64 || t == CLB_UINT64) {
+            uint64_t a = ((uint64_t *)dv)[i], b = ((uint64_t *)hv)[i];
+            if (a != b) fail_msg("%s: element %lld = %llu, host has %llu", what, (long long)i,
+                                 (unsigned long long)a, (unsigned long long)b);
+            continue;
+        }
+        double a = value_at(dv, t, i), b = value_at(hv, t, i);
+        if (!(a == b || fabs(a - b) <= atol + rtol * fabs(b)))
+            fail_msg("%s: element %lld = %.17g, host has %.17g", what, (long long)i, a, b);
+    }
+    free(dv);
+    free(hv);
+}
+
+/* One operand: its logical shape, how it is stored (transposed inner axes,
+   broadcast batch axes) and its data. */
+typedef struct operand {
+    int ndim;
+    int64_t shape[5];
+    bool transposed;      /* stored as (..., cols, rows) and permuted back */
+    bool broadcast_batch; /* batch axes stored with size 1 and expanded */
+} operand;
+
+static clb_tensor *make_operand(clb_context *ctx, clb_dtype dt, const operand *o, const void *data)
+{
+    int64_t stored[5];
+    memcpy(stored, o->shape, sizeof stored);
+    if (o->broadcast_batch)
+        for (int d = 0; d < o->ndim - 2; d++) stored[d] = 1;
+    if (o->transposed) {
+        int64_t t = stored[o->ndim - 1];
+        stored[o->ndim - 1] = stored[o->ndim - 2], stored[o->ndim - 2] = t;
+    }
+    clb_tensor *t = clbt_tensor(ctx, dt, o->ndim, stored, data), *v = NULL;
+    if (o->transposed) {
+        int perm[5];
+        for (int d = 0; d < o->ndim; d++) perm[d] = d;
+        perm[o->ndim - 1] = o->ndim - 2, perm[o->ndim - 2] = o->ndim - 1;
+        CLBT_OK(clb_permute(t, perm, &v));
+        clb_tensor_release(t);
+        t = v;
+    }
+    if (o->broadcast_batch) {
+        CLBT_OK(clb_expand(t, o->ndim, o->shape, &v));
+        clb_tensor_release(t);
+        t = v;
+    }
+    return t;
+}
+
+static int64_t stored_numel(const operand *o)
+{
+    int64_t n = 1;
+    for (int d = 0; d < o->ndim; d++) n *= (o->broadcast_batch && d < o->ndim - 2) ? 1 : o->shape[d];
+    return n;
+}
+
+static void compare(clb_context *ctx, clb_context *host, clb_dtype dt, const operand *a,
+                    const operand *b, uint64_t *rng, const char *what)
+{
+    int64_t na = stored_numel(a), nb = stored_numel(b);
+    size_t esz = clb_dtype_size(dt);
+    void *da = malloc((size_t)(na ? na : 1) * esz), *db = malloc((size_t)(nb ? nb : 1) * esz);
+    assert_true(da && db);
+    fill_random(da, dt, na, rng);
+    fill_random(db, dt, nb, rng);
+    clb_tensor *ad = make_operand(ctx, dt, a, da), *bd = make_operand(ctx, dt, b, db);
+    clb_tensor *ah = make_operand(host, dt, a, da), *bh = make_operand(host, dt, b, db);
+    clb_tensor *rd = NULL, *rh = NULL;
+    clb_status sh = clb_matmul(ah, bh, &rh), sd = clb_matmul(ad, bd, &rd);
+    clb_device_info info;
+    CLBT_OK(clb_context_get_info(ctx, &info));
+    if (sd == CLB_ERR_DTYPE && dt == CLB_FLOAT64 && !info.has_fp64) {
+        assert_non_null(strstr(clb_last_error(), "fp64"));
+    } else if (sh != CLB_OK) {
+        if (sd != sh) fail_msg("%s: host %s, device %s", what, clb_status_name(sh), clb_status_name(sd));
+    } else {
+        if (sd != CLB_OK) fail_msg("%s on %s: %s: %s", what, info.name, clb_status_name(sd), clb_last_error());
+        assert_matches(rd, rh, a->shape[a->ndim - 1], what);
+    }
+    clb_tensor_release(rd);
+    clb_tensor_release(rh);
+    clb_tensor_release(ad);
+    clb_tensor_release(bd);
+    clb_tensor_release(ah);
+    clb_tensor_release(bh);
+    free(da);
+    free(db);
+}
+
+static clb_context *host_ctx(void)
+{
+    clb_context *h = NULL;
+    CLBT_OK(clb_context_create("host", &h));
+    return h;
+}
+
+/* ---- random cases ----------------------------------------------------------------- */
+
+static clb_dtype random_dtype(uint64_t *rng)
+{
+    /* float32 is CLBlast's; float64 (a second CLBlast precision to compile) only
+       in the slow suite. */
+    static const clb_dtype dts[] = {CLB_FLOAT32, CLB_FLOAT32, CLB_FLOAT32, CLB_INT32,
+                                    CLB_INT8,    CLB_UINT8,   CLB_INT16,   CLB_UINT16,
+                                    CLB_UINT32,  CLB_INT64,   CLB_UINT64,  CLB_BOOL,
+                                    CLB_FLOAT16, CLB_FLOAT64};
+    int n = CLBT_SLOW ? 14 : 13;
+    return dts[clbt_rand(rng) % (uint64_t)n];
+}
+
+static void body_random(clb_context *ctx, const char *sel)
+{
+    (void)sel;
+    clb_context *host = host_ctx();
+    uint64_t rng = 31337;
+    static const int64_t sizes[] = {1, 2, 3, 5, 8, 13, 17};
+    for (int it = 0; it < NUM_RANDOM; it++) {
+        int64_t m = sizes[clbt_rand(&rng) % 7], n = sizes[clbt_rand(&rng) % 7];
+        int64_t k = clbt_rand(&rng) % 25 == 0 ? 0 : sizes[clbt_rand(&rng) % 7];
+        operand a = {.ndim = 1 + (int)(clbt_rand(&rng) % 4)}, b = {.ndim = 1 + (int)(clbt_rand(&rng) % 4)};
+        if (clbt_rand(&rng) % 30 == 0) m = 0;
+        /* Batch: the longer one's leading axes; the other gets 1s or matching sizes. */
+        int batch = (a.ndim > b.ndim ? a.ndim : b.ndim) - 2;
+        int64_t bshape[3];
+        for (int d = 0; d < batch; d++) bshape[d] = 1 + (int64_t)(clbt_rand(&rng) % 3);
+        operand *ops[2] = {&a, &b};
+        for (int q = 0; q < 2; q++) {
+            operand *o = ops[q];
+            int ob = o->ndim - 2;
+            for (int d = 0; d < ob; d++)
+                o->shape[d] = clbt_rand(&rng) % 3 == 0 ? 1 : bshape[batch - ob + d];
+            if (o->ndim == 1) o->shape[0] = k;
+            else if (q == 0) o->shape[o->ndim - 2] = m, o->shape[o->ndim - 1] = k;
+            else o->shape[o->ndim - 2] = k, o->shape[o->ndim - 1] = n;
+            o->transposed = o->ndim >= 2 && clbt_rand(&rng) % 3 == 0;
+            o->broadcast_batch = o->ndim >= 3 && clbt_rand(&rng) % 3 == 0;
+        }
+        char what[128];
+        clb_dtype dt = random_dtype(&rng);
+        snprintf(what, sizeof what, "case %d (%s, a %dd%s%s, b %dd%s%s)", it, clb_dtype_name(dt),
+                 a.ndim, a.transposed ? " T" : "", a.broadcast_batch ? " B" : "", b.ndim,
+                 b.transposed ? " T" : "", b.broadcast_batch ? " B" : "");
+        compare(ctx, host, dt, &a, &b, &rng, what);
+    }
+    clb_context_release(host);
+}
+
+static void test_random(void **state)
+{
+    (void)state;
+    clbt_for_each_device(body_random);
+}
+
+/* ---- the shapes ------------------------------------------------------------- */
+
+static void body_shapes(clb_context *ctx, const char *sel)
+{
+    (void)sel;
+    clb_context *host = host_ctx();
+    uint64_t rng = 5;
+    /* (2,1,5,6) @ (3,6,7) -> (2,3,5,7): a pattern GemmBatched serves. */
+    operand a = {4, {2, 1, 5, 6}, false, false}, b = {3, {3, 6, 7}, false, false};
+    compare(ctx, host, CLB_FLOAT32, &a, &b, &rng, "(2,1,5,6)@(3,6,7)");
+    compare(ctx, host, CLB_INT32, &a, &b, &rng, "(2,1,5,6)@(3,6,7) int32");
+    /* (B,N,N) @ (N,N): a broadcast operand with batch stride 0. */
+    int64_t side = CLBT_SLOW ? 256 : 24, batch = CLBT_SLOW ? 64 : 4;
+    operand c = {3, {batch, side, side}, false, false}, d = {2, {side, side}, false, false};
+    compare(ctx, host, CLB_FLOAT32, &c, &d, &rng, "(B,N,N)@(N,N)");
+    d.transposed = true;
+    compare(ctx, host, CLB_FLOAT32, &c, &d, &rng, "(B,N,N)@(N,N)^T");
+    /* 1-D operands on either side and both. */
+    operand v = {1, {6}, false, false}, m6 = {2, {6, 4}, false, false}, m5 = {2, {5, 6}, false, false};
+    compare(ctx, host, CLB_FLOAT32, &v, &m6, &rng, "(6)@(6,4)");
+    compare(ctx, host, CLB_FLOAT32, &m5, &v, &rng, "(5,6)@(6)");
+    compare(ctx, host, CLB_FLOAT32, &v, &v, &rng, "(6)@(6)");
+#if CLBT_SLOW
+    compare(ctx, host, CLB_FLOAT64, &a, &b, &rng, "(2,1,5,6)@(3,6,7) float64");
+    compare(ctx, host, CLB_FLOAT64, &c, &d, &rng, "(B,N,N)@(N,N)^T float64");
+#endif
+    clb_context_release(host);
+}
+
+static void test_shapes(void **state)
+{
+    (void)state;
+    clbt_for_each_device(body_shapes);
+}
+
+/* ---- errors --------------------------------------------------------------------------- */
+
+static void body_errors(clb_context *ctx, const char *sel)
+{
+    (void)sel;
+    const int64_t sa[2] = {2, 3}, sb[2] = {4, 5};
+    clb_tensor *a = NULL, *b = NULL, *r = NULL;
+    CLBT_OK(clb_tensor_empty(ctx, CLB_FLOAT32, 2, sa, &a));
+    CLBT_OK(clb_tensor_empty(ctx, CLB_FLOAT32, 2, sb, &b));
+    CLBT_FAILS(CLB_ERR_SHAPE_MISMATCH, clb_matmul(a, b, &r));
+    assert_null(r);
+    assert_non_null(strstr(clb_last_error(), "3"));
+    assert_non_null(strstr(clb_last_error(), "4"));
+    clb_tensor_release(a);
+    clb_tensor_release(b);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    clbt_for_each_device(body_errors);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_random),
+        cmocka_unit_test(test_shapes),
+        cmocka_unit_test(test_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,528 @@
+/* Reductions and sum_to_shape on every device against the host backend:
+ * random cases (fixed seed) over every op and dtype, shapes up to 5-D with
+ * permuted and broadcast views, zero-size and 0-d tensors, keepdim, negative
+ * axes; the seed's per-channel statistics and batch-norm; the float32
+ * accuracy bound on 2^24 elements; sum_to_shape against its definition. */
+#include "testutil.h"
+
+#include <math.h>
+#include <stdbool.h>
+
+#define NUM_RANDOM 2000
+
+/* ---- values ------------------------------------------------------------------ */
+
+static double half_to_double(uint16_t h)
+{
+    int e = (h >> 10) & 31, m = h & 1023;
+    double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m + 1024, e - 25);
+    return (h & 0x8000) ? -v : v;
+}
+
+/* Element i of a host buffer of dtype t as a double (exact except 64-bit integers,
+   which are compared bitwise). */
+static double value_at(const void *buf, clb_dtype t, int64_t i)
+{
+    switch (t) {
+    case CLB_BOOL: return ((const uint8_t *)buf)[i];
+    case CLB_INT8: return ((const int8_t *)buf)[i];
+    case CLB_UINT8: return ((const uint8_t *)buf)[i];
+    case CLB_INT16: return ((const int16_t *)buf)[i];
+    case CLB_UINT16: return ((const uint16_t *)buf)[i];
+    case CLB_INT32: return ((const int32_t *)buf)[i];
+    case CLB_UINT32: return ((const uint32_t *)buf)[i];
+    case CLB_INT64: return (double)((const int64_t *)buf)[i];
+    case CLB_UINT64: return (double)((const uint64_t *)buf)[i];
+    case CLB_FLOAT16: return half_to_double(((const uint16_t *)buf)[i]);
+    case CLB_FLOAT32: return ((const float *)buf)[i];
+    default: return ((const double *)buf)[i];
+    }
+}
+
+static uint16_t double_to_half(double v) /* for the small exact values the tests use */
+{
+    if (isnan(v)) return 0x7E00;
+    uint16_t sign = v < 0 ? 0x8000 : 0;
+    v = fabs(v);
+    if (v == 0) return sign;
+    int e;
+    double f = frexp(v, &e); /* v = f * 2^e, f in [0.5, 1) */
+    int m = (int)lrint((f * 2 - 1) * 1024);
+    if (m == 1024) m = 0, e++;
+    return (uint16_t)(sign | ((e + 14) << 10) | m);
+}
+
+/* Fills n random elements of dtype t. op decides the range: products stay near 1,
+   and for floats some NaN go in (MAX/MIN must propagate them). */
+static void fill_random(void *buf, clb_dtype t, int64_t n, clb_reduce_op op, uint64_t *rng)
+{
+    bool nan_ok = (clbt_rand(rng) % 8) == 0;
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t r = clbt_rand(rng);
+        int64_t small = op == CLB_PROD ? (int64_t)(r % 3) - 1 : (int64_t)(r % 201) - 100;
+        double f = op == CLB_PROD ? 0.75 + (double)(r % 1024) / 2048.0
+                                  : ((double)(r % 4096) - 2048.0) / 512.0;
+        if (nan_ok && r % 97 == 0) f = NAN;
+        switch (t) {
+        case CLB_BOOL: ((uint8_t *)buf)[i] = (uint8_t)((r >> 7) & 1); break;
+        case CLB_INT8: ((int8_t *)buf)[i] = (int8_t)small; break;
+        case CLB_UINT8: ((uint8_t *)buf)[i] = (uint8_t)(r >> 20); break;
+        case CLB_INT16: ((int16_t *)buf)[i] = (int16_t)(small * 37); break;
+        case CLB_UINT16: ((uint16_t *)buf)[i] = (uint16_t)(r >> 30); break;
+        case CLB_INT32: ((int32_t *)buf)[i] = (int32_t)(r >> 33) - (1 << 30); break; /* wraps in products */
+        case CLB_UINT32: ((uint32_t *)buf)[i] = (uint32_t)(r >> 32); break;
+        case CLB_INT64: ((int64_t *)buf)[i] = (int64_t)r; break;
+        case CLB_UINT64: ((uint64_t *)buf)[i] = r; break;
+        case CLB_FLOAT16: ((uint16_t *)buf)[i] = double_to_half(f); break;
+        case CLB_FLOAT32: ((float *)buf)[i] = (float)f; break;
+        default: ((double *)buf)[i] = f; break;
+        }
+    }
+}
+
+/* Compares device result d with host result h (same shape and dtype). For float
+   sums the bound scales with the number of elements folded. */
+static void assert_matches(const clb_tensor *d, const clb_tensor *h, int64_t count,
+                           const char *what)
+{
+    assert_int_equal(clb_tensor_dtype(d), clb_tensor_dtype(h));
+    clbt_assert_shape(d, clb_tensor_ndim(h), clb_tensor_shape(h));
+    clb_dtype t = clb_tensor_dtype(h);
+    int64_t n = clb_tensor_numel(h);
+    void *dv = clbt_read(d), *hv = clbt_read(h);
+    double rtol = t == CLB_FLOAT16 ? 2e-3 : t == CLB_FLOAT32 ? 2e-6 : 1e-12;
+    double atol = t == CLB_FLOAT16 ? 1e-2 : t == CLB_FLOAT32 ? 1e-6 * (double)count : 1e-12 * (double)count;
+    for (int64_t i = 0; i < n; i++) {
+        if (t == CLB_INT64 || t == CLB_UINT64) {
+            uint64_t a = ((uint64_t *)dv)[i], b = ((uint64_t *)hv)[i];
+            if (a != b)
+                fail_msg("%s: element %lld = %llu, host has %llu", what, (long long)i,
+                         (unsigned long long)a, (unsigned long long)b);
+            continue;
+        }
+        double a = value_at(dv, t, i), b = value_at(hv, t, i);
+        bool same = (isnan(a) && isnan(b)) || a == b || fabs(a - b) <= atol + rtol * fabs(b);
+        if (!same) fail_msg("%s: element %lld = %.17g, host has %.17g", what, (long long)i, a, b);
+    }
+    free(dv);
+    free(hv);
+}
+
+static int device_has_fp64(clb_context *ctx)
+{
+    clb_device_info info;
+    CLBT_OK(clb_context_get_info(ctx, &info));
+    return info.has_fp64;
+}
+
+/* ---- one random case ------------------------------------------------------------ */
+
+typedef struct rcase {
+    int ndim;
+    int64_t shape[5];
+    clb_dtype dtype;
+    clb_reduce_op op;
+    int view;      /* 0 contiguous, 1 permuted, 2 broadcast */
+    int naxes;     /* -1: axes NULL */
+    int axes[5];
+    int keepdim;
+    int perm[5];
+    int64_t base_shape[5]; /* view 2: shape before expanding (1 on broadcast axes) */
+} rcase;
+
+static void make_case(rcase *c, uint64_t *rng)
+{
+    static const int64_t sizes[] = {1, 2, 3, 4, 5, 7, 8, 13, 16, 33};
+    memset(c, 0, sizeof *c);
+    c->ndim = (int)(clbt_rand(rng) % 6);
+    int64_t numel = 1;
+    for (int d = 0; d < c->ndim; d++) {
+        int64_t s = sizes[clbt_rand(rng) % 10];
+        if (clbt_rand(rng) % 40 == 0) s = 0;
+        if (numel * s > 6000) s = 1;
+        c->shape[d] = s;
+        numel *= s > 0 ? s : 1;
+    }
+    c->dtype = (clb_dtype)(clbt_rand(rng) % 12);
+    c->op = (clb_reduce_op)(clbt_rand(rng) % 5);
+    c->view = c->ndim >= 2 ? (int)(clbt_rand(rng) % 3) : (int)(clbt_rand(rng) % 2) * 2;
+    if (c->ndim == 0) c->view = 0;
+    c->keepdim = (int)(clbt_rand(rng) % 2);
+    if (clbt_rand(rng) % 6 == 0) {
+        c->naxes = -1;
+    } else {
+        for (int d = 0; d < c->ndim; d++)
+            if (clbt_rand(rng) % 2) c->axes[c->naxes++] = clbt_rand(rng) % 2 ? d : d - c->ndim;
+    }
+    for (int d = 0; d < c->ndim; d++) c->perm[d] = d;
+    for (int d = c->ndim - 1; d > 0; d--) {
+        int j = (int)(clbt_rand(rng) % (uint64_t)(d + 1)), t = c->perm[d];
+        c->perm[d] = c->perm[j], c->perm[j] = t;
+    }
+    for (int d = 0; d < c->ndim; d++)
+        c->base_shape[d] = clbt_rand(rng) % 2 ? 1 : c->shape[d];
+}
+
+/* The case's input on ctx: a view of the requested kind over data. */
+static clb_tensor *make_input(clb_context *ctx, const rcase *c, const void *data)
+{
+    clb_tensor *base = NULL, *v = NULL;
+    if (c->view == 0) return clbt_tensor(ctx, c->dtype, c->ndim, c->shape, data);
+    if (c->view == 1) {
+        /* Stored as the permuted shape, then viewed back: a transposed layout. */
+        int64_t stored[5];
+        int inv[5];
+        for (int d = 0; d < c->ndim; d++) stored[d] = c->shape[c->perm[d]], inv[c->perm[d]] = d;
+        base = clbt_tensor(ctx, c->dtype, c->ndim, stored, data);
+        CLBT_OK(clb_permute(base, inv, &v));
+    } else {
+        base = clbt_tensor(ctx, c->dtype, c->ndim, c->base_shape, data);
+        CLBT_OK(clb_expand(base, c->ndim, c->shape, &v));
+    }
+    clb_tensor_release(base);
+    return v;
+}
+
+static int64_t case_count(const rcase *c)
+{
+    int64_t count = 1;
+    bool red[5] = {false};
+    for (int i = 0; i < c->naxes; i++) red[(c->axes[i] + c->ndim) % (c->ndim ? c->ndim : 1)] = true;
+    for (int d = 0; d < c->ndim; d++)
+        if (c->naxes < 0 || red[d]) count *= c->shape[d];
+    return count;
+}
+
+static void run_case(clb_context *ctx, clb_context *host, const rcase *c, uint64_t *rng, int idx)
+{
+    int64_t numel = 1;
+    for (int d = 0; d < c->ndim; d++) numel *= c->view == 2 ? c->base_shape[d] : c->shape[d];
+    size_t bytes = (size_t)(numel > 0 ? numel : 1) * clb_dtype_size(c->dtype);
+    void *data = malloc(bytes);
+    assert_non_null(data);
+    fill_random(data, c->dtype, numel, c->op, rng);
+    clb_tensor *xd = make_input(ctx, c, data), *xh = make_input(host, c, data);
+    clb_tensor *rd = NULL, *rh = NULL;
+    const int *axes = c->naxes < 0 ? NULL : c->axes;
+    int naxes = c->naxes < 0 ? 0 : c->naxes;
+    clb_status sh = clb_reduce(c->op, xh, naxes, axes, c->keepdim, &rh);
+    clb_status sd = clb_reduce(c->op, xd, naxes, axes, c->keepdim, &rd);
+    char what[160];
+    snprintf(what, sizeof what, "case %d: %s of %s, ndim %d, view %d, naxes %d, keepdim %d", idx,
+             clb_reduce_op_name(c->op), clb_dtype_name(c->dtype), c->ndim, c->view, c->naxes,
+             c->keepdim);
+    if (sd == CLB_ERR_DTYPE && !device_has_fp64(ctx)) {
+        /* float64 results on a device without cl_khr_fp64: refused with a message. */
+        assert_true(strstr(clb_last_error(), "fp64") != NULL);
+    } else if (sh != CLB_OK) {
+        if (sd != sh) fail_msg("%s: host %s, device %s", what, clb_status_name(sh), clb_status_name(sd));
+    } else {
+        if (sd != CLB_OK) fail_msg("%s: %s: %s", what, clb_status_name(sd), clb_last_error());
+        assert_matches(rd, rh, case_count(c), what);
+    }
+    clb_tensor_release(rd);
+    clb_tensor_release(rh);
+    clb_tensor_release(xd);
+    clb_tensor_release(xh);
+    free(data);
+}
+
+static clb_context *host_ctx(void)
+{
+    clb_context *h = NULL;
+    CLBT_OK(clb_context_create("host", &h));
+    return h;
+}
+
+static void body_random(clb_context *ctx, const char *sel)
+{
+    (void)sel;
+    clb_context *host = host_ctx();
+    uint64_t rng = 20240601;
+    for (int i = 0; i < NUM_RANDOM; i++) {
+        rcase c;
+        make_case(&c, &rng);
+        run_case(ctx, host, &c, &rng, i);
+    }
+    clb_context_release(host);
+}
+
+static void test_random(void **state)
+{
+    (void)state;
+    clbt_for_each_device(body_random);
+}
+
+/* ---- larger reductions: two passes, row/column fast paths ---------------------------- */
+
+static void compare_op(clb_context *ctx, clb_context *host, clb_reduce_op op, clb_dtype dt,
+                       int ndim, const int64_t *shape, int naxes, const int *axes, int keepdim,
+                       uint64_t *rng)
+{
+    rcase c = {.ndim = ndim, .dtype = dt, .op = op, .naxes = naxes, .keepdim = keepdim};
+    memcpy(c.shape, shape, (size_t)ndim * sizeof *shape);
+    memcpy(c.axes, axes, (size_t)naxes * sizeof *axes);
+    run_case(ctx, host, &c, rng, -1);
+}
+
+static void body_large(clb_context *ctx, const char *sel)
+{
+    (void)sel;
+    clb_context *host = host_ctx();
+    uint64_t rng = 7;
+    const int64_t rows[2] = {300, 1000}, cols[2] = {1000, 300}, chan[4] = {16, 3, 40, 40};
+    const int ax1[1] = {1}, ax0[1] = {0}, ax023[3] = {0, 2, 3};
+    for (int op = 0; op < 5; op++) {
+        compare_op(ctx, host, (clb_reduce_op)op, CLB_FLOAT32, 2, rows, 1, ax1, 0, &rng);
+        compare_op(ctx, host, (clb_reduce_op)op, CLB_FLOAT32, 2, cols, 1, ax0, 1, &rng);
+        compare_op(ctx, host, (clb_reduce_op)op, CLB_INT32, 4, chan, 3, ax023, 1, &rng);
+        compare_op(ctx, host, (clb_reduce_op)op, CLB_FLOAT16, 4, chan, 0, ax0, 0, &rng);
+    }
+    /* Shapes the CPU fast paths take (contiguous rows / 16-wide columns), float dtypes. */
+    const int64_t wide_rows[2] = {40, 4096}, tall[2] = {1000, 64}, img[4] = {8, 3, 64, 64};
+    const clb_dtype floats[3] = {CLB_FLOAT32, CLB_FLOAT64, CLB_FLOAT16};
+    for (int f = 0; f < 3; f++) {
+        for (int op = 0; op < 2; op++) {
+            compare_op(ctx, host, (clb_reduce_op)op, floats[f], 2, wide_rows, 1, ax1, 1, &rng);
+            compare_op(ctx, host, (clb_reduce_op)op, floats[f], 2, tall, 1, ax0, 0, &rng);
+            compare_op(ctx, host, (clb_reduce_op)op, floats[f], 4, img, 3, ax023, 1, &rng);
+        }
+    }
+    clb_context_release(host);
+}
+
+static void test_large(void **state)
+{
+    (void)state;
+    clbt_for_each_device(body_large);
+}
+
+/* float32 sum of 2^24 elements within 1e-5 relative of the float64 sum. */
+static void body_accuracy(clb_context *ctx, const char *sel)
+{
+    (void)sel;
+    const int64_t n = (int64_t)1 << 24;
+    float *x = malloc((size_t)n * sizeof *x);
+    assert_non_null(x);
+    uint64_t rng = 99;
+    double exact = 0;
+    for (int64_t i = 0; i < n; i++) {
+        x[i] = (float)(clbt_rand(&rng) >> 40) / (float)(1 << 24) + 0.5f;
+        exact += x[i];
+    }
+    clb_tensor *t = clbt_tensor(ctx, CLB_FLOAT32, 1, &n, x), *s = NULL;
+    CLBT_OK(clb_reduce(CLB_SUM, t, 0, NULL, 0, &s));
+    float *got = clbt_read(s);
+    double rel = fabs(got[0] - exact) / exact;
+    if (rel > 1e-5) fail_msg("sum = %.9g, float64 sum %.9g: relative error %.3g", got[0], exact, rel);
+    free(got);
+    clb_tensor_release(s);
+    clb_tensor_release(t);
+    free(x);
+}
+
+static void test_accuracy(void **state)
+{
+    (void)state;
+    clbt_for_each_device(body_accuracy);
+}
+
+/* ---- empty reductions -------------------------------------------------------------- */
+
+static void body_empty(clb_context *ctx, const char *sel)
+{
+    (void)sel;
+    const int64_t shape[2] = {3, 0};
+    clb_tensor *x = NULL, *r = NULL;
+    CLBT_OK(clb_tensor_empty(ctx, CLB_FLOAT32, 2, shape, &x));
+    const int ax[1] = {-1};
+    const float want[3] = {0, 1, NAN};
+    const clb_reduce_op ops[3] = {CLB_SUM, CLB_PROD, CLB_MEAN};
+    for (int i = 0; i < 3; i++) {
+        CLBT_OK(clb_reduce(ops[i], x, 1, ax, 0, &r));
+        float *v = clbt_read(r);
+        for (int j = 0; j < 3; j++)
+            if (!(v[j] == want[i] || (isnan(want[i]) && isnan(v[j]))))
+                fail_msg("%s of an empty axis gave %g", clb_reduce_op_name(ops[i]), (double)v[j]);
+        free(v);
+        clb_tensor_release(r);
+    }
+    CLBT_FAILS(CLB_ERR_INVALID_ARGUMENT, clb_reduce(CLB_MAX, x, 1, ax, 0, &r));
+    assert_null(r);
+    assert_non_null(strstr(clb_last_error(), "zero-size array to reduction operation maximum"));
+    clb_tensor_release(x);
+}
+
+static void test_empty(void **state)
+{
+    (void)state;
+    clbt_for_each_device(body_empty);
+}
+
+/* ---- seeds: per-channel statistics and batch-norm ---------------------------------------- */
+
+/* x (10,3,32,32): mean over (0,2,3) keepdim -> (1,3,1,1), then x - mean. */
+static void body_channel_stats(clb_context *ctx, const char *sel)
+{
+    (void)sel;
+    const int64_t shape[4] = {10, 3, 32, 32}, n = 10 * 3 * 32 * 32;
+    float *x = malloc((size_t)n * sizeof *x);
+    assert_non_null(x);
+    double sums[3] = {0};
+    for (int64_t i = 0; i < n; i++) {
+        int c = (int)((i / 1024) % 3);
+        x[i] = (float)c * 10.0f + (float)(i % 17) * 0.25f;
+        sums[c] += x[i];
+    }
+    clb_tensor *t = clbt_tensor(ctx, CLB_FLOAT32, 4, shape, x), *m = NULL, *centred = NULL;
+    const int axes[3] = {0, 2, 3};
+    CLBT_OK(clb_reduce(CLB_MEAN, t, 3, axes, 1, &m));
+    const int64_t want_shape[4] = {1, 3, 1, 1};
+    clbt_assert_shape(m, 4, want_shape);
+    float *mv = clbt_read(m);
+    for (int c = 0; c < 3; c++) assert_float_equal(mv[c], sums[c] / (n / 3), 1e-4);
+    clb_status s = clb_binary(CLB_SUB, t, m, &centred);
+    if (s == CLB_OK) {
+        clbt_assert_shape(centred, 4, shape);
+        float *cv = clbt_read(centred);
+        for (int64_t i = 0; i < n; i += 97)
+            assert_float_equal(cv[i], x[i] - mv[(i / 1024) % 3], 1e-4);
+        free(cv);
+    } else if (s != CLB_ERR_UNSUPPORTED) {
+        fail_msg("x - mean: %s: %s", clb_status_name(s), clb_last_error());
+    }
+    free(mv);
+    clb_tensor_release(centred);
+    clb_tensor_release(m);
+    clb_tensor_release(t);
+    free(x);
+}
+
+static void test_channel_stats(void **state)
+{
+    (void)state;
+    clbt_for_each_device(body_channel_stats);
+}
+
+/* Batch-norm statistics: x (B, C), mu and var of shape (C,) over axis 0, then
+   (x - mu) / sqrt(var + eps) where element-wise ops are available. */
+static void body_batch_norm(clb_context *ctx, const char *sel)
+{
+    (void)sel;
+    enum { B = 64, C = 5 };
+    const int64_t shape[2] = {B, C};
+    float x[B * C];
+    for (int i = 0; i < B * C; i++) x[i] = (float)((i * 7919) % 101) / 10.0f + (float)(i % C);
+    clb_tensor *t = clbt_tensor(ctx, CLB_FLOAT32, 2, shape, x);
+    clb_tensor *mu = NULL, *d = NULL, *sq = NULL, *var = NULL;
+    const int ax[1] = {0};
+    CLBT_OK(clb_reduce(CLB_MEAN, t, 1, ax, 0, &mu));
+    const int64_t cshape[1] = {C};
+    clbt_assert_shape(mu, 1, cshape);
+    float *m = clbt_read(mu);
+    double want_var[C] = {0};
+    for (int c = 0; c < C; c++) {
+        double s = 0;
+        for (int b = 0; b < B; b++) s += x[b * C + c];
+        assert_float_equal(m[c], s / B, 1e-4);
+        for (int b = 0; b < B; b++) want_var[c] += (x[b * C + c] - s / B) * (x[b * C + c] - s / B) / B;
+    }
+    clb_status s = clb_binary(CLB_SUB, t, mu, &d);
+    if (s == CLB_OK) s = clb_binary(CLB_MUL, d, d, &sq);
+    if (s == CLB_OK) {
+        CLBT_OK(clb_reduce(CLB_MEAN, sq, 1, ax, 0, &var));
+        float *v = clbt_read(var);
+        for (int c = 0; c < C; c++) assert_float_equal(v[c], want_var[c], 1e-3);
+        free(v);
+    } else if (s != CLB_ERR_UNSUPPORTED) {
+        fail_msg("x - mu: %s: %s", clb_status_name(s), clb_last_error());
+    }
+    free(m);
+    clb_tensor_release(var);
+    clb_tensor_release(sq);
+    clb_tensor_release(d);
+    clb_tensor_release(mu);
+    clb_tensor_release(t);
+}
+
+static void test_batch_norm(void **state)
+{
+    (void)state;
+    clbt_for_each_device(body_batch_norm);
+}
+
+/* ---- sum_to_shape --------------------------------------------------------------------- */
+
+/* Random (S, s) pairs where s broadcasts to S: the result must equal the
+   definition, computed here on the host buffer, for int64 (exact) and float32. */
+static void body_sum_to_shape(clb_context *ctx, const char *sel)
+{
+    (void)sel;
+    uint64_t rng = 4242;
+    for (int it = 0; it < 200; it++) {
+        int nd = 1 + (int)(clbt_rand(&rng) % 5), snd = (int)(clbt_rand(&rng) % (uint64_t)(nd + 1));
+        int64_t S[5], s[5], n = 1;
+        for (int d = 0; d < nd; d++) {
+            S[d] = 1 + (int64_t)(clbt_rand(&rng) % 5);
+            n *= S[d];
+        }
+        int lead = nd - snd;
+        for (int d = 0; d < snd; d++) s[d] = clbt_rand(&rng) % 2 ? 1 : S[lead + d];
+        clb_dtype dt = it % 2 ? CLB_FLOAT32 : CLB_INT64;
+        int64_t *gi = malloc((size_t)n * sizeof *gi);
+        float *gf = malloc((size_t)n * sizeof *gf);
+        int64_t sn = 1;
+        for (int d = 0; d < snd; d++) sn *= s[d];
+        double *want = calloc((size_t)sn, sizeof *want);
+        assert_true(gi && gf && want);
+        for (int64_t i = 0; i < n; i++) {
+            gi[i] = (int64_t)(clbt_rand(&rng) % 1000) - 500;
+            gf[i] = (float)gi[i] / 8.0f;
+            /* Definition: the element of s that element i of S was broadcast from. */
+            int64_t rem = i, src = 0, mult = 1;
+            for (int d = nd - 1; d >= 0; d--) {
+                int64_t idx = rem % S[d];
+                rem /= S[d];
+                int sd = d - lead;
+                if (sd < 0) continue;
+                if (s[sd] != 1) src += idx * mult;
+                mult *= s[sd];
+            }
+            want[src] += dt == CLB_FLOAT32 ? (double)gf[i] : (double)gi[i];
+        }
+        clb_tensor *g = clbt_tensor(ctx, dt, nd, S, dt == CLB_FLOAT32 ? (void *)gf : (void *)gi);
+        clb_tensor *r = NULL;
+        CLBT_OK(clb_sum_to_shape(g, snd, s, &r));
+        clbt_assert_shape(r, snd, s);
+        void *got = clbt_read(r);
+        for (int64_t j = 0; j < sn; j++) {
+            double v = dt == CLB_FLOAT32 ? ((float *)got)[j] : (double)((int64_t *)got)[j];
+            if (fabs(v - want[j]) > 1e-3)
+                fail_msg("sum_to_shape case %d element %lld = %g, expected %g", it, (long long)j, v,
+                         want[j]);
+        }
+        free(got);
+        clb_tensor_release(r);
+        clb_tensor_release(g);
+        free(gi);
+        free(gf);
+        free(want);
+    }
+}
+
+static void test_sum_to_shape(void **state)
+{
+    (void)state;
+    clbt_for_each_device(body_sum_to_shape);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_random),         cmocka_unit_test(test_large),
+        cmocka_unit_test(test_accuracy),       cmocka_unit_test(test_empty),
+        cmocka_unit_test(test_channel_stats),  cmocka_unit_test(test_batch_norm),
+        cmocka_unit_test(test_sum_to_shape),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,264 @@
+/* Threads: one context shared by 8 threads doing 1,000 mixed operations each,
+ * then one context per thread, on the host backend and on every OpenCL device.
+ * Every result is checked against a naive loop in this file, so a race that
+ * corrupts data fails the test, and the ThreadSanitizer build (./dev test)
+ * reports races that happen not to corrupt anything.
+ *
+ * The mix uses what works on every device (transfers, views, contiguous,
+ * cast, repeat) plus element-wise add and a full sum; the latter two may be
+ * CLB_ERR_UNSUPPORTED on OpenCL devices while their kernels are being written,
+ * never wrong. $CLB_TEST_THREAD_OPS overrides the 1,000 (for quick runs). */
+#include "testutil.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#define NTHREADS 8
+#define MAXN 256 /* elements of the largest tensor an op creates (4^4) */
+
+typedef struct worker {
+    clb_context *ctx; /* shared, or NULL: the worker creates its own on `selector` */
+    const char *selector;
+    uint64_t seed;
+    int ops;
+    char error[512]; /* first failure, "" if none */
+    int unsupported; /* ops the device declined with CLB_ERR_UNSUPPORTED */
+} worker;
+
+/* Records the first failure of a worker; cmocka's asserts are not thread-safe. */
+#define WFAIL(w, ...)                                                                              \
+    do {                                                                                           \
+        if (!(w)->error[0]) snprintf((w)->error, sizeof (w)->error, __VA_ARGS__);                  \
+        goto done;                                                                                 \
+    } while (0)
+#define WOK(w, expr)                                                                               \
+    do {                                                                                           \
+        clb_status s_ = (expr);                                                                    \
+        if (s_ != CLB_OK) WFAIL(w, "%s -> %s: %s", #expr, clb_status_name(s_), clb_last_error());  \
+    } while (0)
+
+static int64_t numel_of(int ndim, const int64_t *shape)
+{
+    int64_t n = 1;
+    for (int d = 0; d < ndim; d++) n *= shape[d];
+    return n;
+}
+
+/* Row-major multi-index of flat index i. */
+static void unflatten(int64_t i, int ndim, const int64_t *shape, int64_t *idx)
+{
+    for (int d = ndim - 1; d >= 0; d--) {
+        idx[d] = shape[d] ? i % shape[d] : 0;
+        i = shape[d] ? i / shape[d] : 0;
+    }
+}
+
+static int64_t flatten(int ndim, const int64_t *shape, const int64_t *idx)
+{
+    int64_t f = 0;
+    for (int d = 0; d < ndim; d++) f = f * shape[d] + idx[d];
+    return f;
+}
+
+static bool supported_or(worker *w, clb_status s)
+{
+    if (s == CLB_ERR_UNSUPPORTED && strcmp(w->selector, "host") != 0) {
+        w->unsupported++;
+        return false;
+    }
+    return true;
+}
+
+/* One random operation on a fresh int32 tensor `a` with values 0..99 (exact in
+   every dtype the mix casts to). Returns false after recording a failure. */
+static bool one_op(worker *w, clb_context *ctx, uint64_t *rng)
+{
+    int32_t av[MAXN], bv[MAXN], outv[MAXN * 16];
+    double dv[MAXN * 16];
+    int64_t shape[4], big[4], idx[4];
+    clb_tensor *a = NULL, *b = NULL, *v = NULL, *r = NULL;
+    int ndim = (int)(clbt_rand(rng) % 4);
+    for (int d = 0; d < ndim; d++) shape[d] = 1 + (int64_t)(clbt_rand(rng) % 4);
+    int64_t n = numel_of(ndim, shape);
+    for (int64_t i = 0; i < n; i++) av[i] = (int32_t)(clbt_rand(rng) % 100);
+    WOK(w, clb_tensor_from_host(ctx, CLB_INT32, ndim, shape, av, &a));
+
+    switch (clbt_rand(rng) % 7) {
+    case 0: { /* transfer round trip */
+        WOK(w, clb_tensor_to_host(a, outv, sizeof outv));
+        for (int64_t i = 0; i < n; i++)
+            if (outv[i] != av[i]) WFAIL(w, "round trip: element %lld", (long long)i);
+        break;
+    }
+    case 1: { /* broadcast_to a larger shape: size-1 axes grow, one axis is prepended */
+        big[0] = 2;
+        for (int d = 0; d < ndim; d++) big[d + 1] = shape[d] == 1 ? 3 : shape[d];
+        WOK(w, clb_broadcast_to(a, ndim + 1, big, &v));
+        WOK(w, clb_tensor_to_host(v, outv, sizeof outv));
+        int64_t m = numel_of(ndim + 1, big), src[4];
+        for (int64_t i = 0; i < m; i++) {
+            unflatten(i, ndim + 1, big, idx);
+            for (int d = 0; d < ndim; d++) src[d] = shape[d] == 1 ? 0 : idx[d + 1];
+            if (outv[i] != av[flatten(ndim, shape, src)])
+                WFAIL(w, "broadcast_to: element %lld", (long long)i);
+        }
+        break;
+    }
+    case 2: { /* reversed axes, materialised */
+        int perm[4];
+        for (int d = 0; d < ndim; d++) perm[d] = ndim - 1 - d, big[d] = shape[ndim - 1 - d];
+        WOK(w, clb_permute(a, perm, &v));
+        WOK(w, clb_contiguous(v, &r));
+        WOK(w, clb_tensor_to_host(r, outv, sizeof outv));
+        int64_t src[4];
+        for (int64_t i = 0; i < n; i++) {
+            unflatten(i, ndim, big, idx);
+            for (int d = 0; d < ndim; d++) src[d] = idx[ndim - 1 - d];
+            if (outv[i] != av[flatten(ndim, shape, src)])
+                WFAIL(w, "permute+contiguous: element %lld", (long long)i);
+        }
+        break;
+    }
+    case 3: { /* cast to float64 and back to int32 through a float32 step */
+        WOK(w, clb_cast(a, CLB_FLOAT64, &v));
+        WOK(w, clb_tensor_to_host(v, dv, sizeof dv));
+        for (int64_t i = 0; i < n; i++)
+            if (dv[i] != (double)av[i]) WFAIL(w, "cast float64: element %lld", (long long)i);
+        clb_tensor_release(v);
+        v = NULL;
+        WOK(w, clb_cast(a, CLB_FLOAT32, &v));
+        WOK(w, clb_cast(v, CLB_INT32, &r));
+        WOK(w, clb_tensor_to_host(r, outv, sizeof outv));
+        for (int64_t i = 0; i < n; i++)
+            if (outv[i] != av[i]) WFAIL(w, "cast round trip: element %lld", (long long)i);
+        break;
+    }
+    case 4: { /* repeat twice along every axis */
+        int64_t reps[4] = {2, 2, 2, 2};
+        WOK(w, clb_repeat(a, ndim, reps, &r));
+        for (int d = 0; d < ndim; d++) big[d] = 2 * shape[d];
+        WOK(w, clb_tensor_to_host(r, outv, sizeof outv));
+        int64_t m = numel_of(ndim, big), src[4];
+        for (int64_t i = 0; i < m; i++) {
+            unflatten(i, ndim, big, idx);
+            for (int d = 0; d < ndim; d++) src[d] = idx[d] % shape[d];
+            if (outv[i] != av[flatten(ndim, shape, src)])
+                WFAIL(w, "repeat: element %lld", (long long)i);
+        }
+        break;
+    }
+    case 5: { /* a + b with b broadcast along the last axis */
+        int64_t last = ndim ? shape[ndim - 1] : 1;
+        for (int64_t i = 0; i < last; i++) bv[i] = (int32_t)(clbt_rand(rng) % 100);
+        WOK(w, clb_tensor_from_host(ctx, CLB_INT32, ndim ? 1 : 0, &last, bv, &b));
+        clb_status s = clb_binary(CLB_ADD, a, b, &r);
+        if (!supported_or(w, s)) break;
+        WOK(w, s);
+        WOK(w, clb_tensor_to_host(r, outv, sizeof outv));
+        for (int64_t i = 0; i < n; i++)
+            if (outv[i] != av[i] + bv[ndim ? i % last : 0])
+                WFAIL(w, "add: element %lld", (long long)i);
+        break;
+    }
+    default: { /* sum of everything (int64 accumulator) */
+        int64_t sum = 0, got = 0;
+        for (int64_t i = 0; i < n; i++) sum += av[i];
+        clb_status s = clb_reduce(CLB_SUM, a, 0, NULL, 0, &r);
+        if (!supported_or(w, s)) break;
+        WOK(w, s);
+        WOK(w, clb_tensor_to_host(r, &got, sizeof got));
+        if (got != sum) WFAIL(w, "sum: %lld, expected %lld", (long long)got, (long long)sum);
+        break;
+    }
+    }
+done:
+    clb_tensor_release(r);
+    clb_tensor_release(v);
+    clb_tensor_release(b);
+    clb_tensor_release(a);
+    return w->error[0] == '\0';
+}
+
+static void *run_worker(void *arg)
+{
+    worker *w = arg;
+    clb_context *ctx = w->ctx;
+    uint64_t rng = w->seed;
+    if (!ctx) WOK(w, clb_context_create(w->selector, &ctx));
+    for (int i = 0; i < w->ops; i++)
+        if (!one_op(w, ctx, &rng)) break;
+    if (!w->ctx) {
+        WOK(w, clb_finish(ctx));
+        if (clb_memory_allocated(ctx) != 0)
+            WFAIL(w, "%zu bytes still allocated on the thread's own context",
+                  clb_memory_allocated(ctx));
+    }
+done:
+    if (!w->ctx) clb_context_release(ctx);
+    return NULL;
+}
+
+static int ops_per_thread(void)
+{
+    const char *env = getenv("CLB_TEST_THREAD_OPS");
+    int n = env && env[0] ? atoi(env) : 1000;
+    return n > 0 ? n : 1000;
+}
+
+static void run_threads(clb_context *shared, const char *selector)
+{
+    static worker w[NTHREADS];
+    pthread_t th[NTHREADS];
+    for (int t = 0; t < NTHREADS; t++) {
+        memset(&w[t], 0, sizeof w[t]);
+        w[t].ctx = shared;
+        w[t].selector = selector;
+        w[t].seed = 0x1234567ull * (uint64_t)(t + 1) + (shared ? 0 : 99);
+        w[t].ops = ops_per_thread();
+        assert_int_equal(pthread_create(&th[t], NULL, run_worker, &w[t]), 0);
+    }
+    int unsupported = 0;
+    for (int t = 0; t < NTHREADS; t++) assert_int_equal(pthread_join(th[t], NULL), 0);
+    for (int t = 0; t < NTHREADS; t++) {
+        if (w[t].error[0])
+            fail_msg("%s, %s context, thread %d: %s", selector, shared ? "shared" : "own", t,
+                     w[t].error);
+        unsupported += w[t].unsupported;
+    }
+    if (unsupported)
+        print_message("  %s: %d operations not supported on this device yet (skipped)\n",
+                      selector, unsupported);
+}
+
+static void shared_context(clb_context *ctx, const char *selector)
+{
+    run_threads(ctx, selector);
+}
+
+static void test_shared_context(void **state)
+{
+    (void)state;
+    clbt_for_each_device(shared_context);
+}
+
+static void own_contexts(clb_context *ctx, const char *selector)
+{
+    (void)ctx;
+    run_threads(NULL, selector);
+}
+
+static void test_context_per_thread(void **state)
+{
+    (void)state;
+    clbt_for_each_device(own_contexts);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_shared_context),
+        cmocka_unit_test(test_context_per_thread),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -58,13 +58,14 @@ static double numel(const clbb_shape *s)
     return n;
 }
 
-/* Element count of the broadcast of a and b (b ignored when NULL). */
+/* Element count of the broadcast of a and b without their last drop_last
+   dimensions (2 for matmul: the batch shape). */
 static double broadcast_numel(const clbb_shape *a, const clbb_shape *b, int drop_last)
 {
-    int nd[2] = {a->ndim - drop_last, b ? b->ndim - drop_last : 0}, out_nd = 0;
-    const int64_t *shapes[2] = {a->dims, b ? b->dims : a->dims};
+    int nd[2] = {a->ndim - drop_last, b->ndim - drop_last}, out_nd = 0;
+    const int64_t *shapes[2] = {a->dims, b->dims};
     int64_t out[CLB_MAX_DIMS];
-    if (clb_broadcast_shapes(b ? 2 : 1, nd, shapes, &out_nd, out) != CLB_OK) return 0;
+    if (clb_broadcast_shapes(2, nd, shapes, &out_nd, out) != CLB_OK) return 0;
     double n = 1;
     for (int i = 0; i < out_nd; i++) n *= (double)out[i];
     return n;

@@ -345,14 +345,22 @@ inline float clb_round_half(float x)
 
 /* ---- the kernel ------------------------------------------------------------------- */
 
+#if CLB_INDEX64
+typedef long4 clb_map_index4;
+#else
+typedef int4 clb_map_index4;
+#endif
+
+/* Outer-axis tables: read in place through a scalar pointer (no copy into
+   private arrays per work item, which costs more than a short row's work). */
 #if !CLB_TABLE
 #define CLB_TABLE_ARGS                                                                             \
     clb_index8 shape_v, clb_index8 s0_v, clb_index8 s1_v, clb_index8 s2_v, clb_index8 s3_v
-#define CLB_SHAPE(d) shape[d]
-#define CLB_S0(d) s0[d]
-#define CLB_S1(d) s1[d]
-#define CLB_S2(d) s2[d]
-#define CLB_S3(d) s3[d]
+#define CLB_SHAPE(d) ((const clb_index *)&shape_v)[d]
+#define CLB_S0(d) ((const clb_index *)&s0_v)[d]
+#define CLB_S1(d) ((const clb_index *)&s1_v)[d]
+#define CLB_S2(d) ((const clb_index *)&s2_v)[d]
+#define CLB_S3(d) ((const clb_index *)&s3_v)[d]
 #else
 #define CLB_TABLE_ARGS __constant const clb_index *table
 #define CLB_SHAPE(d) table[d]
@@ -393,23 +401,14 @@ inline float clb_round_half(float x)
 
 __kernel void clb_map(__global clb_out_t *out, __global const clb_in0_t *in0,
                       __global const clb_in1_t *in1, __global const clb_in2_t *in2, long4 offsets,
-                      clb_index rows, int rank, CLB_TABLE_ARGS)
+                      clb_index rows, clb_index inner, clb_map_index4 inner_strides, int rank,
+                      CLB_TABLE_ARGS)
 {
     clb_index row = (clb_index)get_global_id(1);
     clb_index j0 = (clb_index)get_global_id(0) * CLB_VEC;
-#if !CLB_TABLE
-    clb_index shape[CLB_BYVAL_DIMS], s0[CLB_BYVAL_DIMS], s1[CLB_BYVAL_DIMS], s2[CLB_BYVAL_DIMS],
-        s3[CLB_BYVAL_DIMS];
-    vstore8(shape_v, 0, shape);
-    vstore8(s0_v, 0, s0);
-    vstore8(s1_v, 0, s1);
-    vstore8(s2_v, 0, s2);
-    vstore8(s3_v, 0, s3);
-#endif
-    clb_index inner = CLB_SHAPE(rank - 1);
     if (row >= rows || j0 >= inner) return;
 
-    /* The row's offsets: its index decomposed over the outer axes. */
+    /* The row's offsets: its index decomposed over the outer axes 0..rank-2. */
     clb_index o0 = 0, o1 = 0, o2 = 0, o3 = 0, rem = row;
     for (int d = rank - 2; d >= 0; --d) {
         clb_index n = CLB_SHAPE(d);
@@ -420,8 +419,8 @@ __kernel void clb_map(__global clb_out_t *out, __global const clb_in0_t *in0,
         o2 += i * CLB_S2(d);
         o3 += i * CLB_S3(d);
     }
-    const clb_index is0 = CLB_S0(rank - 1), is1 = CLB_S1(rank - 1), is2 = CLB_S2(rank - 1),
-                    is3 = CLB_S3(rank - 1);
+    const clb_index is0 = inner_strides.s0, is1 = inner_strides.s1, is2 = inner_strides.s2,
+                    is3 = inner_strides.s3;
     __global clb_out_t *p0 = out + offsets.s0 + o0 + j0 * is0;
     __global const clb_in0_t *p1 = in0 + offsets.s1 + o1 + j0 * is1;
     __global const clb_in1_t *p2 = in1 + offsets.s2 + o2 + j0 * is2;

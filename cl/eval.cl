@@ -12,6 +12,7 @@
  *   CLB_NIN            inputs (0..8); input k is buffer p<k> (1-based), the output p0
  *   CLB_OUT_DTYPE, CLB_IN1_DTYPE .. CLB_IN8_DTYPE   clb_dtype numbers
  *   CLB_NDIM           plan axes after coalescing (0 = one element)
+ *   CLB_INNER0..8      innermost stride of each operand: 0, 1, or 2 (any: from the table)
  *   CLB_INDEX64        64-bit index arithmetic
  *   CLB_USE_<dt>       define the operation helpers of compute dtype <dt>
  *   CLB_EVAL_BODY      the generated statements
@@ -340,15 +341,55 @@ CLB_REAL_FUNCS(11, double)
         CLB_STEP(8, i, d);                                                                         \
     } while (0)
 
+/* Stride of operand k along the innermost axis: compile-time 0 (broadcast) or 1
+   (contiguous) where the plan said so, which lets a CPU device vectorise the
+   work-group loop over dimension 0 and a GPU coalesce without a multiply. */
+#ifndef CLB_INNER0
+#define CLB_INNER0 2
+#endif
+#ifndef CLB_INNER1
+#define CLB_INNER1 2
+#endif
+#ifndef CLB_INNER2
+#define CLB_INNER2 2
+#endif
+#ifndef CLB_INNER3
+#define CLB_INNER3 2
+#endif
+#ifndef CLB_INNER4
+#define CLB_INNER4 2
+#endif
+#ifndef CLB_INNER5
+#define CLB_INNER5 2
+#endif
+#ifndef CLB_INNER6
+#define CLB_INNER6 2
+#endif
+#ifndef CLB_INNER7
+#define CLB_INNER7 2
+#endif
+#ifndef CLB_INNER8
+#define CLB_INNER8 2
+#endif
+#define CLB_INNER_STEP(k, j)                                                                       \
+    if ((k) <= CLB_NIN)                                                                            \
+    o##k += CLB_INNER##k == 0   ? (clb_index)0                                                     \
+            : CLB_INNER##k == 1 ? (j)                                                              \
+                                : (j) * CLB_STRIDE(k, CLB_NDIM - 1)
+
+/* Launch geometry: dimension 0 walks the innermost plan axis (no division),
+   dimension 1 the rows, i.e. the other axes flattened; a row index is split over
+   them with CLB_NDIM - 2 divisions. A 0-d plan is one row of one element. */
 __kernel void clb_eval(__global CLB_STORAGE(CLB_OUT_DTYPE) *p0, CLB_PTR(1, CLB_IN1_DTYPE),
                        CLB_PTR(2, CLB_IN2_DTYPE), CLB_PTR(3, CLB_IN3_DTYPE),
                        CLB_PTR(4, CLB_IN4_DTYPE), CLB_PTR(5, CLB_IN5_DTYPE),
                        CLB_PTR(6, CLB_IN6_DTYPE), CLB_PTR(7, CLB_IN7_DTYPE),
-                       CLB_PTR(8, CLB_IN8_DTYPE), clb_index numel, clb_index8 offsets_lo,
+                       CLB_PTR(8, CLB_IN8_DTYPE), clb_index inner, clb_index8 offsets_lo,
                        clb_index offset8, CLB_TABLE_ARGS)
 {
-    size_t gid = get_global_id(0);
-    if (gid >= (size_t)numel) return;
+    clb_index j = (clb_index)get_global_id(0);
+    if (j >= inner) return;
+    clb_index row = (clb_index)get_global_id(1);
 
 #if CLB_NDIM <= CLB_BYVAL_DIMS
     /* Lanes to private arrays; with the rank fixed the indices are constants and
@@ -371,14 +412,29 @@ __kernel void clb_eval(__global CLB_STORAGE(CLB_OUT_DTYPE) *p0, CLB_PTR(1, CLB_I
     clb_index o0 = offsets_lo.s0, o1 = offsets_lo.s1, o2 = offsets_lo.s2, o3 = offsets_lo.s3,
               o4 = offsets_lo.s4, o5 = offsets_lo.s5, o6 = offsets_lo.s6, o7 = offsets_lo.s7,
               o8 = offset8;
-    clb_index rem = (clb_index)gid;
-    for (int d = CLB_NDIM - 1; d > 0; --d) {
+#if CLB_NDIM >= 2
+    clb_index rem = row;
+    for (int d = CLB_NDIM - 2; d > 0; --d) {
         clb_index n = CLB_SHAPE(d);
         clb_index i = rem % n;
         rem /= n;
         CLB_STEP_ALL(i, d);
     }
-    if (CLB_NDIM > 0) CLB_STEP_ALL(rem, 0);
+    CLB_STEP_ALL(rem, 0);
+#else
+    (void)row;
+#endif
+#if CLB_NDIM >= 1
+    CLB_INNER_STEP(0, j);
+    CLB_INNER_STEP(1, j);
+    CLB_INNER_STEP(2, j);
+    CLB_INNER_STEP(3, j);
+    CLB_INNER_STEP(4, j);
+    CLB_INNER_STEP(5, j);
+    CLB_INNER_STEP(6, j);
+    CLB_INNER_STEP(7, j);
+    CLB_INNER_STEP(8, j);
+#endif
 
     CLB_EVAL_BODY
 }

@@ -47,6 +47,9 @@ static int parse_options(int argc, char **argv, options *o)
         if (target) {
             if (i + 1 >= argc || !argv[i + 1][0]) return usage_error("bench: %s needs a value", a);
             *target = argv[++i];
+        } else if (!strncmp(a, "--device=", 9)) { /* the form clb demo accepts too */
+            if (!a[9]) return usage_error("bench: --device needs a value");
+            o->device = a + 9;
         } else if (!strcmp(a, "--quick")) {
             o->quick = 1;
         } else if (!strcmp(a, "--repeat")) {

@@ -19,7 +19,8 @@ const char usage_text[] =
     "\n"
     "SEL: host | cpu | gpu | accelerator | N (global index) | P:D (platform:device)\n"
     "     | a case-insensitive part of the platform, vendor or device name (pocl, nvidia, ...)\n"
-    "Without --device: $CLB_DEVICE, else the first GPU, else the first CPU device, else host.\n";
+    "demo without --device: $CLB_DEVICE, else the first GPU, else the first CPU device,\n"
+    "else host. bench without --device: all (the host backend and every OpenCL device).\n";
 
 int usage_error(const char *fmt, ...)
 {

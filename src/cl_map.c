@@ -81,15 +81,28 @@ static clb_status build_kernel(clb_context *ctx, const map_spec *s, uint64_t key
     return clb__cl_kernel_add(cl, CLB__KERNEL_MAP, key, program, out);
 }
 
-/* Work-group shape: CPU devices run a work-group as a loop on one core, so
-   larger groups amortise their dispatch; GPUs want several SIMD widths per
-   group. Rows share a group when a row is shorter than the group. */
+/* Work-group shape. A CPU device runs a work-group as a loop on one core and
+   PoCL compiles that loop anew for every distinct local size, so CPUs get two
+   fixed shapes (one long row or a column of short rows) of many items, which
+   also amortises the dispatch of each group. GPUs want several SIMD widths
+   per group, rows sharing a group when a row is shorter than the group. */
 static void pick_local(const clb_context *ctx, const clb__cl_kernel *k, int64_t chunks,
                        int64_t rows, size_t local[2])
 {
-    size_t want = k->wg_multiple * (ctx->info.type == CLB_DEVICE_CPU ? 32 : 8);
-    if (want > k->wg_max) want = k->wg_max >= k->wg_multiple ? k->wg_max / k->wg_multiple * k->wg_multiple : k->wg_max;
+    bool cpu = ctx->info.type == CLB_DEVICE_CPU;
+    size_t want = k->wg_multiple * (cpu ? 128 : 8);
+    if (want > k->wg_max)
+        want = k->wg_max >= k->wg_multiple ? k->wg_max / k->wg_multiple * k->wg_multiple : k->wg_max;
     if (want == 0) want = 1;
+    if (cpu) {
+        /* Two sizes: a small one keeps tiny launches from paying for idle items. */
+        size_t small = k->wg_multiple * 8 < want ? k->wg_multiple * 8 : want;
+        bool long_rows = chunks * 4 >= (int64_t)want;
+        size_t n = (long_rows ? chunks : rows) >= (int64_t)want ? want : small;
+        local[0] = long_rows ? n : 1;
+        local[1] = long_rows ? 1 : n;
+        return;
+    }
     size_t lx = 1;
     while (lx < want && (int64_t)lx < chunks) lx *= 2;
     if (lx > want) lx = want;
@@ -128,8 +141,22 @@ static clb_status launch_piece(clb_context *ctx, const map_spec *s, const clb__c
     if (err == CL_SUCCESS)
         err = s->wide ? clSetKernelArg(kernel, 5, sizeof rows64, &rows64)
                       : clSetKernelArg(kernel, 5, sizeof rows32, &rows32);
+    cl_long inner64 = inner;
+    cl_int inner32 = (cl_int)inner;
+    if (err == CL_SUCCESS)
+        err = s->wide ? clSetKernelArg(kernel, 6, sizeof inner64, &inner64)
+                      : clSetKernelArg(kernel, 6, sizeof inner32, &inner32);
+    cl_long4 is64 = {{0}};
+    cl_int4 is32 = {{0}};
+    for (int o = 0; o < MAP_OPS; o++) {
+        is64.s[o] = AXIS_STRIDE(o, nd - 1);
+        is32.s[o] = (cl_int)is64.s[o];
+    }
+    if (err == CL_SUCCESS)
+        err = s->wide ? clSetKernelArg(kernel, 7, sizeof is64, &is64)
+                      : clSetKernelArg(kernel, 7, sizeof is32, &is32);
     cl_int rank = nd;
-    if (err == CL_SUCCESS) err = clSetKernelArg(kernel, 6, sizeof rank, &rank);
+    if (err == CL_SUCCESS) err = clSetKernelArg(kernel, 8, sizeof rank, &rank);
     CLB_CL_CHECK(err, "clSetKernelArg");
 
     if (!s->table) {
@@ -143,8 +170,8 @@ static clb_status launch_piece(clb_context *ctx, const map_spec *s, const clb__c
             }
         }
         for (int t = 0; t <= MAP_OPS && err == CL_SUCCESS; t++)
-            err = s->wide ? clSetKernelArg(kernel, 7 + (cl_uint)t, sizeof(cl_long8), &v64[t])
-                          : clSetKernelArg(kernel, 7 + (cl_uint)t, sizeof(cl_int8), &v32[t]);
+            err = s->wide ? clSetKernelArg(kernel, 9 + (cl_uint)t, sizeof(cl_long8), &v64[t])
+                          : clSetKernelArg(kernel, 9 + (cl_uint)t, sizeof(cl_int8), &v32[t]);
         CLB_CL_CHECK(err, "clSetKernelArg");
     } else {
         /* [shape | strides of out | in0 | in1 | in2] in the kernel's index type. */
@@ -164,7 +191,7 @@ static clb_status launch_piece(clb_context *ctx, const map_spec *s, const clb__c
                                host_table, &err);
         if (CLB__FAULT(CLB__FAULT_BUFFER)) err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
         CLB_CL_CHECK(err, "clCreateBuffer");
-        CLB_CL_CHECK(clSetKernelArg(kernel, 7, sizeof(cl_mem), &table), "clSetKernelArg");
+        CLB_CL_CHECK(clSetKernelArg(kernel, 9, sizeof(cl_mem), &table), "clSetKernelArg");
     }
 #undef AXIS_SHAPE
 #undef AXIS_STRIDE
@@ -235,6 +262,7 @@ clb_status clb__cl_map(clb_context *ctx, const clb__map_op *op, const clb__plan 
 
     s.table = plan->ndim > BYVAL_DIMS;
     s.vec = ctx->info.type == CLB_DEVICE_CPU ? 8 : 4;
+    if (getenv("CLB_MAP_VEC")) s.vec = atoi(getenv("CLB_MAP_VEC"));
 
     uint64_t key = spec_key(&s);
     clb__cl_kernel *k = clb__cl_kernel_find(cl, CLB__KERNEL_MAP, key);

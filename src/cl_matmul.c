@@ -46,8 +46,16 @@ static int64_t max_offset(const clb__matmul_op *op, const clb__plan *plan, int k
 
 /* ---- own kernel --------------------------------------------------------------- */
 
+/* Whether cl/matmul.cl's register-blocked kernel covers op (float, b rows
+   contiguous, n and m multiples of its 16 x 4 tile). */
+static bool blocked_fits(const clb__matmul_op *op)
+{
+    return (op->dtype == CLB_FLOAT32 || op->dtype == CLB_FLOAT64) && op->n % 16 == 0 &&
+           op->m % 4 == 0 && op->col_strides[2] == 1 && op->col_strides[0] == 1;
+}
+
 static clb_status run_kernel(clb_context *ctx, const clb__matmul_op *op, const clb__plan *plan,
-                             void *const *handles)
+                             void *const *handles, bool blocked)
 {
     clb_status st = CLB_OK;
     clb__cl_context *cl = clb__cl_impl(ctx);
@@ -65,7 +73,8 @@ static clb_status run_kernel(clb_context *ctx, const clb__matmul_op *op, const c
     char options[CLB__KERNEL_OPTIONS_MAX];
     CLB_TRY(clb__kernel_options(defs, 3, options, sizeof options));
     CLB_TRY(clb__program_cache_get(cl->programs, CLB__KERNEL_MATMUL, options, &program));
-    kernel = clCreateKernel(program, clb__kernel_function(CLB__KERNEL_MATMUL), &err);
+    kernel = clCreateKernel(program, blocked ? "clb_matmul_blocked" : clb__kernel_function(CLB__KERNEL_MATMUL),
+                            &err);
     CLB_CL_CHECK(err, "clCreateKernel");
 
     cl_uint arg = 0;
@@ -119,7 +128,9 @@ static clb_status run_kernel(clb_context *ctx, const clb__matmul_op *op, const c
                                           &kmax, NULL),
                  "clGetKernelWorkGroupInfo");
     if (kmax < 16 || cl->max_item_size < 16) local[0] = 1;
-    CLB_CL_CHECK(clEnqueueNDRangeKernel(cl->queue, kernel, 3, NULL, global, local, 0, NULL, NULL),
+    if (blocked) global[0] = (size_t)op->n / 16, global[1] = (size_t)op->m / 4;
+    CLB_CL_CHECK(clEnqueueNDRangeKernel(cl->queue, kernel, 3, NULL, global, blocked ? NULL : local,
+                                        0, NULL, NULL),
                  "clEnqueueNDRangeKernel");
 cleanup:
     free(host);
@@ -380,17 +391,24 @@ clb_status clb__cl_matmul(clb_context *ctx, const clb__matmul_op *op, void *cons
                          "not support (no cl_khr_fp64); use float32 or the host backend",
                          ctx->info.name);
     if (op->k == 0) return fill_zero(ctx, op, handles[0]);
-#if CLB_HAVE_CLBLAST
-    /* CLB_MATMUL_IMPL=kernel sends float matrices to our own kernel instead
-       (benchmarks compare the two; also a way around a CLBlast problem). */
+    /* On CPU devices our register-blocked kernel beats CLBlast's untuned
+       defaults (bench/bench_matmul); elsewhere CLBlast serves floats.
+       CLB_MATMUL_IMPL=kernel or =clblast overrides the choice (benchmarks
+       compare the two; also a way around a problem in either). */
     const char *impl = getenv("CLB_MATMUL_IMPL");
-    bool own = impl && strcmp(impl, "kernel") == 0;
-    if (!own && (op->dtype == CLB_FLOAT32 || op->dtype == CLB_FLOAT64))
+    bool force_own = impl && strcmp(impl, "kernel") == 0;
+    bool force_clblast = impl && strcmp(impl, "clblast") == 0;
+    bool blocked = blocked_fits(op) && !force_clblast &&
+                   (force_own || ctx->info.type == CLB_DEVICE_CPU || !CLB_HAVE_CLBLAST);
+#if CLB_HAVE_CLBLAST
+    if (!blocked && !force_own && (op->dtype == CLB_FLOAT32 || op->dtype == CLB_FLOAT64))
         return run_clblast(ctx, op, handles);
+#else
+    (void)force_clblast;
 #endif
     clb__plan *plan = batch_plan(op);
     if (!plan) return clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a matmul batch plan");
-    clb_status st = run_kernel(ctx, op, plan, handles);
+    clb_status st = run_kernel(ctx, op, plan, handles, blocked);
     free(plan);
     return st;
 }

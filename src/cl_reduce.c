@@ -1,13 +1,16 @@
 /* Driver of cl/reduce.cl: splits the op layer's plan into kept and reduced
-   stride tables, picks the work-group shape (row or column walk), and runs one
-   pass, or two when a single work-group per output would leave the device
-   mostly idle (few outputs, long reductions). */
+   stride tables, picks the kernel (the general work-group tree, or on CPU
+   devices a contiguous row/column fast path for float sums and means) and its
+   shape, and runs one pass, or two when the outputs alone would leave the
+   device mostly idle (few outputs, long reductions): the first writes
+   accumulator partials, the general kernel reduces them. */
 #include "cl_launch.h"
 
 #include "cl_errors.h"
 #include "dtype.h"
 #include "kernels.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -264,8 +267,9 @@ static int64_t col_width(const reduce_tables *t)
     return w;
 }
 
-/* Items the fast paths aim for: enough for every thread to take many. */
-#define FAST_ITEMS (getenv("XITEMS") ? atoi(getenv("XITEMS")) : 256)
+/* Items the fast paths aim for per launch (a few hundred: the thread pool
+   balances them, and partials stay few). */
+#define FAST_ITEMS 256
 
 /* Enqueues a fast-path pass with `chunks` items per output (row) or per 16
    outputs (column). */
@@ -314,8 +318,7 @@ static clb_status run_fast(clb_context *ctx, const reduce_launch *l, const reduc
     CLB_CL_CHECK(err, "clSetKernelArg");
     CLB_TRY(set_tables(cl, kernel, t, wide, arg, &table));
     size_t global = (size_t)(owners * chunks);
-    size_t lsz = getenv("XLOCAL") ? (size_t)atoi(getenv("XLOCAL")) : 0;
-    CLB_CL_CHECK(clEnqueueNDRangeKernel(cl->queue, kernel, 1, NULL, &global, lsz ? &lsz : NULL, 0, NULL, NULL),
+    CLB_CL_CHECK(clEnqueueNDRangeKernel(cl->queue, kernel, 1, NULL, &global, NULL, 0, NULL, NULL),
                  "clEnqueueNDRangeKernel");
 cleanup:
     if (kernel) clReleaseKernel(kernel);
@@ -328,6 +331,29 @@ static int64_t groups_wanted(const clb_context *ctx)
 {
     int64_t cus = ctx->info.compute_units > 0 ? ctx->info.compute_units : 1;
     return ctx->info.type == CLB_DEVICE_CPU ? 4 * cus : 16 * cus;
+}
+
+/* Chunks of the reduced range per output for the general kernel: more than one
+   when the outputs alone give too few work-groups and each lane would still
+   fold a few dozen elements. */
+static int64_t general_chunks(const clb_context *ctx, const reduce_tables *t)
+{
+    int64_t wg = 1;
+    while (wg * 2 <= (int64_t)clb__cl_impl((clb_context *)ctx)->max_item_size && wg < 256) wg *= 2;
+    int64_t groups_x = (t->kept_numel + wg - 1) / wg, want = groups_wanted(ctx);
+    int64_t chunks = groups_x >= want ? 1 : (want + groups_x - 1) / groups_x;
+    int64_t by_work = t->red_numel / (wg * 32);
+    return chunks > by_work ? (by_work > 1 ? by_work : 1) : chunks;
+}
+
+/* Chunks per owner (output row, or column item) for the fast paths: enough
+   items for every thread to take many. */
+static int64_t fast_chunks(const reduce_tables *t, fast_kind kind)
+{
+    int64_t owners = kind == FAST_ROWS ? t->kept_numel : t->kept_numel / (16 * col_width(t));
+    int64_t extent = kind == FAST_ROWS ? t->red_numel / t->rshape[t->red_ndim - 1] : t->red_numel;
+    int64_t chunks = owners >= FAST_ITEMS ? 1 : (FAST_ITEMS + owners - 1) / owners;
+    return chunks > extent ? extent : chunks;
 }
 
 clb_status clb__cl_reduce(clb_context *ctx, const clb__reduce_op *op, const clb__plan *plan,
@@ -351,41 +377,7 @@ clb_status clb__cl_reduce(clb_context *ctx, const clb__reduce_op *op, const clb_
     split_plan(plan, op, t);
 
     fast_kind fast = fast_path(ctx, &l, t);
-    if (fast != FAST_NONE) {
-        int64_t owners = fast == FAST_ROWS ? t->kept_numel : t->kept_numel / (16 * col_width(t));
-        int64_t extent = fast == FAST_ROWS ? t->red_numel / t->rshape[t->red_ndim - 1] : t->red_numel;
-        int64_t chunks = owners >= FAST_ITEMS ? 1 : (FAST_ITEMS + owners - 1) / owners;
-        if (chunks > extent) chunks = extent;
-        if (chunks <= 1) {
-            CLB_TRY(run_fast(ctx, &l, t, fast, 1));
-            goto cleanup;
-        }
-        size_t bytes = (size_t)t->kept_numel * (size_t)chunks * clb_dtype_size(l.acc);
-        partial = clCreateBuffer(cl->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
-        CLB_CL_CHECK(err, "clCreateBuffer (reduction partials)");
-        reduce_launch first = l;
-        first.final = false;
-        first.dst = partial;
-        CLB_TRY(run_fast(ctx, &first, t, fast, chunks));
-        int64_t kept = t->kept_numel, out_offset = t->out_offset;
-        memset(t, 0, offsetof(reduce_tables, kshape));
-        t->kept_ndim = 1, t->kshape[0] = kept, t->kstride[0] = chunks;
-        t->red_ndim = 1, t->rshape[0] = chunks, t->rstride[0] = 1;
-        t->kept_numel = kept, t->red_numel = chunks, t->out_offset = out_offset;
-        l.in = l.acc;
-        l.src = partial;
-        CLB_TRY(run_pass(ctx, &l, t, 1));
-        goto cleanup;
-    }
-
-    /* A second pass pays off when the outputs alone give too few work-groups and
-       each lane would still fold a few dozen elements. */
-    int64_t wg = 1;
-    while (wg * 2 <= (int64_t)cl->max_item_size && wg < 256) wg *= 2;
-    int64_t groups_x = (t->kept_numel + wg - 1) / wg, want = groups_wanted(ctx);
-    int64_t chunks = groups_x >= want ? 1 : (want + groups_x - 1) / groups_x;
-    int64_t by_work = t->red_numel / (wg * 32);
-    if (chunks > by_work) chunks = by_work;
+    int64_t chunks = fast != FAST_NONE ? fast_chunks(t, fast) : general_chunks(ctx, t);
     if (chunks > 1) {
         size_t bytes = (size_t)t->kept_numel * (size_t)chunks * clb_dtype_size(l.acc);
         partial = clCreateBuffer(cl->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
@@ -393,8 +385,10 @@ clb_status clb__cl_reduce(clb_context *ctx, const clb__reduce_op *op, const clb_
         reduce_launch first = l;
         first.final = false;
         first.dst = partial;
-        CLB_TRY(run_pass(ctx, &first, t, chunks));
-        /* The partials form a (kept, chunks) matrix reduced along its rows. */
+        CLB_TRY(fast != FAST_NONE ? run_fast(ctx, &first, t, fast, chunks)
+                                  : run_pass(ctx, &first, t, chunks));
+        /* The partials form a (kept, chunks) matrix, reduced along its rows by the
+           general kernel. */
         int64_t kept = t->kept_numel, out_offset = t->out_offset;
         memset(t, 0, offsetof(reduce_tables, kshape));
         t->kept_ndim = 1, t->kshape[0] = kept, t->kstride[0] = chunks;
@@ -402,8 +396,9 @@ clb_status clb__cl_reduce(clb_context *ctx, const clb__reduce_op *op, const clb_
         t->kept_numel = kept, t->red_numel = chunks, t->out_offset = out_offset;
         l.in = l.acc;
         l.src = partial;
+        fast = FAST_NONE;
     }
-    CLB_TRY(run_pass(ctx, &l, t, 1));
+    CLB_TRY(fast != FAST_NONE ? run_fast(ctx, &l, t, fast, 1) : run_pass(ctx, &l, t, 1));
 cleanup:
     if (partial) clReleaseMemObject(partial);
     free(t);

@@ -20,7 +20,7 @@
 #define CLB__EVAL_MAX_INPUTS CLB_EVAL_MAX_INPUTS /* plan operands: the output + these */
 _Static_assert(CLB__EVAL_MAX_INPUTS + 1 <= CLB__MAX_OPERANDS, "a plan must hold every input");
 #define CLB__EXPR_MAX_NODES 512
-#define CLB__EXPR_MAX_DEPTH 64 /* parentheses and operators nest at most this deep */
+#define CLB__EXPR_MAX_DEPTH 100 /* parentheses, calls and prefix operators nest at most this deep */
 
 typedef enum clb__expr_kind {
     CLB__EXPR_INPUT = 0, /* input `index` */

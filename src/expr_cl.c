@@ -209,6 +209,11 @@ static clb_status options_for(clb_context *ctx, const clb__expr *e, const clb__p
     for (int k = 0; k < nin; k++) put(&o, " -DCLB_IN%d_DTYPE=%d", k + 1, (int)in[k]);
     for (int t = 0; t < CLB__NUM_DTYPES; t++)
         if (use[t]) put(&o, " -DCLB_USE_%d=1", t);
+    /* The plan kind: each operand's innermost stride is 0, 1 or anything. */
+    for (int k = 0; k < plan->nops && plan->ndim > 0; k++) {
+        int64_t s = plan->strides[k][plan->ndim - 1];
+        put(&o, " -DCLB_INNER%d=%d", k, s == 0 ? 0 : s == 1 ? 1 : 2);
+    }
     if (!body.oom) put(&o, " -DCLB_EVAL_BODY=%s", body.p);
     free(body.p);
     if (body.oom || o.oom) {
@@ -266,6 +271,29 @@ cleanup:
     return st;
 }
 
+/* Rows of at most this many per enqueue: within every device's grid limit in
+   dimension 1 (65535 work-groups on some GPUs). */
+#define ROWS_PER_LAUNCH 32768
+
+/* Enqueues the 2-D range: dimension 0 the innermost axis (rounded up to the
+   work-group size; the kernel skips the excess), dimension 1 the rows. */
+static clb_status launch(clb__cl_context *cl, cl_kernel kernel, int64_t inner, int64_t rows)
+{
+    size_t local = 0;
+    clb_status st = clb__cl_pick_local_size(cl, kernel, inner, &local);
+    if (st != CLB_OK) return st;
+    size_t global0 = ((size_t)inner + local - 1) / local * local;
+    for (int64_t start = 0; start < rows; start += ROWS_PER_LAUNCH) {
+        int64_t count = rows - start < ROWS_PER_LAUNCH ? rows - start : ROWS_PER_LAUNCH;
+        size_t offset[2] = {0, (size_t)start}, global[2] = {global0, (size_t)count},
+               local2[2] = {local, 1};
+        cl_int err =
+            clEnqueueNDRangeKernel(cl->queue, kernel, 2, offset, global, local2, 0, NULL, NULL);
+        if (err != CL_SUCCESS) return clb__cl_fail(err, "clEnqueueNDRangeKernel");
+    }
+    return CLB_OK;
+}
+
 clb_status clb__expr_cl_run(clb_context *ctx, const clb__expr *e, const clb__plan *plan,
                             void *const *handles, clb_dtype out, const clb_dtype *in)
 {
@@ -285,7 +313,8 @@ clb_status clb__expr_cl_run(clb_context *ctx, const clb__expr *e, const clb__pla
     kernel = clCreateKernel(program, clb__kernel_function(CLB__KERNEL_EVAL), &err);
     CLB_CL_CHECK(err, "clCreateKernel");
 
-    /* p0..p8 (absent inputs get the output's buffer), numel, the offsets, the tables. */
+    /* p0..p8 (absent inputs get the output's buffer), the innermost extent, the
+       offsets, the tables. */
     cl_uint arg = 0;
     for (int k = 0; k < KERNEL_OPERANDS && err == CL_SUCCESS; k++) {
         cl_mem m = (cl_mem)handles[k < plan->nops ? k : 0];
@@ -299,11 +328,11 @@ clb_status clb__expr_cl_run(clb_context *ctx, const clb__expr *e, const clb__pla
         lo64.s[k] = off64[k];
         lo32.s[k] = (cl_int)off64[k];
     }
-    cl_long numel64 = plan->numel, last64 = off64[8];
-    cl_int numel32 = (cl_int)numel64, last32 = (cl_int)last64;
+    cl_long inner64 = plan->ndim > 0 ? plan->shape[plan->ndim - 1] : 1, last64 = off64[8];
+    cl_int inner32 = (cl_int)inner64, last32 = (cl_int)last64;
     if (err == CL_SUCCESS)
-        err = wide ? clSetKernelArg(kernel, arg++, sizeof numel64, &numel64)
-                   : clSetKernelArg(kernel, arg++, sizeof numel32, &numel32);
+        err = wide ? clSetKernelArg(kernel, arg++, sizeof inner64, &inner64)
+                   : clSetKernelArg(kernel, arg++, sizeof inner32, &inner32);
     if (err == CL_SUCCESS)
         err = wide ? clSetKernelArg(kernel, arg++, sizeof lo64, &lo64)
                    : clSetKernelArg(kernel, arg++, sizeof lo32, &lo32);
@@ -312,7 +341,7 @@ clb_status clb__expr_cl_run(clb_context *ctx, const clb__expr *e, const clb__pla
                    : clSetKernelArg(kernel, arg++, sizeof last32, &last32);
     CLB_CL_CHECK(err, "clSetKernelArg");
     CLB_TRY(set_tables(cl, kernel, plan, wide, arg, &table));
-    CLB_TRY(clb__cl_launch(cl, kernel, plan->numel));
+    CLB_TRY(launch(cl, kernel, inner64, plan->numel / inner64));
 
 cleanup:
     /* Queued commands hold their own references: releasing here is safe. */

@@ -389,6 +389,8 @@ static clb_status parse_call(parser *p, int start, int len, int *out)
             f = &funcs[i];
     if (!f) return unknown_function(p, start, len);
     int open = col(p);
+    if (++p->depth > CLB__EXPR_MAX_DEPTH)
+        return PFAIL(p, open, "expression nested more than %d deep", CLB__EXPR_MAX_DEPTH);
     CLB_TRY(next(p)); /* '(' */
     int args[3], nargs = 0;
     if (!tok_is(p, ")")) {
@@ -402,6 +404,7 @@ static clb_status parse_call(parser *p, int start, int len, int *out)
         }
     }
     CLB_TRY(expect(p, ")", open));
+    p->depth--;
     if (nargs != f->nargs)
         return PFAIL(p, start + 1, "%s() takes %d argument%s (%d given)", f->name, f->nargs,
                      f->nargs == 1 ? "" : "s", nargs);
@@ -426,8 +429,13 @@ static clb_status parse_primary(parser *p, int *out)
         return add_node(p, &n, c, out);
     }
     if (tok_is(p, "(")) {
+        /* Every recursion of the grammar passes through here or a prefix operator,
+           so these two counters bound the parser's stack. */
+        if (++p->depth > CLB__EXPR_MAX_DEPTH)
+            return PFAIL(p, c, "expression nested more than %d deep", CLB__EXPR_MAX_DEPTH);
         CLB_TRY(next(p));
         CLB_TRY(parse_or(p, out));
+        p->depth--;
         return expect(p, ")", c);
     }
     if (p->tok.kind == TOK_NAME && !tok_is(p, "and") && !tok_is(p, "or") && !tok_is(p, "not")) {
@@ -461,8 +469,11 @@ static clb_status parse_power(parser *p, int *out)
     CLB_TRY(parse_primary(p, out));
     if (tok_is(p, "**")) {
         int c = col(p), rhs = 0;
+        if (++p->depth > CLB__EXPR_MAX_DEPTH) /* a ** b ** c ... recurses to the right */
+            return PFAIL(p, c, "expression nested more than %d deep", CLB__EXPR_MAX_DEPTH);
         CLB_TRY(next(p));
         CLB_TRY(parse_unary(p, &rhs));
+        p->depth--;
         return make_binary(p, CLB_POW, *out, rhs, c, false, out);
     }
 cleanup:
@@ -476,7 +487,8 @@ static clb_status parse_unary(parser *p, int *out)
     if (!tok_is(p, "-") && !tok_is(p, "~")) return parse_power(p, out);
     bool neg = tok_is(p, "-");
     int c = col(p), a = 0;
-    if (++p->depth > CLB__EXPR_MAX_DEPTH) return PFAIL(p, c, "expression nested too deeply");
+    if (++p->depth > CLB__EXPR_MAX_DEPTH)
+        return PFAIL(p, c, "expression nested more than %d deep", CLB__EXPR_MAX_DEPTH);
     CLB_TRY(next(p));
     CLB_TRY(parse_unary(p, &a));
     p->depth--;
@@ -517,7 +529,6 @@ static clb_status parse_level(parser *p, const binop *ops, int nops,
                               clb_status (*sub)(parser *, int *), int *out)
 {
     clb_status st = CLB_OK;
-    if (++p->depth > CLB__EXPR_MAX_DEPTH) return PFAIL(p, col(p), "expression nested too deeply");
     CLB_TRY(sub(p, out));
     for (;;) {
         const binop *hit = NULL;
@@ -529,7 +540,6 @@ static clb_status parse_level(parser *p, const binop *ops, int nops,
         CLB_TRY(sub(p, &rhs));
         CLB_TRY(make_binary(p, hit->op, *out, rhs, c, false, out));
     }
-    p->depth--;
 cleanup:
     return st;
 }
@@ -596,7 +606,8 @@ static clb_status parse_not(parser *p, int *out)
     clb_status st = CLB_OK;
     if (!tok_is(p, "not")) return parse_comparison(p, out);
     int c = col(p), a = 0;
-    if (++p->depth > CLB__EXPR_MAX_DEPTH) return PFAIL(p, c, "expression nested too deeply");
+    if (++p->depth > CLB__EXPR_MAX_DEPTH)
+        return PFAIL(p, c, "expression nested more than %d deep", CLB__EXPR_MAX_DEPTH);
     CLB_TRY(next(p));
     CLB_TRY(parse_not(p, &a));
     p->depth--;

@@ -182,10 +182,3 @@ void clb__plan_piece(const clb__plan *p, const int64_t *piece_shape, int64_t ind
         for (int k = 0; k < p->nops; k++) out->offsets[k] += start * p->strides[k][d];
     }
 }
-
-clb__inner_kind clb__plan_inner_kind(const clb__plan *p, int k)
-{
-    if (p->ndim == 0) return CLB__INNER_BROADCAST;
-    int64_t s = p->strides[k][p->ndim - 1];
-    return s == 0 ? CLB__INNER_BROADCAST : s == 1 ? CLB__INNER_CONTIGUOUS : CLB__INNER_STRIDED;
-}

@@ -62,14 +62,5 @@ extern int64_t clb__plan_piece_limit;
 void clb__plan_piece(const clb__plan *plan, const int64_t *piece_shape, int64_t index,
                      clb__plan *piece);
 
-/* How operand k moves along the innermost axis, which decides the kernel's fast
-   path: contiguous operands get vector loads/stores, broadcast ones a value
-   loaded once. A 0-d plan counts as broadcast. */
-typedef enum clb__inner_kind {
-    CLB__INNER_BROADCAST = 0, /* stride 0: the same element all along the row */
-    CLB__INNER_CONTIGUOUS = 1, /* stride 1 */
-    CLB__INNER_STRIDED = 2     /* anything else */
-} clb__inner_kind;
-clb__inner_kind clb__plan_inner_kind(const clb__plan *plan, int k);
 
 #endif /* CLB_PLAN_H */

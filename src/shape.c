@@ -50,7 +50,7 @@ void clb__contiguous_strides(int ndim, const int64_t *shape, int64_t *strides)
     int64_t s = 1;
     for (int i = ndim - 1; i >= 0; i--) {
         strides[i] = s;
-        s *= shape[i] > 1 ? shape[i] : 1;
+        s *= shape[i] > 1 && s <= INT64_MAX / shape[i] ? shape[i] : 1; /* only a 0-size shape can overflow */
     }
 }
 

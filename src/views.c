@@ -136,7 +136,7 @@ clb_status clb_unsqueeze(const clb_tensor *t, int axis, clb_tensor **out)
     for (int d = 0, s = 0; d <= t->ndim; d++) {
         if (d == a) {
             shape[d] = 1;
-            strides[d] = a < t->ndim ? t->shape[a] * t->strides[a] : 1;
+            strides[d] = a < t->ndim ? (int64_t)((uint64_t)t->shape[a] * (uint64_t)t->strides[a]) : 1; /* never stepped: wrap, not UB */
         } else {
             shape[d] = t->shape[s];
             strides[d] = t->strides[s];

@@ -96,6 +96,8 @@ static void test_parse_errors(void **state)
         {"sqrt(x,)", CLB_ERR_INVALID_ARGUMENT, "expected a number", 8},
         {"((((x)))", CLB_ERR_INVALID_ARGUMENT, "expected ')'", 9},
         {"x and", CLB_ERR_INVALID_ARGUMENT, "expected a number", 6},
+        {"x ** x ** x ** x", CLB_OK, "", 0},
+        {"-(-(-(x)))", CLB_OK, "", 0},
     };
     int64_t shape[1] = {2};
     float zeros[2] = {0, 0};
@@ -131,7 +133,20 @@ static void test_parse_errors(void **state)
                          c->column, msg);
         }
     }
-    /* Bad names and argument checks. */
+    /* Nesting is bounded (the parser recurses), generously. */
+    char deep[1024];
+    int at = 0;
+    for (int i = 0; i < 60; i++) at += snprintf(deep + at, sizeof deep - at, "sqrt(");
+    at += snprintf(deep + at, sizeof deep - at, "x");
+    for (int i = 0; i < 60; i++) at += snprintf(deep + at, sizeof deep - at, ")");
+    clb_tensor *r = NULL;
+    CLBT_OK(clb_eval(host, deep, 3, names, in, &r));
+    clb_tensor_release(r);
+    at = 0;
+    for (int i = 0; i < 300; i++) at += snprintf(deep + at, sizeof deep - at, "(");
+    CLBT_FAILS(CLB_ERR_INVALID_ARGUMENT, clb_eval(host, deep, 3, names, in, &r));
+    assert_non_null(strstr(clb_last_error(), "nested more than"));
+        /* Bad names and argument checks. */
     clb_tensor *out = NULL;
     const char *bad[1] = {"2x"};
     CLBT_FAILS(CLB_ERR_INVALID_ARGUMENT, clb_eval(host, "1", 1, bad, in, &out));
@@ -639,8 +654,10 @@ typedef struct random_stats {
     int compared, errors_matched;
 } random_stats;
 
-/* One random expression on ctx against the host's op-by-op chain. */
-static clb_status random_case(clb_context *ctx, gen *g, bool exact, random_stats *stats)
+/* One random expression on ctx against the host's op-by-op chain, over `shapes`
+   sets of inputs: the same dtypes and ranks with new sizes each time. */
+static clb_status random_case(clb_context *ctx, gen *g, bool exact, int shapes,
+                              random_stats *stats)
 {
     static const clb_dtype pool[] = {CLB_BOOL,   CLB_INT8,    CLB_UINT8,   CLB_INT16,
                                      CLB_UINT16, CLB_INT32,   CLB_UINT32,  CLB_INT64,
@@ -651,49 +668,58 @@ static clb_status random_case(clb_context *ctx, gen *g, bool exact, random_stats
     g->used = 0;
     g->ninputs = 1 + pick(g, 6);
     int ndim = pick(g, 5);
-    int64_t shape[8];
-    for (int d = 0; d < ndim; d++) shape[d] = 1 + pick(g, 4);
-    clb_tensor *hin[6] = {0}, *din[6] = {0};
-    const char *names[6] = {"v0", "v1", "v2", "v3", "v4", "v5"};
+    clb_dtype dtypes[6];
     for (int k = 0; k < g->ninputs; k++) {
-        clb_dtype t = pool[pick(g, 14)];
-        if (t == CLB_FLOAT64 && !info.has_fp64) t = CLB_FLOAT32;
-        hin[k] = random_input(g, ndim, shape, t);
-        void *bytes = clbt_read(hin[k]);
-        din[k] = clbt_tensor(ctx, t, clb_tensor_ndim(hin[k]), clb_tensor_shape(hin[k]), bytes);
-        free(bytes);
+        dtypes[k] = pool[pick(g, 14)];
+        if (dtypes[k] == CLB_FLOAT64 && !info.has_fp64) dtypes[k] = CLB_FLOAT32;
     }
     tnode *root = gen_tree(g, 1 + pick(g, 5), false);
     char text[4096];
     size_t len = 0;
     render(root, text, sizeof text, &len);
     assert_true(len < sizeof text);
-
-    clb_tensor *want = NULL, *got = NULL;
-    clb_status ref = reference(root, hin, &want);
-    clb_status st = clb_eval(ctx, text, g->ninputs, names, (const clb_tensor *const *)din, &got);
-    if (ref == CLB_OK && st == CLB_OK) {
-        /* The chain only broadcasts the inputs it uses; clb_eval all of them. */
-        clb_tensor *wb = NULL;
-        CLBT_OK(clb_broadcast_to(want, clb_tensor_ndim(got), clb_tensor_shape(got), &wb));
-        char why[256];
-        if (!same_values(got, wb, exact, why, sizeof why))
-            fail_msg("device %s, \"%s\": %s", info.name, text, why);
-        clb_tensor_release(wb);
-        stats->compared++;
-    } else if (st == CLB_ERR_UNSUPPORTED && ctx != host) {
-        /* reported to the caller, which skips the device */
-    } else if (ref == CLB_ERR_SHAPE_MISMATCH || ref == st) {
-        stats->errors_matched++; /* the same rejection (or the reference's partial broadcast) */
-    } else {
-        fail_msg("device %s, \"%s\": clb_eval %s (%s), op by op %s", info.name, text,
-                 clb_status_name(st), st ? clb_last_error() : "", clb_status_name(ref));
-    }
-    clb_tensor_release(want);
-    clb_tensor_release(got);
-    for (int k = 0; k < g->ninputs; k++) {
-        clb_tensor_release(hin[k]);
-        clb_tensor_release(din[k]);
+    const char *names[6] = {"v0", "v1", "v2", "v3", "v4", "v5"};
+    clb_status st = CLB_OK;
+    for (int rep = 0; rep < shapes; rep++) {
+        int64_t shape[8];
+        for (int d = 0; d < ndim; d++) shape[d] = 1 + pick(g, rep == 0 ? 4 : ndim > 2 ? 12 : 100);
+        clb_tensor *hin[6] = {0}, *din[6] = {0};
+        for (int k = 0; k < g->ninputs; k++) {
+            hin[k] = random_input(g, ndim, shape, dtypes[k]);
+            void *bytes = clbt_read(hin[k]);
+            din[k] = clbt_tensor(ctx, dtypes[k], clb_tensor_ndim(hin[k]),
+                                 clb_tensor_shape(hin[k]), bytes);
+            free(bytes);
+        }
+        clb_tensor *want = NULL, *got = NULL;
+        clb_status ref = reference(root, hin, &want);
+        st = clb_eval(ctx, text, g->ninputs, names, (const clb_tensor *const *)din, &got);
+        if (ref == CLB_OK && st == CLB_OK) {
+            /* The chain only broadcasts the inputs it uses; clb_eval all of them. */
+            clb_tensor *wb = NULL;
+            CLBT_OK(clb_broadcast_to(want, clb_tensor_ndim(got), clb_tensor_shape(got), &wb));
+            char why[256];
+            if (!same_values(got, wb, exact, why, sizeof why))
+                fail_msg("device %s, \"%s\": %s", info.name, text, why);
+            clb_tensor_release(wb);
+            stats->compared++;
+        } else if (st == CLB_ERR_UNSUPPORTED && ctx != host) {
+            /* reported to the caller, which skips the device */
+        } else if (st == CLB_ERR_DTYPE && ref == CLB_OK && !info.has_fp64) {
+            /* float64 arithmetic (a float literal next to integers) on a device without it */
+        } else if (ref == st) {
+            stats->errors_matched++; /* the same rejection */
+        } else {
+            fail_msg("device %s, \"%s\": clb_eval %s (%s), op by op %s", info.name, text,
+                     clb_status_name(st), st ? clb_last_error() : "", clb_status_name(ref));
+        }
+        clb_tensor_release(want);
+        clb_tensor_release(got);
+        for (int k = 0; k < g->ninputs; k++) {
+            clb_tensor_release(hin[k]);
+            clb_tensor_release(din[k]);
+        }
+        if (st != CLB_OK) break; /* a rejection does not depend on sizes */
     }
     return st;
 }
@@ -704,12 +730,13 @@ static void random_on_device(clb_context *ctx, const char *selector)
     CLBT_OK(clb_context_get_info(ctx, &info));
     bool is_host = info.type == CLB_DEVICE_HOST;
     /* Each distinct expression is a kernel compile on OpenCL devices (0.1-1 s on
-       PoCL): few expressions there, many shapes each come from the shape test. */
-    int cases = is_host ? 400 : 40;
+       PoCL): few expressions there, each over several sizes (one compile per
+       expression and coalesced rank). */
+    int cases = is_host ? 400 : 40, shapes = is_host ? 1 : 4;
     gen g = {.rng = 0x5eed0000u + (uint64_t)(unsigned char)selector[0], .exact_only = !is_host};
     random_stats stats = {0, 0};
     for (int i = 0; i < cases; i++) {
-        if (random_case(ctx, &g, is_host, &stats) == CLB_ERR_UNSUPPORTED && !is_host) {
+        if (random_case(ctx, &g, is_host, shapes, &stats) == CLB_ERR_UNSUPPORTED && !is_host) {
             print_message("note: clb_eval is not available on %s (%s): %s\n", selector, info.name,
                           clb_last_error());
             return;
@@ -717,13 +744,123 @@ static void random_on_device(clb_context *ctx, const char *selector)
     }
     print_message("%s: %d random expressions equal to the op-by-op chain, %d rejected alike\n",
                   info.name, stats.compared, stats.errors_matched);
-    assert_true(stats.compared > cases / 3);
+    assert_true(stats.compared > cases * shapes / 3);
 }
 
 static void test_random_trees(void **state)
 {
     (void)state;
     clbt_for_each_device(random_on_device);
+}
+
+/* ---- layouts and float math on every device ---------------------------------------------- */
+
+/* Rank 10 with a permutation that no coalescing undoes (the __constant table path,
+   past 8 axes), eight inputs (every kernel slot), and each float function once,
+   against the host backend's clb_eval (which the random trees tie to the op-by-op
+   chain); float math within a tolerance, as device libm differs. */
+static void layouts_on_device(clb_context *ctx, const char *selector)
+{
+    (void)selector;
+    clb_device_info info;
+    CLBT_OK(clb_context_get_info(ctx, &info));
+    int64_t shape[10] = {2, 3, 2, 2, 2, 3, 2, 2, 2, 3};
+    int64_t numel = 1;
+    for (int d = 0; d < 10; d++) numel *= shape[d];
+    double *v = malloc(sizeof(double) * (size_t)numel);
+    for (int64_t i = 0; i < numel; i++) v[i] = (double)((i * 7) % 23) / 4.0 - 2.0;
+    clb_tensor *base_h = from_doubles(host, CLB_FLOAT32, 10, shape, v);
+    clb_tensor *base_d = from_doubles(ctx, CLB_FLOAT32, 10, shape, v);
+    int perm[10] = {9, 0, 8, 1, 7, 2, 6, 3, 5, 4};
+    clb_tensor *xh = NULL, *xd = NULL;
+    CLBT_OK(clb_permute(base_h, perm, &xh));
+    CLBT_OK(clb_permute(base_d, perm, &xd));
+    const int64_t *ps = clb_tensor_shape(xh);
+    int64_t last[1] = {ps[9]};
+    double lv[3] = {0.5, -1.5, 2.25};
+    clb_tensor *yh = from_doubles(host, CLB_FLOAT32, 1, last, lv);
+    clb_tensor *yd = from_doubles(ctx, CLB_FLOAT32, 1, last, lv);
+
+    static const char *const exprs[] = {
+        "x * 2 + y", "maximum(x, y) - floor(x)", "where(x > y, x, -y)", "sqrt(abs(x)) + y",
+        "exp(x) - log(abs(y))", "sin(x) * cos(y)", "tanh(x) + sigmoid(y)", "rsqrt(abs(x) + 1)",
+        "x / y", "x ** 2 + y % 1.5", "x // y", "int32(x * 4) % 3",
+    };
+    const char *names[2] = {"x", "y"};
+    for (size_t i = 0; i < sizeof exprs / sizeof exprs[0]; i++) {
+        const clb_tensor *hin[2] = {xh, yh}, *din[2] = {xd, yd};
+        clb_tensor *want = NULL, *got = NULL;
+        CLBT_OK(clb_eval(host, exprs[i], 2, names, hin, &want));
+        clb_status st = clb_eval(ctx, exprs[i], 2, names, din, &got);
+        if (st == CLB_ERR_UNSUPPORTED && ctx != host) {
+            clb_tensor_release(want);
+            break;
+        }
+        CLBT_OK(st);
+        char why[256];
+        if (!same_values(got, want, info.type == CLB_DEVICE_HOST, why, sizeof why))
+            fail_msg("device %s, \"%s\" over a rank-10 permuted view: %s", info.name, exprs[i], why);
+        clb_tensor_release(want);
+        clb_tensor_release(got);
+    }
+
+    /* No inputs (a 0-d result), and a zero-size input (nothing to launch). */
+    clb_tensor *z = NULL;
+    CLBT_OK(clb_eval(ctx, "2 ** 10 - 1", 0, NULL, NULL, &z));
+    int64_t *zv = clbt_read(z);
+    assert_int_equal(*zv, 1023);
+    free(zv);
+    clb_tensor_release(z);
+    int64_t empty_shape[2] = {0, last[0]};
+    clb_tensor *e0 = from_doubles(ctx, CLB_FLOAT32, 2, empty_shape, NULL);
+    const clb_tensor *ein[2] = {e0, yd};
+    CLBT_OK(clb_eval(ctx, "x * y", 2, names, ein, &z));
+    assert_int_equal(clb_tensor_numel(z), 0);
+    clb_tensor_release(z);
+    clb_tensor_release(e0);
+
+    /* Eight inputs, different dtypes and broadcast shapes. */
+    const char *n8[8] = {"a", "b", "c", "d", "e", "f", "g", "h"};
+    static const clb_dtype t8[8] = {CLB_FLOAT32, CLB_INT8, CLB_UINT8, CLB_INT32,
+                                    CLB_FLOAT16, CLB_BOOL, CLB_INT16, CLB_FLOAT32};
+    int64_t s8[8][2] = {{4, 5}, {5, 0}, {4, 1}, {1, 5}, {5, 0}, {4, 5}, {1, 1}, {5, 0}};
+    int nd8[8] = {2, 1, 2, 2, 1, 2, 2, 1};
+    clb_tensor *h8[8], *d8[8];
+    double vals[20];
+    for (int k = 0; k < 8; k++) {
+        for (int i = 0; i < 20; i++) vals[i] = (double)((i * (k + 3)) % 7) - 2;
+        h8[k] = from_doubles(host, t8[k], nd8[k], s8[k], vals);
+        d8[k] = from_doubles(ctx, t8[k], nd8[k], s8[k], vals);
+    }
+    const char *e8 = "where(f, a * b + c, d - e) + g * h";
+    clb_tensor *want = NULL, *got = NULL;
+    CLBT_OK(clb_eval(host, e8, 8, n8, (const clb_tensor *const *)h8, &want));
+    clb_status st = clb_eval(ctx, e8, 8, n8, (const clb_tensor *const *)d8, &got);
+    if (st != CLB_ERR_UNSUPPORTED || ctx == host) {
+        CLBT_OK(st);
+        char why[256];
+        if (!same_values(got, want, true, why, sizeof why))
+            fail_msg("device %s, \"%s\": %s", info.name, e8, why);
+    }
+    clb_tensor_release(want);
+    clb_tensor_release(got);
+    for (int k = 0; k < 8; k++) {
+        clb_tensor_release(h8[k]);
+        clb_tensor_release(d8[k]);
+    }
+    free(v);
+    clb_tensor_release(base_h);
+    clb_tensor_release(base_d);
+    clb_tensor_release(xh);
+    clb_tensor_release(xd);
+    clb_tensor_release(yh);
+    clb_tensor_release(yd);
+}
+
+static void test_layouts(void **state)
+{
+    (void)state;
+    clbt_for_each_device(layouts_on_device);
 }
 
 /* ---- caching ------------------------------------------------------------------------------ */
@@ -759,6 +896,15 @@ static void caching_on_device(clb_context *ctx, const char *selector)
         if (st == CLB_ERR_UNSUPPORTED) return;
         CLBT_OK(st);
         clb_tensor_release(out);
+        if (round == 0) {
+            /* The options no test shape reaches: 64-bit indexing (over 2^31 elements)
+               with by-value and with table strides. They must build. */
+            cl_program prog = NULL;
+            CLBT_OK(clb__program_cache_get(cache, CLB__KERNEL_EVAL, "-DCLB_INDEX64=1", &prog));
+            CLBT_OK(clb__program_cache_get(cache, CLB__KERNEL_EVAL,
+                                           "-DCLB_INDEX64=1 -DCLB_NDIM=9 -DCLB_NIN=1", &prog));
+            clb__program_cache_get_stats(cache, &after);
+        }
         if (round > 0 && (after.source_builds != before.source_builds ||
                           after.binary_loads != before.binary_loads))
             fail_msg("round %d compiled or loaded a program again (%lu builds, %lu loads)", round,
@@ -783,6 +929,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_dtypes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_batch_norm_values, setup, teardown),
         cmocka_unit_test_setup_teardown(test_random_trees, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_layouts, setup, teardown),
         cmocka_unit_test_setup_teardown(test_caching, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -255,6 +255,14 @@ static void body_shapes(clb_context *ctx, const char *sel)
     compare(ctx, host, CLB_FLOAT32, &c, &d, &rng, "(B,N,N)@(N,N)");
     d.transposed = true;
     compare(ctx, host, CLB_FLOAT32, &c, &d, &rng, "(B,N,N)@(N,N)^T");
+    /* Tiles of the register-blocked kernel (n % 16 == 0, m % 4 == 0), with a
+       transposed and a batch-broadcast a. */
+    operand e = {3, {3, 32, 20}, false, false}, f = {2, {20, 48}, false, false};
+    compare(ctx, host, CLB_FLOAT32, &e, &f, &rng, "(3,32,20)@(20,48)");
+    e.transposed = true;
+    compare(ctx, host, CLB_FLOAT32, &e, &f, &rng, "(3,32,20)^T@(20,48)");
+    e.broadcast_batch = true;
+    compare(ctx, host, CLB_FLOAT32, &e, &f, &rng, "expand(1,32,20)^T@(20,48)");
     /* 1-D operands on either side and both. */
     operand v = {1, {6}, false, false}, m6 = {2, {6, 4}, false, false}, m5 = {2, {5, 6}, false, false};
     compare(ctx, host, CLB_FLOAT32, &v, &m6, &rng, "(6)@(6,4)");
@@ -263,6 +271,9 @@ static void body_shapes(clb_context *ctx, const char *sel)
 #if CLBT_SLOW
     compare(ctx, host, CLB_FLOAT64, &a, &b, &rng, "(2,1,5,6)@(3,6,7) float64");
     compare(ctx, host, CLB_FLOAT64, &c, &d, &rng, "(B,N,N)@(N,N)^T float64");
+    d.transposed = false;
+    compare(ctx, host, CLB_FLOAT64, &c, &d, &rng, "(B,N,N)@(N,N) float64");
+    compare(ctx, host, CLB_FLOAT64, &e, &f, &rng, "expand(1,32,20)^T@(20,48) float64");
 #endif
     clb_context_release(host);
 }
@@ -271,6 +282,38 @@ static void test_shapes(void **state)
 {
     (void)state;
     clbt_for_each_device(body_shapes);
+}
+
+/* An operand CLBlast cannot read in place (a broadcast inner axis: stride 0
+   along columns) goes through a contiguous copy. */
+static void body_broadcast_inner(clb_context *ctx, const char *sel)
+{
+    (void)sel;
+    clb_context *host = host_ctx();
+    const int64_t col[2] = {5, 1}, full[2] = {5, 6}, bs[2] = {6, 7};
+    float av[5] = {1, -2, 3, 0.5f, 4}, bv[42];
+    for (int i = 0; i < 42; i++) bv[i] = (float)(i % 7) - 3.0f;
+    clb_context *ctxs[2] = {ctx, host};
+    clb_tensor *r[2] = {NULL, NULL};
+    for (int q = 0; q < 2; q++) {
+        clb_tensor *a = clbt_tensor(ctxs[q], CLB_FLOAT32, 2, col, av), *ae = NULL;
+        clb_tensor *b = clbt_tensor(ctxs[q], CLB_FLOAT32, 2, bs, bv);
+        CLBT_OK(clb_expand(a, 2, full, &ae));
+        CLBT_OK(clb_matmul(ae, b, &r[q]));
+        clb_tensor_release(a);
+        clb_tensor_release(ae);
+        clb_tensor_release(b);
+    }
+    assert_matches(r[0], r[1], 6, "expand((5,1)->(5,6)) @ (6,7)");
+    clb_tensor_release(r[0]);
+    clb_tensor_release(r[1]);
+    clb_context_release(host);
+}
+
+static void test_broadcast_inner(void **state)
+{
+    (void)state;
+    clbt_for_each_device(body_broadcast_inner);
 }
 
 /* ---- errors --------------------------------------------------------------------------- */
@@ -301,6 +344,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random),
         cmocka_unit_test(test_shapes),
+        cmocka_unit_test(test_broadcast_inner),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -528,6 +528,112 @@ static void test_random_layouts(void **state)
     }
 }
 
+/* ---- 32-bit pieces --------------------------------------------------------- */
+
+/* Every element of the plan is visited by exactly one piece, at the same
+   offsets, and every piece fits the limit. */
+static void check_pieces(const clb__plan *p, int64_t limit, const int64_t *piece_shape,
+                         int64_t count)
+{
+    visits whole = {p->nops, 0, 0, NULL}, parts = {p->nops, 0, 0, NULL};
+    clb__plan_for_each(p, record, &whole);
+    clb__plan *piece = malloc(sizeof *piece);
+    assert_non_null(piece);
+    for (int64_t i = 0; i < count; i++) {
+        clb__plan_piece(p, piece_shape, i, piece);
+        assert_true(clb__plan_fits(piece, NULL, limit));
+        assert_true(piece->numel > 0);
+        clb__plan_for_each(piece, record, &parts);
+    }
+    assert_int_equal(parts.count, whole.count);
+    /* Pieces tile the loop nest: compare as sorted tuples of offsets. */
+    size_t n = (size_t)p->nops;
+    for (size_t a = 0; a < whole.count; a++) {
+        bool found = false;
+        for (size_t b = 0; b < parts.count && !found; b++)
+            found = memcmp(whole.data + a * n, parts.data + b * n, n * sizeof(int64_t)) == 0;
+        if (!found) fail_msg("element %zu of the plan is in no piece", a);
+    }
+    free(piece);
+    free(whole.data);
+    free(parts.data);
+}
+
+static void test_fits(void **state)
+{
+    (void)state;
+    clb__plan p;
+    const int64_t shape[2] = {10, 7};
+    int64_t st[2][CLB__PLAN_MAX_DIMS] = {{1, 10}, {0, 100}};
+    make_plan(&p, 2, 2, shape, st, (const int64_t[]){1000000, 0});
+    /* spans: out 69, in 600 (the base offset does not count); numel 70 */
+    assert_true(clb__plan_fits(&p, NULL, 600));
+    assert_false(clb__plan_fits(&p, NULL, 599));
+    int64_t half[2] = {p.shape[0], (p.shape[1] + 1) / 2};
+    assert_true(clb__plan_fits(&p, half, 600));
+}
+
+static void test_split_halves_largest_span(void **state)
+{
+    (void)state;
+    clb__plan p;
+    /* out (20, 30) contiguous, in broadcast along rows with a large stride */
+    const int64_t shape[2] = {20, 30};
+    int64_t st[2][CLB__PLAN_MAX_DIMS] = {{30, 1}, {1000, 0}};
+    make_plan(&p, 2, 2, shape, st, NULL);
+    int64_t piece[CLB__PLAN_MAX_DIMS], count = 0;
+    assert_true(clb__plan_split(&p, 5000, 1000, piece, &count));
+    /* the row axis spans 19000 in the input: halved to 5 rows (4000), columns whole */
+    assert_int_equal(piece[0], 5);
+    assert_int_equal(piece[1], 30);
+    assert_int_equal(count, 4);
+    check_pieces(&p, 5000, piece, count);
+    /* a tighter limit also cuts the rows into pieces of columns */
+    assert_true(clb__plan_split(&p, 40, 1000, piece, &count));
+    check_pieces(&p, 40, piece, count);
+    /* too many pieces: the caller indexes in 64 bits instead */
+    assert_false(clb__plan_split(&p, 40, 4, piece, &count));
+}
+
+static void test_split_one_axis(void **state)
+{
+    (void)state;
+    clb__plan p;
+    /* a contiguous 1-D plan of 3 * 2^31 elements: three pieces of the limit */
+    const int64_t shape[1] = {(int64_t)3 << 31};
+    int64_t st[2][CLB__PLAN_MAX_DIMS] = {{1}, {1}};
+    make_plan(&p, 2, 1, shape, st, NULL);
+    int64_t piece[CLB__PLAN_MAX_DIMS], count = 0;
+    assert_false(clb__plan_fits(&p, NULL, INT32_MAX));
+    assert_true(clb__plan_split(&p, INT32_MAX, 1 << 16, piece, &count));
+    assert_true(piece[0] <= INT32_MAX);
+    assert_int_equal(count, (shape[0] + piece[0] - 1) / piece[0]);
+    clb__plan last;
+    clb__plan_piece(&p, piece, count - 1, &last);
+    assert_int_equal(last.offsets[0], (count - 1) * piece[0]);
+    assert_int_equal(last.offsets[1], (count - 1) * piece[0]);
+    assert_int_equal(last.numel, shape[0] - (count - 1) * piece[0]);
+}
+
+static void test_split_random(void **state)
+{
+    (void)state;
+    uint64_t rng = 5;
+    for (int iter = 0; iter < 200; iter++) {
+        int ndim = 1 + (int)(clbt_rand(&rng) % 4);
+        int64_t shape[4];
+        int64_t st[3][CLB__PLAN_MAX_DIMS];
+        for (int d = 0; d < ndim; d++) shape[d] = 1 + (int64_t)(clbt_rand(&rng) % 6);
+        for (int k = 0; k < 3; k++)
+            for (int d = 0; d < ndim; d++) st[k][d] = (int64_t)(clbt_rand(&rng) % 4) * (k + 1);
+        clb__plan p;
+        make_plan(&p, 3, ndim, shape, st, NULL);
+        int64_t limit = 1 + (int64_t)(clbt_rand(&rng) % 30);
+        int64_t piece[CLB__PLAN_MAX_DIMS], count = 0;
+        if (clb__plan_split(&p, limit, 1 << 20, piece, &count)) check_pieces(&p, limit, piece, count);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -543,6 +649,10 @@ int main(void)
         cmocka_unit_test(test_scalar),
         cmocka_unit_test(test_four_operands),
         cmocka_unit_test(test_random_layouts),
+        cmocka_unit_test(test_fits),
+        cmocka_unit_test(test_split_halves_largest_span),
+        cmocka_unit_test(test_split_one_axis),
+        cmocka_unit_test(test_split_random),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

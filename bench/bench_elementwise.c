@@ -204,8 +204,8 @@ int main(int argc, char **argv)
     printf("device %d: %s\n", device, clb_context_device_name(ctx));
     printf("copy bandwidth (float4 copy kernel, %zu MB each way): %.2f GB/s\n\n", copy_bytes >> 20,
            copy);
-    printf("%-36s %10s %8s %10s %8s %10s\n", "pattern (float32)", "into GB/s", "% copy",
-           "new GB/s", "% copy", "into ms");
+    printf("%-36s %10s %8s %10s %8s %9s %9s\n", "pattern (float32)", "into GB/s", "% copy",
+           "new GB/s", "% copy", "into ms", "new ms");
     int rc = 0;
     for (size_t c = 0; c < sizeof patterns / sizeof patterns[0]; c++) {
         const pattern *p = &patterns[c];
@@ -223,9 +223,9 @@ int main(int argc, char **argv)
                 fprintf(stderr, "%s: %s\n", p->name, clb_last_error());
                 rc = 1;
             }
-            printf("%-36s %10.2f %7.1f%% %10.2f %7.1f%% %10.3f\n", p->name, into.gbps,
+            printf("%-36s %10.2f %7.1f%% %10.2f %7.1f%% %9.3f %9.3f\n", p->name, into.gbps,
                    100 * into.gbps / copy, fresh.gbps, 100 * fresh.gbps / copy,
-                   1e3 * into.median_s);
+                   1e3 * into.median_s, 1e3 * fresh.median_s);
         }
         clb_tensor_release(ta);
         clb_tensor_release(tb);

@@ -2,36 +2,35 @@
  * the exact scalar rules of src/host_scalar.c.
  *
  * Launch geometry (planned on the host, see src/cl_map.c): the plan's last
- * axis is the "inner" axis, the others are flattened into "rows".
- *     dimension 0 of the NDRange: chunks of CLB_VEC consecutive inner elements
+ * axis is the "inner" axis, the others are flattened into "rows"; the inner
+ * axis is cut into chunks of CLB_VEC elements.
+ *     dimension 0 of the NDRange: chunks
  *     dimension 1:                 rows
- * A work item decomposes its row index over the outer axes once
- * (the div/mod walk), then walks CLB_VEC inner elements with additions only.
- * Every work item of a row shares that walk, so a CPU device that runs a
- * work-group as a loop over dimension 0 hoists it out of the loop, and the
- * inner loop is plain pointer arithmetic that vectorises.
+ * Work items loop over their share of both (see CLB_RANGE), so the launch
+ * size is chosen for the device, not for the tensor. For each row a work item
+ * decomposes the row index over the outer axes (the only div/mod walk), then
+ * walks its chunks with additions only.
  *
  * Specialisation (-D, each with a default so the file compiles standalone):
  *   CLB_KIND        0 unary, 1 binary, 2 where
  *   CLB_OP          clb_unary_op / clb_binary_op number (unused for where)
  *   CLB_IN0_DTYPE.. CLB_IN2_DTYPE, CLB_COMPUTE_DTYPE, CLB_OUT_DTYPE: clb_dtype numbers
  *   CLB_TABLE       0: up to 8 axes, tables by value; 1: tables in a buffer
- *   CLB_VEC         inner elements per work item
+ *   CLB_VEC         consecutive inner elements a work item handles at a time
+ *   CLB_BLOCKED     1: each work item takes a contiguous block of rows and
+ *                   chunks (CPU devices); 0: a grid stride (GPUs)
  *   CLB_INDEX64     64-bit index arithmetic (a plan piece too large for 32 bits)
- * The rank is an argument, not a define: the row walk runs once per work item,
- * so a loop over a runtime rank costs little, and one program then serves
+ * The rank is an argument, not a define: the row walk runs once per row, so a
+ * loop over a runtime rank costs little, and one program then serves
  * every rank (each program costs PoCL 0.1-1 s to compile). For the same reason
  * the fast paths (inner strides 0 or 1 known to the compiler, so it can emit
- * vector loads and stores) are branches inside one program, chosen per work
- * item from the actual strides: same-shape or row-broadcast (all 1), column
+ * vector loads and stores) are branches inside one program, chosen per launch
+ * from the actual strides: same-shape or row-broadcast (all 1), column
  * broadcast (1, 1, 0), outer product (1, 0, 1), and the general strided walk.
  *
- * Arguments: the four buffers (unused inputs get any buffer), the element
- * offset of each operand's first element as 64-bit numbers (so a 32-bit piece
- * may start anywhere in a large buffer), the row count, the rank (>= 1; a 0-d
- * plan is one axis of size 1), then the shape and stride tables: by value as
- * 8-lane vectors up to 8 axes, else one __constant buffer
- * [shape | strides of out | in0 | in1 | in2], rank entries each. */
+ * Arguments: the four buffers (unused inputs get any buffer) and the launch
+ * description clb_map_args below. Offsets are 64-bit numbers, so a 32-bit
+ * piece may start anywhere in a large buffer. */
 
 #ifndef CLB_KIND
 #define CLB_KIND 1
@@ -59,6 +58,9 @@
 #endif
 #ifndef CLB_VEC
 #define CLB_VEC 4
+#endif
+#ifndef CLB_BLOCKED
+#define CLB_BLOCKED 0
 #endif
 #define CLB_BYVAL_DIMS 8
 
@@ -345,24 +347,30 @@ inline float clb_round_half(float x)
 
 /* ---- the kernel ------------------------------------------------------------------- */
 
-#if CLB_INDEX64
-typedef long4 clb_map_index4;
-#else
-typedef int4 clb_map_index4;
-#endif
+/* Everything about the launch but the buffers, in one by-value struct (one
+   argument to set per launch instead of a dozen: each costs the driver an
+   allocation and a copy, which dominates tiny launches). All 64-bit, so the
+   layout is the same in C and OpenCL C; src/cl_map.c mirrors it. Up to 8
+   axes the tables live here too; more go in a __constant buffer
+   [shape | strides of out | in0 | in1 | in2], rank entries each. */
+typedef struct clb_map_args {
+    long offsets[4];    /* element offset of each operand's first element */
+    long rows, inner;   /* product of the outer extents; the inner extent */
+    long inner_strides[4];
+    long rank;          /* >= 1; a 0-d plan is one axis of size 1 */
+    long shape[8];
+    long strides[4][8];
+} clb_map_args;
 
-/* Outer-axis tables: read in place through a scalar pointer (no copy into
-   private arrays per work item, which costs more than a short row's work). */
 #if !CLB_TABLE
-#define CLB_TABLE_ARGS                                                                             \
-    clb_index8 shape_v, clb_index8 s0_v, clb_index8 s1_v, clb_index8 s2_v, clb_index8 s3_v
-#define CLB_SHAPE(d) ((const clb_index *)&shape_v)[d]
-#define CLB_S0(d) ((const clb_index *)&s0_v)[d]
-#define CLB_S1(d) ((const clb_index *)&s1_v)[d]
-#define CLB_S2(d) ((const clb_index *)&s2_v)[d]
-#define CLB_S3(d) ((const clb_index *)&s3_v)[d]
+#define CLB_TABLE_ARG
+#define CLB_SHAPE(d) ((clb_index)a.shape[d])
+#define CLB_S0(d) ((clb_index)a.strides[0][d])
+#define CLB_S1(d) ((clb_index)a.strides[1][d])
+#define CLB_S2(d) ((clb_index)a.strides[2][d])
+#define CLB_S3(d) ((clb_index)a.strides[3][d])
 #else
-#define CLB_TABLE_ARGS __constant const clb_index *table
+#define CLB_TABLE_ARG , __constant const clb_index *table
 #define CLB_SHAPE(d) table[d]
 #define CLB_S0(d) table[1 * rank + (d)]
 #define CLB_S1(d) table[2 * rank + (d)]
@@ -388,8 +396,9 @@ typedef int4 clb_map_index4;
     CLB_STORE(CLB_OUT_DTYPE, p0, (j) * (S0),                                                       \
               CLB_CONVERT(CLB_OUT_DTYPE, CLB_EVAL_DTYPE, CLB_FINISH(CLB_RESULT(j, S1, S2, S3))))
 
-/* The work item's CLB_VEC elements with inner strides S0..S3; literal 0s and
-   1s let the compiler turn the unrolled loop into vector loads and stores. */
+/* The work item's CLB_VEC elements at p0..p3 with inner strides S0..S3;
+   literal 0s and 1s let the compiler turn the unrolled loop into vector loads
+   and stores. */
 #define CLB_WALK(S0, S1, S2, S3)                                                                   \
     do {                                                                                           \
         if (j0 + CLB_VEC <= inner) {                                                               \
@@ -399,44 +408,75 @@ typedef int4 clb_map_index4;
         }                                                                                          \
     } while (0)
 
-__kernel void clb_map(__global clb_out_t *out, __global const clb_in0_t *in0,
-                      __global const clb_in1_t *in1, __global const clb_in2_t *in2, long4 offsets,
-                      clb_index rows, clb_index inner, clb_map_index4 inner_strides, int rank,
-                      CLB_TABLE_ARGS)
-{
-    clb_index row = (clb_index)get_global_id(1);
-    clb_index j0 = (clb_index)get_global_id(0) * CLB_VEC;
-    if (row >= rows || j0 >= inner) return;
+/* The share of `count` rows or chunks work item `id` of `size` covers. CPU
+   devices (CLB_BLOCKED) take one contiguous block each, so every work item
+   streams through memory in order and few work-groups are launched; GPUs take
+   a grid stride, so neighbouring work items touch neighbouring elements. */
+#if CLB_BLOCKED
+#define CLB_RANGE(id, size, count, first, end, step)                                               \
+    do {                                                                                           \
+        clb_index per_ = ((count) + (clb_index)(size) - 1) / (clb_index)(size);                    \
+        first = (clb_index)(id) * per_;                                                            \
+        end = first + per_ < (count) ? first + per_ : (count);                                     \
+        step = 1;                                                                                  \
+    } while (0)
+#else
+#define CLB_RANGE(id, size, count, first, end, step)                                               \
+    do {                                                                                           \
+        first = (clb_index)(id);                                                                   \
+        end = (count);                                                                             \
+        step = (clb_index)(size);                                                                  \
+    } while (0)
+#endif
 
-    /* The row's offsets: its index decomposed over the outer axes 0..rank-2. */
-    clb_index o0 = 0, o1 = 0, o2 = 0, o3 = 0, rem = row;
-    for (int d = rank - 2; d >= 0; --d) {
-        clb_index n = CLB_SHAPE(d);
-        clb_index i = d > 0 ? rem % n : rem;
-        rem /= n;
-        o0 += i * CLB_S0(d);
-        o1 += i * CLB_S1(d);
-        o2 += i * CLB_S2(d);
-        o3 += i * CLB_S3(d);
+/* Every (row, chunk) of this work item with inner strides S0..S3. A row's
+   offsets come from decomposing its index over the outer axes 0..rank-2. */
+#define CLB_LOOPS(S0, S1, S2, S3)                                                                  \
+    for (clb_index row = rfirst; row < rend; row += rstep) {                                       \
+        clb_index o0 = 0, o1 = 0, o2 = 0, o3 = 0, rem = row;                                       \
+        for (int d = rank - 2; d >= 0; --d) {                                                      \
+            clb_index n = CLB_SHAPE(d);                                                            \
+            clb_index i = d > 0 ? rem % n : rem;                                                   \
+            rem /= n;                                                                              \
+            o0 += i * CLB_S0(d);                                                                   \
+            o1 += i * CLB_S1(d);                                                                   \
+            o2 += i * CLB_S2(d);                                                                   \
+            o3 += i * CLB_S3(d);                                                                   \
+        }                                                                                          \
+        for (clb_index c = cfirst; c < cend; c += cstep) {                                         \
+            clb_index j0 = c * CLB_VEC;                                                            \
+            __global clb_out_t *p0 = out + a.offsets[0] + o0 + j0 * (S0);                            \
+            __global const clb_in0_t *p1 = in0 + a.offsets[1] + o1 + j0 * (S1);                      \
+            __global const clb_in1_t *p2 = in1 + a.offsets[2] + o2 + j0 * (S2);                      \
+            __global const clb_in2_t *p3 = in2 + a.offsets[3] + o3 + j0 * (S3);                      \
+            (void)p2, (void)p3;                                                                    \
+            CLB_WALK(S0, S1, S2, S3);                                                              \
+        }                                                                                          \
     }
-    const clb_index is0 = inner_strides.s0, is1 = inner_strides.s1, is2 = inner_strides.s2,
-                    is3 = inner_strides.s3;
-    __global clb_out_t *p0 = out + offsets.s0 + o0 + j0 * is0;
-    __global const clb_in0_t *p1 = in0 + offsets.s1 + o1 + j0 * is1;
-    __global const clb_in1_t *p2 = in1 + offsets.s2 + o2 + j0 * is2;
-    __global const clb_in2_t *p3 = in2 + offsets.s3 + o3 + j0 * is3;
-    (void)p2, (void)p3;
+
+__kernel void clb_map(__global clb_out_t *out, __global const clb_in0_t *in0,
+                      __global const clb_in1_t *in1, __global const clb_in2_t *in2,
+                      clb_map_args a CLB_TABLE_ARG)
+{
+    const clb_index rows = (clb_index)a.rows, inner = (clb_index)a.inner;
+    const int rank = (int)a.rank;
+    clb_index rfirst, rend, rstep, cfirst, cend, cstep;
+    clb_index chunks = (inner + CLB_VEC - 1) / CLB_VEC;
+    CLB_RANGE(get_global_id(1), get_global_size(1), rows, rfirst, rend, rstep);
+    CLB_RANGE(get_global_id(0), get_global_size(0), chunks, cfirst, cend, cstep);
+    const clb_index is0 = (clb_index)a.inner_strides[0], is1 = (clb_index)a.inner_strides[1],
+                    is2 = (clb_index)a.inner_strides[2], is3 = (clb_index)a.inner_strides[3];
 
 #if CLB_KIND == 1
-    if (is0 == 1 && is1 == 1 && is2 == 1) CLB_WALK(1, 1, 1, 0);      /* same shape, row broadcast */
-    else if (is0 == 1 && is1 == 1 && is2 == 0) CLB_WALK(1, 1, 0, 0); /* column broadcast */
-    else if (is0 == 1 && is1 == 0 && is2 == 1) CLB_WALK(1, 0, 1, 0); /* outer product */
-    else CLB_WALK(is0, is1, is2, is3);
+    if (is0 == 1 && is1 == 1 && is2 == 1) CLB_LOOPS(1, 1, 1, 0)      /* same shape, row broadcast */
+    else if (is0 == 1 && is1 == 1 && is2 == 0) CLB_LOOPS(1, 1, 0, 0) /* column broadcast */
+    else if (is0 == 1 && is1 == 0 && is2 == 1) CLB_LOOPS(1, 0, 1, 0) /* outer product */
+    else CLB_LOOPS(is0, is1, is2, is3)
 #elif CLB_KIND == 0
-    if (is0 == 1 && is1 == 1) CLB_WALK(1, 1, 0, 0);
-    else CLB_WALK(is0, is1, is2, is3);
+    if (is0 == 1 && is1 == 1) CLB_LOOPS(1, 1, 0, 0)
+    else CLB_LOOPS(is0, is1, is2, is3)
 #else
-    if (is0 == 1 && is1 == 1 && is2 == 1 && is3 == 1) CLB_WALK(1, 1, 1, 1);
-    else CLB_WALK(is0, is1, is2, is3);
+    if (is0 == 1 && is1 == 1 && is2 == 1 && is3 == 1) CLB_LOOPS(1, 1, 1, 1)
+    else CLB_LOOPS(is0, is1, is2, is3)
 #endif
 }

@@ -13,7 +13,8 @@
  *   CLB_OUT_DTYPE, CLB_IN1_DTYPE .. CLB_IN8_DTYPE   clb_dtype numbers
  *   CLB_NDIM           plan axes after coalescing (0 = one element)
  *   CLB_INNER0..8      innermost stride of each operand: 0, 1, or 2 (any: from the table)
- *   CLB_INDEX64        64-bit index arithmetic
+ *   CLB_FLAT           1-D launch over all elements (a short innermost axis)
+ *   CLB_INDEX64        64-bit index arithmetic (only for a plan that 32-bit pieces cannot cover)
  *   CLB_USE_<dt>       define the operation helpers of compute dtype <dt>
  *   CLB_EVAL_BODY      the generated statements
  *
@@ -379,17 +380,29 @@ CLB_REAL_FUNCS(11, double)
 
 /* Launch geometry: dimension 0 walks the innermost plan axis (no division),
    dimension 1 the rows, i.e. the other axes flattened; a row index is split over
-   them with CLB_NDIM - 2 divisions. A 0-d plan is one row of one element. */
+   them with CLB_NDIM - 2 divisions. A 0-d plan is one row of one element.
+   With CLB_FLAT (a short innermost axis, which would leave most of a work-group
+   idle) the range is 1-D over all elements and one division finds the row. */
+#ifndef CLB_FLAT
+#define CLB_FLAT 0
+#endif
 __kernel void clb_eval(__global CLB_STORAGE(CLB_OUT_DTYPE) *p0, CLB_PTR(1, CLB_IN1_DTYPE),
                        CLB_PTR(2, CLB_IN2_DTYPE), CLB_PTR(3, CLB_IN3_DTYPE),
                        CLB_PTR(4, CLB_IN4_DTYPE), CLB_PTR(5, CLB_IN5_DTYPE),
                        CLB_PTR(6, CLB_IN6_DTYPE), CLB_PTR(7, CLB_IN7_DTYPE),
-                       CLB_PTR(8, CLB_IN8_DTYPE), clb_index inner, clb_index8 offsets_lo,
-                       clb_index offset8, CLB_TABLE_ARGS)
+                       CLB_PTR(8, CLB_IN8_DTYPE), clb_index inner, clb_index rows,
+                       long8 offsets_lo, long offset8, CLB_TABLE_ARGS)
 {
+#if CLB_FLAT
+    size_t gid = get_global_id(0);
+    if (gid >= (size_t)inner * (size_t)rows) return;
+    clb_index row = (clb_index)(gid / (size_t)inner);
+    clb_index j = (clb_index)gid - row * inner;
+#else
     clb_index j = (clb_index)get_global_id(0);
     if (j >= inner) return;
     clb_index row = (clb_index)get_global_id(1);
+#endif
 
 #if CLB_NDIM <= CLB_BYVAL_DIMS
     /* Lanes to private arrays; with the rank fixed the indices are constants and
@@ -409,9 +422,18 @@ __kernel void clb_eval(__global CLB_STORAGE(CLB_OUT_DTYPE) *p0, CLB_PTR(1, CLB_I
     vstore8(s8_v, 0, s8);
 #endif
 
-    clb_index o0 = offsets_lo.s0, o1 = offsets_lo.s1, o2 = offsets_lo.s2, o3 = offsets_lo.s3,
-              o4 = offsets_lo.s4, o5 = offsets_lo.s5, o6 = offsets_lo.s6, o7 = offsets_lo.s7,
-              o8 = offset8;
+    /* Each operand's first element, in 64 bits: a plan piece may start anywhere in a
+       large buffer while the offsets walked from there fit the index type. */
+    p0 += offsets_lo.s0;
+    p1 += offsets_lo.s1;
+    p2 += offsets_lo.s2;
+    p3 += offsets_lo.s3;
+    p4 += offsets_lo.s4;
+    p5 += offsets_lo.s5;
+    p6 += offsets_lo.s6;
+    p7 += offsets_lo.s7;
+    p8 += offset8;
+    clb_index o0 = 0, o1 = 0, o2 = 0, o3 = 0, o4 = 0, o5 = 0, o6 = 0, o7 = 0, o8 = 0;
 #if CLB_NDIM >= 2
     clb_index rem = row;
     for (int d = CLB_NDIM - 2; d > 0; --d) {

@@ -46,6 +46,27 @@ typedef CLB_STORAGE(CLB_ACC_DTYPE) clb_acc_t;
 #define CLB_BSTRIDE(k, d) bstride[k][d]
 #endif
 
+/* Adds the offsets of batch matrix `id` (row-major over the batch table) to
+   out_off, a_off and x_off. The remainder is written as rem - q * e rather
+   than %: with % next to / LLVM emits a `freeze` that Oclgrind's
+   uninitialised-value checker cannot execute. */
+#define CLB_BATCH_OFFSETS(id)                                                                      \
+    do {                                                                                           \
+        clb_index rem_ = (id);                                                                     \
+        for (int d_ = batch_ndim - 1; d_ > 0; --d_) {                                              \
+            clb_index e_ = CLB_BSHAPE(d_), q_ = rem_ / e_, i_ = rem_ - q_ * e_;                    \
+            rem_ = q_;                                                                             \
+            out_off += i_ * CLB_BSTRIDE(0, d_);                                                    \
+            a_off += i_ * CLB_BSTRIDE(1, d_);                                                      \
+            x_off += i_ * CLB_BSTRIDE(2, d_);                                                      \
+        }                                                                                          \
+        if (batch_ndim > 0) {                                                                      \
+            out_off += rem_ * CLB_BSTRIDE(0, 0);                                                   \
+            a_off += rem_ * CLB_BSTRIDE(1, 0);                                                     \
+            x_off += rem_ * CLB_BSTRIDE(2, 0);                                                     \
+        }                                                                                          \
+    } while (0)
+
 __kernel void clb_matmul(__global clb_t *out, __global const clb_t *a, __global const clb_t *x,
                          clb_index m, clb_index n, clb_index k, clb_index out_off,
                          clb_index a_off, clb_index x_off, clb_index rs_o, clb_index cs_o,
@@ -61,14 +82,7 @@ __kernel void clb_matmul(__global clb_t *out, __global const clb_t *a, __global 
     vstore8(sa_v, 0, bstride[1]);
     vstore8(sb_v, 0, bstride[2]);
 #endif
-    clb_index rem = (clb_index)get_global_id(2);
-    for (int d = batch_ndim - 1; d >= 0; --d) {
-        clb_index e = CLB_BSHAPE(d), idx = d > 0 ? rem % e : rem;
-        rem = d > 0 ? rem / e : 0;
-        out_off += idx * CLB_BSTRIDE(0, d);
-        a_off += idx * CLB_BSTRIDE(1, d);
-        x_off += idx * CLB_BSTRIDE(2, d);
-    }
+    CLB_BATCH_OFFSETS((clb_index)get_global_id(2));
     a_off += i * rs_a;
     x_off += j * cs_x;
     clb_acc_t acc = 0;
@@ -103,14 +117,7 @@ __kernel void clb_matmul_blocked(__global clb_t *out, __global const clb_t *a,
     vstore8(sa_v, 0, bstride[1]);
     vstore8(sb_v, 0, bstride[2]);
 #endif
-    clb_index rem = (clb_index)get_global_id(2);
-    for (int d = batch_ndim - 1; d >= 0; --d) {
-        clb_index e = CLB_BSHAPE(d), idx = d > 0 ? rem % e : rem;
-        rem = d > 0 ? rem / e : 0;
-        out_off += idx * CLB_BSTRIDE(0, d);
-        a_off += idx * CLB_BSTRIDE(1, d);
-        x_off += idx * CLB_BSTRIDE(2, d);
-    }
+    CLB_BATCH_OFFSETS((clb_index)get_global_id(2));
     __global const clb_t *a0 = a + a_off + i * rs_a;
     __global const clb_t *xr = x + x_off + j;
     clb_t16 c0 = 0, c1 = 0, c2 = 0, c3 = 0;

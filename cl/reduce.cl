@@ -122,14 +122,16 @@ typedef clb_acc_t clb_out_t;
 #define CLB_RSTRIDE(d) rstride[d]
 #endif
 
-/* Offset of row-major index `id` over axes [0, n) of one table (innermost last). */
+/* Offset of row-major index `id` over axes [0, n) of one table (innermost last).
+   Remainders are written as x - q * e, never with % beside /: that pair makes
+   LLVM emit a `freeze`, which Oclgrind's uninitialised-value checker cannot run. */
 #define CLB_WALK(id, n, shape, stride, off)                                                        \
     do {                                                                                           \
         clb_index rem_ = (id);                                                                     \
         for (int d_ = (n) - 1; d_ > 0; --d_) {                                                     \
-            clb_index e_ = shape(d_);                                                              \
-            (off) += (rem_ % e_) * stride(d_);                                                     \
-            rem_ /= e_;                                                                            \
+            clb_index e_ = shape(d_), q_ = rem_ / e_;                                              \
+            (off) += (rem_ - q_ * e_) * stride(d_);                                                \
+            rem_ = q_;                                                                             \
         }                                                                                          \
         if ((n) > 0) (off) += rem_ * stride(0);                                                    \
     } while (0)
@@ -143,8 +145,9 @@ typedef clb_acc_t clb_out_t;
             r += step;                                                                             \
             i += step;                                                                             \
             if (i >= n_inner) {                                                                    \
-                q += i / n_inner;                                                                  \
-                i %= n_inner;                                                                      \
+                const clb_index w_ = i / n_inner;                                                  \
+                q += w_;                                                                           \
+                i -= w_ * n_inner;                                                                 \
                 qoff = 0;                                                                          \
                 CLB_WALK(q, red_ndim - 1, CLB_RSHAPE, CLB_RSTRIDE, qoff);                          \
             }                                                                                      \
@@ -166,7 +169,7 @@ __kernel void clb_reduce(__global clb_out_t *out, __global const clb_in_t *in,
     vstore8(rstride_v, 0, rstride);
 #endif
     const int lid = (int)get_local_id(0);
-    const int lx = lid % lx_count, ly = lid / lx_count;
+    const int ly = lid / lx_count, lx = lid - ly * lx_count;
     const clb_index o = (clb_index)get_group_id(0) * lx_count + lx;
     const clb_index gy = (clb_index)get_group_id(1);
 
@@ -183,7 +186,7 @@ __kernel void clb_reduce(__global clb_out_t *out, __global const clb_in_t *in,
         const clb_index n_inner = CLB_RSHAPE(red_ndim - 1);
         const clb_index s_inner = CLB_RSTRIDE(red_ndim - 1);
         const clb_index step = ly_count;
-        clb_index q = r / n_inner, i = r % n_inner, qoff = 0;
+        clb_index q = r / n_inner, i = r - q * n_inner, qoff = 0;
         CLB_WALK(q, red_ndim - 1, CLB_RSHAPE, CLB_RSTRIDE, qoff);
         if (s_inner == 1)
             CLB_LANE_LOOP(1);
@@ -274,7 +277,7 @@ __kernel void clb_reduce_rows(__global clb_out_t *out, __global const clb_in_t *
     vstore8(rstride_v, 0, rstride);
 #endif
     const clb_index g = (clb_index)get_global_id(0);
-    const clb_index o = g / chunks, c = g % chunks;
+    const clb_index o = g / chunks, c = g - o * chunks;
     if (o >= kept_numel) return;
     clb_index base = in_offset;
     CLB_WALK(o, kept_ndim, CLB_KSHAPE, CLB_KSTRIDE, base);
@@ -323,7 +326,7 @@ __kernel void clb_reduce_cols(__global clb_out_t *out, __global const clb_in_t *
        band across all columns while the band is in cache, and each reduced step
        reads 64 * width contiguous bytes. */
     const clb_index g = (clb_index)get_global_id(0), nv = kept_numel / (16 * width);
-    const clb_index v = g % nv, c = g / nv, o = v * 16 * width;
+    const clb_index c = g / nv, v = g - c * nv, o = v * 16 * width;
     if (c >= chunks) return;
     clb_index base = in_offset;
     CLB_WALK(o, kept_ndim, CLB_KSHAPE, CLB_KSTRIDE, base);
@@ -333,7 +336,7 @@ __kernel void clb_reduce_cols(__global clb_out_t *out, __global const clb_in_t *
     clb_index r = c * chunk;
     const clb_index end = min(r + chunk, red_numel);
     if (r < end) {
-        clb_index q = r / n_inner, i = r % n_inner, qoff = 0;
+        clb_index q = r / n_inner, i = r - q * n_inner, qoff = 0;
         CLB_WALK(q, red_ndim - 1, CLB_RSHAPE, CLB_RSTRIDE, qoff);
         while (r < end) {
             const clb_index at = base + qoff + i * s_inner;

@@ -128,6 +128,7 @@ struct clb__cl_kernel_cache {
     pthread_mutex_t lock;
     cl_device_id device;
     bool correct_div_sqrt;
+    cl_uint compute_units;
     clb__cl_kernel *buckets[KERNEL_BUCKETS];
 };
 
@@ -144,6 +145,9 @@ clb_status clb__cl_kernel_cache_create(cl_device_id device, clb__cl_kernel_cache
     cl_device_fp_config fp = 0;
     if (clGetDeviceInfo(device, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, NULL) == CL_SUCCESS)
         c->correct_div_sqrt = (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
+    if (clGetDeviceInfo(device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof c->compute_units,
+                        &c->compute_units, NULL) != CL_SUCCESS || c->compute_units == 0)
+        c->compute_units = 1;
     *out = c;
     return CLB_OK;
 }
@@ -167,6 +171,11 @@ void clb__cl_kernel_cache_destroy(clb__cl_kernel_cache *c)
 bool clb__cl_correct_div_sqrt(const clb__cl_context *cl)
 {
     return cl->kernels->correct_div_sqrt;
+}
+
+unsigned clb__cl_compute_units(const clb__cl_context *cl)
+{
+    return cl->kernels->compute_units;
 }
 
 static unsigned kernel_bucket(clb__kernel_id id, uint64_t key)

@@ -62,6 +62,8 @@ void clb__cl_kernel_cache_destroy(clb__cl_kernel_cache *cache); /* NULL-safe */
 /* Whether the device rounds float32 division and sqrt correctly when asked
    (-cl-fp32-correctly-rounded-divide-sqrt), as the host backend does. */
 bool clb__cl_correct_div_sqrt(const clb__cl_context *cl);
+/* CL_DEVICE_MAX_COMPUTE_UNITS (at least 1). */
+unsigned clb__cl_compute_units(const clb__cl_context *cl);
 
 /* On a hit returns the kernel of (id, key) with the cache locked; on a miss
    returns NULL with the cache unlocked. */
@@ -71,6 +73,10 @@ clb__cl_kernel *clb__cl_kernel_find(clb__cl_context *cl, clb__kernel_id id, uint
 clb_status clb__cl_kernel_add(clb__cl_context *cl, clb__kernel_id id, uint64_t key,
                               cl_program program, clb__cl_kernel **out);
 void clb__cl_kernel_unlock(clb__cl_context *cl);
+
+/* cl_map.c's choice of work split: -1 by device type (blocks on CPUs, grid
+   stride on GPUs); tests force 0 or 1 to cover both paths on any device. */
+extern int clb__cl_map_blocked;
 
 /* The backend's operations, one driver file each. */
 clb_status clb__cl_copy(clb_context *ctx, const clb__plan *plan, void *const *handles,

@@ -6,18 +6,20 @@
 #include "cl_launch.h"
 
 #include "cl_errors.h"
-#include "dtype.h"
 #include "fault.h"
 #include "kernels.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define BYVAL_DIMS 8        /* tables up to this rank go by value (cl/elementwise.cl) */
 #define MAP_OPS 4           /* out + up to three inputs: the kernel's fixed argument list */
 #define MAX_PIECES 65536    /* beyond this many 32-bit pieces, index in 64 bits instead */
-#define MAX_GROUPS_Y 32768  /* some GPUs cap the work-groups along NDRange dimension 1 */
+#define MAX_GROUPS 32768    /* some GPUs cap the work-groups along NDRange dimensions 1 and 2 */
+
+/* -1: work items take blocks on CPU devices and a grid stride elsewhere; tests
+   set 0 or 1 to run the other device class's path on the devices they have. */
+int clb__cl_map_blocked = -1;
 
 /* Everything a program depends on besides the build flags. The rank and the
    inner strides are not part of it: they are arguments and in-kernel branches,
@@ -27,7 +29,8 @@ typedef struct map_spec {
     int nin;
     bool table;  /* more axes than go by value */
     bool wide;   /* 64-bit indices */
-    int vec;     /* inner elements per work item */
+    int vec;     /* consecutive inner elements per step of a work item */
+    bool blocked; /* work items take contiguous blocks (CPU devices) */
 } map_spec;
 
 static uint64_t spec_key(const map_spec *s)
@@ -41,6 +44,7 @@ static uint64_t spec_key(const map_spec *s)
     k = k << 1 | (uint64_t)s->table;
     k = k << 1 | (uint64_t)s->wide;
     k = k << 5 | (uint64_t)s->vec;
+    k = k << 1 | (uint64_t)s->blocked;
     return k;
 }
 
@@ -60,6 +64,7 @@ static clb_status build_kernel(clb_context *ctx, const map_spec *s, uint64_t key
         {"CLB_TABLE", s->table},
         {"CLB_INDEX64", s->wide},
         {"CLB_VEC", s->vec},
+        {"CLB_BLOCKED", s->blocked},
     };
     char options[2 * CLB__KERNEL_OPTIONS_MAX]; /* 10 defines and a flag */
     clb_status st = clb__kernel_options(defs, (int)(sizeof defs / sizeof defs[0]), options,
@@ -81,36 +86,57 @@ static clb_status build_kernel(clb_context *ctx, const map_spec *s, uint64_t key
     return clb__cl_kernel_add(cl, CLB__KERNEL_MAP, key, program, out);
 }
 
-/* Work-group shape. A CPU device runs a work-group as a loop on one core and
-   PoCL compiles that loop anew for every distinct local size, so CPUs get two
-   fixed shapes (one long row or a column of short rows) of many items, which
-   also amortises the dispatch of each group. GPUs want several SIMD widths
-   per group, rows sharing a group when a row is shorter than the group. */
-static void pick_local(const clb_context *ctx, const clb__cl_kernel *k, int64_t chunks,
-                       int64_t rows, size_t local[2])
+/* Launch size. Work items loop over their share (cl/elementwise.cl), so this
+ * is about the device: a CPU runs each work-group as a loop on one core, and
+ * PoCL compiles that loop anew for every distinct local size and pays a few
+ * microseconds per group, so CPUs get groups of one work item (each streaming
+ * through a contiguous block), a few per core, and a single one for small work
+ * (a tiny launch then costs little more than an empty one). GPUs get several
+ * SIMD widths per group, rows sharing a group when a row is shorter than it,
+ * and enough groups to cover the work once, within what every device accepts
+ * per dimension. */
+#define CPU_ELEMENTS_PER_GROUP 32768
+static void pick_geometry(const clb__cl_context *cl, const map_spec *s, const clb__cl_kernel *k,
+                          int64_t chunks, int64_t rows, size_t local[2], size_t global[2])
 {
-    bool cpu = ctx->info.type == CLB_DEVICE_CPU;
-    size_t want = k->wg_multiple * (cpu ? 128 : 8);
-    if (want > k->wg_max)
-        want = k->wg_max >= k->wg_multiple ? k->wg_max / k->wg_multiple * k->wg_multiple : k->wg_max;
-    if (want == 0) want = 1;
-    if (cpu) {
-        /* Two sizes: a small one keeps tiny launches from paying for idle items. */
-        size_t small = k->wg_multiple * 8 < want ? k->wg_multiple * 8 : want;
-        bool long_rows = chunks * 4 >= (int64_t)want;
-        size_t n = (long_rows ? chunks : rows) >= (int64_t)want ? want : small;
-        local[0] = long_rows ? n : 1;
-        local[1] = long_rows ? 1 : n;
+    size_t mult = k->wg_multiple, max = k->wg_max;
+    if (s->blocked) {
+        /* One work item per group: its block is a contiguous stream, and rows
+           go to different items first so each item walks whole rows. */
+        int64_t groups = rows * chunks * s->vec / CPU_ELEMENTS_PER_GROUP;
+        int64_t cap = 4 * (int64_t)clb__cl_compute_units(cl);
+        if (groups > cap) groups = cap;
+        if (groups < 1) groups = 1;
+        int64_t gy = rows < groups ? rows : groups;
+        int64_t gx = groups / gy < chunks ? groups / gy : chunks;
+        local[0] = local[1] = 1;
+        global[0] = (size_t)(gx > 0 ? gx : 1), global[1] = (size_t)gy;
         return;
     }
+    size_t want = mult * 8;
+    if (want > max) want = max >= mult ? max / mult * mult : max;
+    if (want == 0) want = 1;
     size_t lx = 1;
     while (lx < want && (int64_t)lx < chunks) lx *= 2;
     if (lx > want) lx = want;
     size_t ly = 1;
     while (ly * 2 * lx <= want && (int64_t)ly < rows) ly *= 2;
-    local[0] = lx;
-    local[1] = ly;
+    int64_t gx = (chunks + (int64_t)lx - 1) / (int64_t)lx, gy = (rows + (int64_t)ly - 1) / (int64_t)ly;
+    if (gx > MAX_GROUPS) gx = MAX_GROUPS;
+    if (gy > MAX_GROUPS) gy = MAX_GROUPS;
+    local[0] = lx, local[1] = ly;
+    global[0] = (size_t)gx * lx, global[1] = (size_t)gy * ly;
 }
+
+/* Mirror of clb_map_args in cl/elementwise.cl (all 64-bit: same layout). */
+typedef struct map_args {
+    cl_long offsets[MAP_OPS];
+    cl_long rows, inner;
+    cl_long inner_strides[MAP_OPS];
+    cl_long rank;
+    cl_long shape[BYVAL_DIMS];
+    cl_long strides[MAP_OPS][BYVAL_DIMS];
+} map_args;
 
 /* Sets the arguments of one plan piece and enqueues it. Called with the kernel locked. */
 static clb_status launch_piece(clb_context *ctx, const map_spec *s, const clb__cl_kernel *k,
@@ -129,50 +155,26 @@ static clb_status launch_piece(clb_context *ctx, const map_spec *s, const clb__c
     int64_t inner = AXIS_SHAPE(nd - 1);
     int64_t rows = p->numel / inner;
 
+    map_args args;
+    memset(&args, 0, sizeof args);
+    args.rows = rows;
+    args.inner = inner;
+    args.rank = nd;
+    for (int o = 0; o < MAP_OPS; o++) {
+        args.offsets[o] = o < p->nops ? p->offsets[o] : 0;
+        args.inner_strides[o] = AXIS_STRIDE(o, nd - 1);
+    }
     for (cl_uint i = 0; i < MAP_OPS && err == CL_SUCCESS; i++) {
         cl_mem m = (cl_mem)handles[(int)i < p->nops ? i : 0];
         err = clSetKernelArg(kernel, i, sizeof m, &m);
     }
-    cl_long4 offsets = {{0}};
-    for (int o = 0; o < p->nops; o++) offsets.s[o] = p->offsets[o];
-    if (err == CL_SUCCESS) err = clSetKernelArg(kernel, 4, sizeof offsets, &offsets);
-    cl_long rows64 = rows;
-    cl_int rows32 = (cl_int)rows;
-    if (err == CL_SUCCESS)
-        err = s->wide ? clSetKernelArg(kernel, 5, sizeof rows64, &rows64)
-                      : clSetKernelArg(kernel, 5, sizeof rows32, &rows32);
-    cl_long inner64 = inner;
-    cl_int inner32 = (cl_int)inner;
-    if (err == CL_SUCCESS)
-        err = s->wide ? clSetKernelArg(kernel, 6, sizeof inner64, &inner64)
-                      : clSetKernelArg(kernel, 6, sizeof inner32, &inner32);
-    cl_long4 is64 = {{0}};
-    cl_int4 is32 = {{0}};
-    for (int o = 0; o < MAP_OPS; o++) {
-        is64.s[o] = AXIS_STRIDE(o, nd - 1);
-        is32.s[o] = (cl_int)is64.s[o];
-    }
-    if (err == CL_SUCCESS)
-        err = s->wide ? clSetKernelArg(kernel, 7, sizeof is64, &is64)
-                      : clSetKernelArg(kernel, 7, sizeof is32, &is32);
-    cl_int rank = nd;
-    if (err == CL_SUCCESS) err = clSetKernelArg(kernel, 8, sizeof rank, &rank);
     CLB_CL_CHECK(err, "clSetKernelArg");
 
     if (!s->table) {
-        cl_long8 v64[1 + MAP_OPS];
-        cl_int8 v32[1 + MAP_OPS];
-        for (int a = 0; a < BYVAL_DIMS; a++) {
-            for (int t = 0; t <= MAP_OPS; t++) {
-                int64_t v = a >= nd ? (t == 0 ? 1 : 0) : t == 0 ? AXIS_SHAPE(a) : AXIS_STRIDE(t - 1, a);
-                v64[t].s[a] = v;
-                v32[t].s[a] = (cl_int)v;
-            }
+        for (int a = 0; a < nd; a++) {
+            args.shape[a] = AXIS_SHAPE(a);
+            for (int o = 0; o < MAP_OPS; o++) args.strides[o][a] = AXIS_STRIDE(o, a);
         }
-        for (int t = 0; t <= MAP_OPS && err == CL_SUCCESS; t++)
-            err = s->wide ? clSetKernelArg(kernel, 9 + (cl_uint)t, sizeof(cl_long8), &v64[t])
-                          : clSetKernelArg(kernel, 9 + (cl_uint)t, sizeof(cl_int8), &v32[t]);
-        CLB_CL_CHECK(err, "clSetKernelArg");
     } else {
         /* [shape | strides of out | in0 | in1 | in2] in the kernel's index type. */
         size_t n = (size_t)(1 + MAP_OPS) * (size_t)nd;
@@ -191,31 +193,18 @@ static clb_status launch_piece(clb_context *ctx, const map_spec *s, const clb__c
                                host_table, &err);
         if (CLB__FAULT(CLB__FAULT_BUFFER)) err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
         CLB_CL_CHECK(err, "clCreateBuffer");
-        CLB_CL_CHECK(clSetKernelArg(kernel, 9, sizeof(cl_mem), &table), "clSetKernelArg");
+        CLB_CL_CHECK(clSetKernelArg(kernel, 5, sizeof(cl_mem), &table), "clSetKernelArg");
     }
 #undef AXIS_SHAPE
 #undef AXIS_STRIDE
+    CLB_CL_CHECK(clSetKernelArg(kernel, 4, sizeof args, &args), "clSetKernelArg");
 
     int64_t chunks = (inner + s->vec - 1) / s->vec;
-    size_t local[2];
-    pick_local(ctx, k, chunks, rows, local);
-    /* Global sizes rounded up to the group; launched in slices so neither
-       dimension exceeds what every device accepts (the kernel bounds-checks). */
-    int64_t gx = (chunks + (int64_t)local[0] - 1) / (int64_t)local[0] * (int64_t)local[0];
-    int64_t gy = (rows + (int64_t)local[1] - 1) / (int64_t)local[1] * (int64_t)local[1];
-    int64_t step_x = ((int64_t)1 << 30) / (int64_t)local[0] * (int64_t)local[0];
-    int64_t step_y = (int64_t)MAX_GROUPS_Y * (int64_t)local[1];
-    for (int64_t y = 0; y < gy; y += step_y) {
-        for (int64_t x = 0; x < gx; x += step_x) {
-            size_t offset[2] = {(size_t)x, (size_t)y};
-            size_t global[2] = {(size_t)(gx - x < step_x ? gx - x : step_x),
-                                (size_t)(gy - y < step_y ? gy - y : step_y)};
-            err = clEnqueueNDRangeKernel(cl->queue, kernel, 2, offset, global, local, 0, NULL,
-                                         NULL);
-            if (CLB__FAULT(CLB__FAULT_ENQUEUE)) err = CL_OUT_OF_RESOURCES;
-            CLB_CL_CHECK(err, "clEnqueueNDRangeKernel");
-        }
-    }
+    size_t local[2], global[2];
+    pick_geometry(cl, s, k, chunks, rows, local, global);
+    err = clEnqueueNDRangeKernel(cl->queue, kernel, 2, NULL, global, local, 0, NULL, NULL);
+    if (CLB__FAULT(CLB__FAULT_ENQUEUE)) err = CL_OUT_OF_RESOURCES;
+    CLB_CL_CHECK(err, "clEnqueueNDRangeKernel");
 cleanup:
     /* The enqueued command holds its own reference to the table. */
     if (table) clReleaseMemObject(table);
@@ -261,8 +250,9 @@ clb_status clb__cl_map(clb_context *ctx, const clb__map_op *op, const clb__plan 
         s.wide = !clb__plan_split(plan, clb__plan_piece_limit, MAX_PIECES, piece_shape, &count);
 
     s.table = plan->ndim > BYVAL_DIMS;
-    s.vec = ctx->info.type == CLB_DEVICE_CPU ? 8 : 4;
-    if (getenv("CLB_MAP_VEC")) s.vec = atoi(getenv("CLB_MAP_VEC"));
+    s.blocked = clb__cl_map_blocked >= 0 ? clb__cl_map_blocked != 0
+                                         : ctx->info.type == CLB_DEVICE_CPU;
+    s.vec = s.blocked ? 8 : 4;
 
     uint64_t key = spec_key(&s);
     clb__cl_kernel *k = clb__cl_kernel_find(cl, CLB__KERNEL_MAP, key);

@@ -16,6 +16,7 @@
 
 #include "cl_errors.h"
 #include "dtype.h"
+#include "fault.h"
 #include "kernels.h"
 
 #include <stdlib.h>
@@ -65,7 +66,7 @@ static clb_status run_kernel(clb_context *ctx, const clb__matmul_op *op, const c
     cl_int err = CL_SUCCESS;
     void *host = NULL;
     const int64_t dims[3][2] = {{op->m, op->n}, {op->m, op->k}, {op->k, op->n}};
-    bool wide = plan->numel > INT32_MAX;
+    bool wide = plan->numel > INT32_MAX || CLB__FAULT_INDEX64();
     for (int k = 0; k < 3; k++) wide = wide || max_offset(op, plan, k, dims[k][0], dims[k][1]) > INT32_MAX;
     bool wide_table = plan->ndim > CLB__CL_BYVAL_DIMS;
     clb__kernel_define defs[] = {{"CLB_DTYPE", op->dtype}, {"CLB_INDEX64", wide},
@@ -117,6 +118,7 @@ static clb_status run_kernel(clb_context *ctx, const clb__matmul_op *op, const c
                 else ((cl_int *)host)[at] = (cl_int)v;
             }
         table = clCreateBuffer(cl->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * isz, host, &err);
+        if (CLB__FAULT(CLB__FAULT_BUFFER)) err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
         CLB_CL_CHECK(err, "clCreateBuffer");
         CLB_CL_CHECK(clSetKernelArg(kernel, arg, sizeof(cl_mem), &table), "clSetKernelArg");
     }
@@ -129,9 +131,9 @@ static clb_status run_kernel(clb_context *ctx, const clb__matmul_op *op, const c
                  "clGetKernelWorkGroupInfo");
     if (kmax < 16 || cl->max_item_size < 16) local[0] = 1;
     if (blocked) global[0] = (size_t)op->n / 16, global[1] = (size_t)op->m / 4;
-    CLB_CL_CHECK(clEnqueueNDRangeKernel(cl->queue, kernel, 3, NULL, global, blocked ? NULL : local,
-                                        0, NULL, NULL),
-                 "clEnqueueNDRangeKernel");
+    err = clEnqueueNDRangeKernel(cl->queue, kernel, 3, NULL, global, blocked ? NULL : local, 0, NULL, NULL);
+    if (CLB__FAULT(CLB__FAULT_ENQUEUE)) err = CL_OUT_OF_RESOURCES;
+    CLB_CL_CHECK(err, "clEnqueueNDRangeKernel");
 cleanup:
     free(host);
     if (kernel) clReleaseKernel(kernel);
@@ -266,6 +268,7 @@ static clb_status make_contiguous(clb_context *ctx, clb__matmul_op *op, int k, v
     }
     *owned = clCreateBuffer(clb__cl_impl(ctx)->context, CL_MEM_READ_WRITE,
                             (size_t)total * clb_dtype_size(op->dtype), NULL, &err);
+    if (CLB__FAULT(CLB__FAULT_BUFFER)) err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
     CLB_CL_CHECK(err, "clCreateBuffer (contiguous matmul operand)");
     plan = malloc(sizeof *plan);
     if (!plan) CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a copy plan");

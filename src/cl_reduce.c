@@ -8,6 +8,7 @@
 
 #include "cl_errors.h"
 #include "dtype.h"
+#include "fault.h"
 #include "kernels.h"
 
 #include <stddef.h>
@@ -119,6 +120,7 @@ static clb_status set_tables(clb__cl_context *cl, cl_kernel kernel, const reduce
             else ((cl_int *)host)[at] = (cl_int)cols[c][d];
         }
     *table = clCreateBuffer(cl->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * isz, host, &err);
+    if (CLB__FAULT(CLB__FAULT_BUFFER)) err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
     CLB_CL_CHECK(err, "clCreateBuffer");
     CLB_CL_CHECK(clSetKernelArg(kernel, arg, sizeof(cl_mem), table), "clSetKernelArg");
 cleanup:
@@ -188,7 +190,7 @@ static clb_status run_pass(clb_context *ctx, const reduce_launch *l, const reduc
     bool wide = span_lo < 0 || span_hi > INT32_MAX - margin ||
                 t->red_numel > INT32_MAX - 2 * margin ||
                 t->kept_numel * (chunks_wanted > 0 ? chunks_wanted : 1) > INT32_MAX - margin ||
-                t->out_offset + t->kept_numel > INT32_MAX - margin;
+                t->out_offset + t->kept_numel > INT32_MAX - margin || CLB__FAULT_INDEX64();
 
     CLB_TRY(build(ctx, l, wide, wide_table, &kernel));
     int64_t wg = 1;
@@ -236,8 +238,9 @@ static clb_status run_pass(clb_context *ctx, const reduce_launch *l, const reduc
     CLB_TRY(set_tables(cl, kernel, t, wide, arg, &table));
 
     size_t local[2] = {(size_t)wg, 1}, global[2] = {(size_t)(groups_x * wg), (size_t)chunks};
-    CLB_CL_CHECK(clEnqueueNDRangeKernel(cl->queue, kernel, 2, NULL, global, local, 0, NULL, NULL),
-                 "clEnqueueNDRangeKernel");
+    err = clEnqueueNDRangeKernel(cl->queue, kernel, 2, NULL, global, local, 0, NULL, NULL);
+    if (CLB__FAULT(CLB__FAULT_ENQUEUE)) err = CL_OUT_OF_RESOURCES;
+    CLB_CL_CHECK(err, "clEnqueueNDRangeKernel");
 cleanup:
     if (kernel) clReleaseKernel(kernel);
     if (table) clReleaseMemObject(table);
@@ -286,7 +289,8 @@ static clb_status run_fast(clb_context *ctx, const reduce_launch *l, const reduc
     int64_t span = t->in_offset + t->kept_numel * chunks;
     for (int d = 0; d < t->kept_ndim; d++) span += (t->kshape[d] - 1) * abs64(t->kstride[d]);
     for (int d = 0; d < t->red_ndim; d++) span += (t->rshape[d] - 1) * abs64(t->rstride[d]);
-    bool wide = span > INT32_MAX - ((int64_t)1 << 20) || t->red_numel > INT32_MAX / 2;
+    bool wide = span > INT32_MAX - ((int64_t)1 << 20) || t->red_numel > INT32_MAX / 2 ||
+                CLB__FAULT_INDEX64();
     clb__kernel_define defs[] = {{"CLB_IN_DTYPE", l->in},   {"CLB_OUT_DTYPE", l->out},
                                  {"CLB_ACC_DTYPE", l->acc}, {"CLB_OP", l->op},
                                  {"CLB_FINAL", l->final},   {"CLB_INDEX64", wide},
@@ -318,8 +322,9 @@ static clb_status run_fast(clb_context *ctx, const reduce_launch *l, const reduc
     CLB_CL_CHECK(err, "clSetKernelArg");
     CLB_TRY(set_tables(cl, kernel, t, wide, arg, &table));
     size_t global = (size_t)(owners * chunks);
-    CLB_CL_CHECK(clEnqueueNDRangeKernel(cl->queue, kernel, 1, NULL, &global, NULL, 0, NULL, NULL),
-                 "clEnqueueNDRangeKernel");
+    err = clEnqueueNDRangeKernel(cl->queue, kernel, 1, NULL, &global, NULL, 0, NULL, NULL);
+    if (CLB__FAULT(CLB__FAULT_ENQUEUE)) err = CL_OUT_OF_RESOURCES;
+    CLB_CL_CHECK(err, "clEnqueueNDRangeKernel");
 cleanup:
     if (kernel) clReleaseKernel(kernel);
     if (table) clReleaseMemObject(table);
@@ -381,6 +386,7 @@ clb_status clb__cl_reduce(clb_context *ctx, const clb__reduce_op *op, const clb_
     if (chunks > 1) {
         size_t bytes = (size_t)t->kept_numel * (size_t)chunks * clb_dtype_size(l.acc);
         partial = clCreateBuffer(cl->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
+        if (CLB__FAULT(CLB__FAULT_BUFFER)) err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
         CLB_CL_CHECK(err, "clCreateBuffer (reduction partials)");
         reduce_launch first = l;
         first.final = false;

@@ -180,6 +180,15 @@ static void node_code(sbuf *b, const clb__expr *e, int i, bool *use)
     put(b, ");");
 }
 
+/* An innermost axis shorter than this runs as a 1-D range over all elements: a
+   work-group per short row would leave most of its lanes idle on a GPU. */
+#define MIN_ROW_LAUNCH 64
+
+static bool flat_launch(const clb__plan *plan)
+{
+    return plan->ndim >= 2 && plan->shape[plan->ndim - 1] < MIN_ROW_LAUNCH;
+}
+
 /* The build options: dtypes, rank, index width, helper sets and the body. */
 static clb_status options_for(clb_context *ctx, const clb__expr *e, const clb__plan *plan,
                               bool wide, clb_dtype out, const clb_dtype *in, char **opts)
@@ -209,7 +218,9 @@ static clb_status options_for(clb_context *ctx, const clb__expr *e, const clb__p
     for (int k = 0; k < nin; k++) put(&o, " -DCLB_IN%d_DTYPE=%d", k + 1, (int)in[k]);
     for (int t = 0; t < CLB__NUM_DTYPES; t++)
         if (use[t]) put(&o, " -DCLB_USE_%d=1", t);
-    /* The plan kind: each operand's innermost stride is 0, 1 or anything. */
+    /* The plan kind: a flat launch for a short innermost axis, and each operand's
+       innermost stride (0, 1 or anything). */
+    put(&o, " -DCLB_FLAT=%d", flat_launch(plan) ? 1 : 0);
     for (int k = 0; k < plan->nops && plan->ndim > 0; k++) {
         int64_t s = plan->strides[k][plan->ndim - 1];
         put(&o, " -DCLB_INNER%d=%d", k, s == 0 ? 0 : s == 1 ? 1 : 2);
@@ -294,21 +305,15 @@ static clb_status launch(clb__cl_context *cl, cl_kernel kernel, int64_t inner, i
     return CLB_OK;
 }
 
-clb_status clb__expr_cl_run(clb_context *ctx, const clb__expr *e, const clb__plan *plan,
-                            void *const *handles, clb_dtype out, const clb_dtype *in)
+/* Launches `program` over one plan (or plan piece); `flat` is the launch shape
+   the program was built for (decided on the whole plan). */
+static clb_status run_piece(clb__cl_context *cl, cl_program program, const clb__plan *plan,
+                            void *const *handles, bool wide, bool flat)
 {
     clb_status st = CLB_OK;
-    clb__cl_context *cl = clb__cl_impl(ctx);
-    char *options = NULL;
-    cl_program program = NULL;
     cl_kernel kernel = NULL;
     cl_mem table = NULL;
     cl_int err = CL_SUCCESS;
-    if (plan->numel == 0) return CLB_OK;
-    bool wide = !clb__cl_fits_int32(plan);
-
-    CLB_TRY(options_for(ctx, e, plan, wide, out, in, &options));
-    CLB_TRY(clb__program_cache_get(cl->programs, CLB__KERNEL_EVAL, options, &program));
     /* A kernel object per launch: setting arguments is not thread-safe on a shared one. */
     kernel = clCreateKernel(program, clb__kernel_function(CLB__KERNEL_EVAL), &err);
     CLB_CL_CHECK(err, "clCreateKernel");
@@ -322,31 +327,66 @@ clb_status clb__expr_cl_run(clb_context *ctx, const clb__expr *e, const clb__pla
     }
     cl_long off64[KERNEL_OPERANDS] = {0};
     for (int k = 0; k < plan->nops; k++) off64[k] = plan->offsets[k];
-    cl_long8 lo64;
-    cl_int8 lo32;
-    for (int k = 0; k < 8; k++) {
-        lo64.s[k] = off64[k];
-        lo32.s[k] = (cl_int)off64[k];
-    }
-    cl_long inner64 = plan->ndim > 0 ? plan->shape[plan->ndim - 1] : 1, last64 = off64[8];
-    cl_int inner32 = (cl_int)inner64, last32 = (cl_int)last64;
+    cl_long8 lo;
+    for (int k = 0; k < 8; k++) lo.s[k] = off64[k];
+    cl_long inner64 = plan->ndim > 0 ? plan->shape[plan->ndim - 1] : 1, last = off64[8];
+    cl_long rows64 = plan->numel / inner64;
+    cl_int inner32 = (cl_int)inner64, rows32 = (cl_int)rows64;
     if (err == CL_SUCCESS)
         err = wide ? clSetKernelArg(kernel, arg++, sizeof inner64, &inner64)
                    : clSetKernelArg(kernel, arg++, sizeof inner32, &inner32);
     if (err == CL_SUCCESS)
-        err = wide ? clSetKernelArg(kernel, arg++, sizeof lo64, &lo64)
-                   : clSetKernelArg(kernel, arg++, sizeof lo32, &lo32);
-    if (err == CL_SUCCESS)
-        err = wide ? clSetKernelArg(kernel, arg++, sizeof last64, &last64)
-                   : clSetKernelArg(kernel, arg++, sizeof last32, &last32);
+        err = wide ? clSetKernelArg(kernel, arg++, sizeof rows64, &rows64)
+                   : clSetKernelArg(kernel, arg++, sizeof rows32, &rows32);
+    if (err == CL_SUCCESS) err = clSetKernelArg(kernel, arg++, sizeof lo, &lo);
+    if (err == CL_SUCCESS) err = clSetKernelArg(kernel, arg++, sizeof last, &last);
     CLB_CL_CHECK(err, "clSetKernelArg");
     CLB_TRY(set_tables(cl, kernel, plan, wide, arg, &table));
-    CLB_TRY(launch(cl, kernel, inner64, plan->numel / inner64));
+    if (flat) CLB_TRY(clb__cl_launch(cl, kernel, plan->numel));
+    else CLB_TRY(launch(cl, kernel, inner64, rows64));
 
 cleanup:
     /* Queued commands hold their own references: releasing here is safe. */
     if (kernel) clReleaseKernel(kernel);
     if (table) clReleaseMemObject(table);
+    return st;
+}
+
+/* Beyond this many 32-bit pieces, index in 64 bits instead (as cl_map.c). */
+#define MAX_PIECES 65536
+
+clb_status clb__expr_cl_run(clb_context *ctx, const clb__expr *e, const clb__plan *plan,
+                            void *const *handles, clb_dtype out, const clb_dtype *in)
+{
+    clb_status st = CLB_OK;
+    clb__cl_context *cl = clb__cl_impl(ctx);
+    char *options = NULL;
+    cl_program program = NULL;
+    clb__plan *piece = NULL;
+    if (plan->numel == 0) return CLB_OK;
+
+    /* The element-wise kernels' recipe: 32-bit indices, in pieces when the plan is
+       too large for them, and 64-bit indices only when pieces cannot help. */
+    int64_t piece_shape[CLB__PLAN_MAX_DIMS];
+    int64_t count = 1;
+    bool wide = false;
+    if (!clb__plan_fits(plan, NULL, clb__plan_piece_limit))
+        wide = !clb__plan_split(plan, clb__plan_piece_limit, MAX_PIECES, piece_shape, &count);
+    bool flat = flat_launch(plan);
+    CLB_TRY(options_for(ctx, e, plan, wide, out, in, &options));
+    CLB_TRY(clb__program_cache_get(cl->programs, CLB__KERNEL_EVAL, options, &program));
+    if (count == 1 || wide) {
+        CLB_TRY(run_piece(cl, program, plan, handles, wide, flat));
+    } else {
+        piece = malloc(sizeof *piece);
+        if (!piece) CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a launch plan");
+        for (int64_t i = 0; i < count; i++) {
+            clb__plan_piece(plan, piece_shape, i, piece);
+            CLB_TRY(run_piece(cl, program, piece, handles, wide, flat));
+        }
+    }
+cleanup:
+    free(piece);
     free(options);
     return st;
 }

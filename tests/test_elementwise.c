@@ -623,6 +623,23 @@ static void test_split_pieces(void **state)
     clbt_for_each_device(split_body);
 }
 
+#if CLB_HAVE_OPENCL
+extern int clb__cl_map_blocked; /* src/cl_launch.h */
+
+/* The other device class's work split (grid stride on a CPU device, blocks on
+   a GPU) gives the same results: layouts and pieces again with it forced. */
+static void test_other_work_split(void **state)
+{
+    (void)state;
+    for (int forced = 0; forced < 2; forced++) {
+        clb__cl_map_blocked = forced;
+        clbt_for_each_device(layouts_body);
+        clbt_for_each_device(split_body);
+    }
+    clb__cl_map_blocked = -1;
+}
+#endif
+
 /* float64 on a device without cl_khr_fp64 is CLB_ERR_DTYPE naming the device. */
 static void fp64_body(clb_context *ctx, const char *selector)
 {
@@ -650,7 +667,11 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_integer_division), cmocka_unit_test(test_binary_into),
         cmocka_unit_test(test_layouts),          cmocka_unit_test(test_split_pieces),
-        cmocka_unit_test(test_fp64_support),     cmocka_unit_test(test_random_cases),
+        cmocka_unit_test(test_fp64_support),
+#if CLB_HAVE_OPENCL
+        cmocka_unit_test(test_other_work_split),
+#endif
+        cmocka_unit_test(test_random_cases),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,316 @@
+/* Every kernel specialization the library generates, once each, on tiny
+ * shapes: the set ./dev test runs under the Oclgrind simulator (which reports
+ * out-of-bounds, uninitialized and racy accesses), with the 32-bit and the
+ * 64-bit index path (CLB_TEST_INDEX64=1 in a fault-injection build). Too many
+ * program builds for a real compiler in CI time, so it is not in the normal
+ * suite: `meson test --suite oclgrind` runs it on any device.
+ *
+ *  - copy/cast: all 12 x 12 dtype pairs from a non-contiguous view; bit copies
+ *    of every width at ranks 0..10 after coalescing (above 8 the stride table
+ *    goes through a buffer), from permuted and broadcast views;
+ *  - element-wise: every binary op on each dtype class (bool, signed, unsigned,
+ *    each float), with broadcasting and a permuted input; every unary op;
+ *    where with three broadcast operands;
+ *  - reduce: every op on each dtype class, over an inner, an outer, a middle
+ *    and all axes; sum_to_shape;
+ *  - matmul on float32, float64 and int32 with a broadcast batch.
+ * Each result is compared with the host backend's. Operations a device does
+ * not have yet (CLB_ERR_UNSUPPORTED) or a dtype it lacks (CLB_ERR_DTYPE) are
+ * counted and skipped, so kernels are checked here as soon as they land. */
+#include "testutil.h"
+
+#include <math.h>
+#include <stdbool.h>
+
+#define NDTYPES 12
+static const clb_dtype all_dtypes[NDTYPES] = {
+    CLB_BOOL,   CLB_INT8,   CLB_UINT8,  CLB_INT16,   CLB_UINT16,  CLB_INT32,
+    CLB_UINT32, CLB_INT64,  CLB_UINT64, CLB_FLOAT16, CLB_FLOAT32, CLB_FLOAT64,
+};
+/* One dtype per kernel class of the element-wise and reduction kernels. */
+#define NCLASSES 7
+static const clb_dtype class_dtypes[NCLASSES] = {CLB_BOOL,    CLB_INT8,    CLB_INT64,  CLB_UINT32,
+                                                 CLB_FLOAT16, CLB_FLOAT32, CLB_FLOAT64};
+
+static clb_context *host;
+static int checked, skipped;
+
+static int setup(void **state)
+{
+    (void)state;
+    return clb_context_create("host", &host) == CLB_OK ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    clb_context_release(host);
+    print_message("  %d specializations checked, %d not supported by the device\n", checked,
+                  skipped);
+    return 0;
+}
+
+/* Small valid values for any dtype: 0..6 shifted to -3..3 where signed. */
+static clb_tensor *make(clb_context *ctx, clb_dtype dt, int ndim, const int64_t *shape,
+                        uint64_t seed)
+{
+    int64_t n = 1;
+    for (int d = 0; d < ndim; d++) n *= shape[d];
+    clb_tensor *f = NULL, *t = NULL;
+    double *v = malloc((size_t)(n ? n : 1) * sizeof *v);
+    assert_non_null(v);
+    bool is_unsigned = dt == CLB_UINT8 || dt == CLB_UINT16 || dt == CLB_UINT32 || dt == CLB_UINT64;
+    for (int64_t i = 0; i < n; i++) {
+        double x = (double)(clbt_rand(&seed) % 7);
+        v[i] = dt == CLB_BOOL ? (double)((int)x & 1) : is_unsigned ? x : x - 3;
+        if (dt >= CLB_FLOAT16) v[i] = v[i] / 2 + 0.25; /* fractions too, all exact in float16 */
+    }
+    CLBT_OK(clb_tensor_from_host(ctx, CLB_FLOAT64, ndim, shape, v, &f));
+    CLBT_OK(clb_cast(f, dt, &t));
+    clb_tensor_release(f);
+    free(v);
+    return t;
+}
+
+/* A copy of t on the host context (same layout of values). */
+static clb_tensor *to_host_ctx(const clb_tensor *t)
+{
+    void *bytes = clbt_read(t);
+    clb_tensor *h = clbt_tensor(host, clb_tensor_dtype(t), clb_tensor_ndim(t), clb_tensor_shape(t),
+                                bytes);
+    free(bytes);
+    return h;
+}
+
+static double *as_f64(const clb_tensor *t)
+{
+    clb_tensor *f = NULL;
+    CLBT_OK(clb_cast(t, CLB_FLOAT64, &f));
+    double *v = clbt_read(f);
+    clb_tensor_release(f);
+    return v;
+}
+
+/* The device's result against the host's: same shape and dtype, values equal
+   (floats within a relative 1e-3, the float16 resolution; NaN equals NaN). */
+static void compare(const clb_tensor *dev, const clb_tensor *ref, const char *what)
+{
+    assert_int_equal(clb_tensor_dtype(dev), clb_tensor_dtype(ref));
+    clbt_assert_shape(dev, clb_tensor_ndim(ref), clb_tensor_shape(ref));
+    /* Both read through the host context so only the kernel under test differs. */
+    clb_tensor *h = to_host_ctx(dev);
+    double *a = as_f64(h), *b = as_f64(ref);
+    for (int64_t i = 0; i < clb_tensor_numel(ref); i++) {
+        bool same = a[i] == b[i] || (isnan(a[i]) && isnan(b[i])) ||
+                    (clb_tensor_dtype(ref) >= CLB_FLOAT16 &&
+                     fabs(a[i] - b[i]) <= 1e-3 * fmax(1.0, fabs(b[i])));
+        if (!same) fail_msg("%s: element %lld is %g, host backend says %g", what, (long long)i, a[i], b[i]);
+    }
+    free(a);
+    free(b);
+    clb_tensor_release(h);
+    checked++;
+}
+
+/* Whether a device status is a decline to count, rather than a failure. */
+static bool declined(clb_status st, const char *what)
+{
+    if (st == CLB_ERR_UNSUPPORTED || st == CLB_ERR_DTYPE) {
+        skipped++;
+        return true;
+    }
+    if (st != CLB_OK) fail_msg("%s: %s: %s", what, clb_status_name(st), clb_last_error());
+    return false;
+}
+
+/* The same tensor on the device context. */
+static clb_tensor *on(clb_context *ctx, const clb_tensor *h)
+{
+    void *bytes = clbt_read(h);
+    clb_tensor *t = clbt_tensor(ctx, clb_tensor_dtype(h), clb_tensor_ndim(h), clb_tensor_shape(h), bytes);
+    free(bytes);
+    return t;
+}
+
+/* ---- copies ------------------------------------------------------------------ */
+
+static void copies(clb_context *ctx)
+{
+    char what[128];
+    /* every cast pair, from a transposed (non-contiguous) source */
+    for (int s = 0; s < NDTYPES; s++) {
+        clb_tensor *hs = make(host, all_dtypes[s], 2, (const int64_t[]){3, 2}, 7u + (unsigned)s);
+        clb_tensor *ds = on(ctx, hs), *hv = NULL, *dv = NULL;
+        CLBT_OK(clb_permute(hs, (const int[]){1, 0}, &hv));
+        CLBT_OK(clb_permute(ds, (const int[]){1, 0}, &dv));
+        for (int d = 0; d < NDTYPES; d++) {
+            clb_tensor *hr = NULL, *dr = NULL;
+            snprintf(what, sizeof what, "cast %s -> %s", clb_dtype_name(all_dtypes[s]),
+                     clb_dtype_name(all_dtypes[d]));
+            CLBT_OK(clb_cast(hv, all_dtypes[d], &hr));
+            if (!declined(clb_cast(dv, all_dtypes[d], &dr), what)) compare(dr, hr, what);
+            clb_tensor_release(hr);
+            clb_tensor_release(dr);
+        }
+        clb_tensor_release(hv);
+        clb_tensor_release(dv);
+        clb_tensor_release(hs);
+        clb_tensor_release(ds);
+    }
+    /* bit copies of each width at every rank: a reversed permutation of
+       (2, 3, 2, 3, ...) keeps every axis after coalescing */
+    static const clb_dtype widths[4] = {CLB_UINT8, CLB_INT16, CLB_FLOAT32, CLB_INT64};
+    for (int w = 0; w < 4; w++) {
+        for (int rank = 0; rank <= 10; rank++) {
+            int64_t shape[10];
+            int perm[10];
+            for (int d = 0; d < rank; d++) shape[d] = 2 + d % 2, perm[d] = rank - 1 - d;
+            clb_tensor *hs = make(host, widths[w], rank, shape, 99u + (unsigned)rank);
+            clb_tensor *ds = on(ctx, hs), *hv = NULL, *dv = NULL, *hr = NULL, *dr = NULL;
+            CLBT_OK(clb_permute(hs, perm, &hv));
+            CLBT_OK(clb_permute(ds, perm, &dv));
+            snprintf(what, sizeof what, "%s copy at rank %d", clb_dtype_name(widths[w]), rank);
+            CLBT_OK(clb_contiguous(hv, &hr));
+            if (!declined(clb_contiguous(dv, &dr), what)) compare(dr, hr, what);
+            clb_tensor_release(hr);
+            clb_tensor_release(dr);
+            hr = dr = NULL;
+            /* a broadcast source: a new leading axis and repeat */
+            int64_t reps[11] = {2};
+            for (int d = 1; d <= rank; d++) reps[d] = 1 + (d == rank);
+            snprintf(what, sizeof what, "%s repeat at rank %d", clb_dtype_name(widths[w]), rank + 1);
+            CLBT_OK(clb_repeat(hv, rank + 1, reps, &hr));
+            if (!declined(clb_repeat(dv, rank + 1, reps, &dr), what)) compare(dr, hr, what);
+            clb_tensor_release(hr);
+            clb_tensor_release(dr);
+            clb_tensor_release(hv);
+            clb_tensor_release(dv);
+            clb_tensor_release(hs);
+            clb_tensor_release(ds);
+        }
+    }
+}
+
+/* ---- element-wise ------------------------------------------------------------------- */
+
+static void elementwise(clb_context *ctx)
+{
+    char what[128];
+    for (int c = 0; c < NCLASSES; c++) {
+        clb_dtype dt = class_dtypes[c];
+        /* (3, 1) against a transposed (4, 3) -> broadcast and non-contiguous */
+        clb_tensor *ha = make(host, dt, 2, (const int64_t[]){3, 1}, 5u + (unsigned)c);
+        clb_tensor *hb0 = make(host, dt, 2, (const int64_t[]){4, 3}, 9u + (unsigned)c), *hb = NULL;
+        clb_tensor *da = on(ctx, ha), *db0 = on(ctx, hb0), *db = NULL;
+        CLBT_OK(clb_permute(hb0, (const int[]){1, 0}, &hb));
+        CLBT_OK(clb_permute(db0, (const int[]){1, 0}, &db));
+        for (int op = CLB_ADD; op <= CLB_BITWISE_XOR; op++) {
+            clb_tensor *hr = NULL, *dr = NULL;
+            snprintf(what, sizeof what, "%s on %s", clb_binary_op_name((clb_binary_op)op), clb_dtype_name(dt));
+            clb_status hs = clb_binary((clb_binary_op)op, ha, hb, &hr);
+            if (hs == CLB_OK && !declined(clb_binary((clb_binary_op)op, da, db, &dr), what))
+                compare(dr, hr, what);
+            clb_tensor_release(hr);
+            clb_tensor_release(dr);
+        }
+        for (int op = CLB_NEG; op <= CLB_LOGICAL_NOT; op++) {
+            clb_tensor *hr = NULL, *dr = NULL;
+            snprintf(what, sizeof what, "%s on %s", clb_unary_op_name((clb_unary_op)op), clb_dtype_name(dt));
+            clb_status hs = clb_unary((clb_unary_op)op, hb, &hr);
+            if (hs == CLB_OK && !declined(clb_unary((clb_unary_op)op, db, &dr), what))
+                compare(dr, hr, what);
+            clb_tensor_release(hr);
+            clb_tensor_release(dr);
+        }
+        {
+            clb_tensor *hc = make(host, CLB_BOOL, 1, (const int64_t[]){4}, 77), *dc = on(ctx, hc);
+            clb_tensor *hr = NULL, *dr = NULL;
+            snprintf(what, sizeof what, "where on %s", clb_dtype_name(dt));
+            CLBT_OK(clb_where(hc, ha, hb, &hr));
+            if (!declined(clb_where(dc, da, db, &dr), what)) compare(dr, hr, what);
+            clb_tensor_release(hr);
+            clb_tensor_release(dr);
+            clb_tensor_release(hc);
+            clb_tensor_release(dc);
+        }
+        clb_tensor_release(ha);
+        clb_tensor_release(hb0);
+        clb_tensor_release(hb);
+        clb_tensor_release(da);
+        clb_tensor_release(db0);
+        clb_tensor_release(db);
+    }
+}
+
+/* ---- reductions and matmul ---------------------------------------------------------- */
+
+static void reductions(clb_context *ctx)
+{
+    char what[128];
+    static const int axes_sets[4][2] = {{2, 0}, {0, 0}, {1, 0}, {0, 2}};
+    static const int naxes[4] = {1, 1, 1, 2};
+    for (int c = 0; c < NCLASSES; c++) {
+        clb_dtype dt = class_dtypes[c];
+        clb_tensor *h = make(host, dt, 3, (const int64_t[]){3, 4, 5}, 31u + (unsigned)c), *d = on(ctx, h);
+        for (int op = CLB_SUM; op <= CLB_PROD; op++) {
+            for (int a = 0; a <= 4; a++) {
+                clb_tensor *hr = NULL, *dr = NULL;
+                snprintf(what, sizeof what, "%s of %s over axis set %d", clb_reduce_op_name((clb_reduce_op)op),
+                         clb_dtype_name(dt), a);
+                const int *axes = a < 4 ? axes_sets[a] : NULL;
+                int n = a < 4 ? naxes[a] : 0;
+                clb_status hs = clb_reduce((clb_reduce_op)op, h, n, axes, a == 1, &hr);
+                if (hs == CLB_OK && !declined(clb_reduce((clb_reduce_op)op, d, n, axes, a == 1, &dr), what))
+                    compare(dr, hr, what);
+                clb_tensor_release(hr);
+                clb_tensor_release(dr);
+            }
+        }
+        clb_tensor *hr = NULL, *dr = NULL;
+        snprintf(what, sizeof what, "sum_to_shape of %s", clb_dtype_name(dt));
+        clb_status hs = clb_sum_to_shape(h, 2, (const int64_t[]){4, 1}, &hr);
+        if (hs == CLB_OK && !declined(clb_sum_to_shape(d, 2, (const int64_t[]){4, 1}, &dr), what))
+            compare(dr, hr, what);
+        clb_tensor_release(hr);
+        clb_tensor_release(dr);
+        clb_tensor_release(h);
+        clb_tensor_release(d);
+    }
+    static const clb_dtype mm[3] = {CLB_FLOAT32, CLB_FLOAT64, CLB_INT32};
+    for (int m = 0; m < 3; m++) {
+        clb_tensor *ha = make(host, mm[m], 3, (const int64_t[]){2, 3, 4}, 3), *da = on(ctx, ha);
+        clb_tensor *hb = make(host, mm[m], 2, (const int64_t[]){4, 5}, 4), *db = on(ctx, hb);
+        clb_tensor *hr = NULL, *dr = NULL;
+        snprintf(what, sizeof what, "matmul of %s", clb_dtype_name(mm[m]));
+        CLBT_OK(clb_matmul(ha, hb, &hr));
+        if (!declined(clb_matmul(da, db, &dr), what)) compare(dr, hr, what);
+        clb_tensor_release(hr);
+        clb_tensor_release(dr);
+        clb_tensor_release(ha);
+        clb_tensor_release(da);
+        clb_tensor_release(hb);
+        clb_tensor_release(db);
+    }
+}
+
+static void all(clb_context *ctx, const char *selector)
+{
+    (void)selector;
+    copies(ctx);
+    elementwise(ctx);
+    reductions(ctx);
+}
+
+static void test_set(void **state)
+{
+    (void)state;
+    clbt_for_each_device(all);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_set),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -14,6 +14,7 @@
  *   CLB_NDIM           plan axes after coalescing (0 = one element)
  *   CLB_INNER0..8      innermost stride of each operand: 0, 1, or 2 (any: from the table)
  *   CLB_FLAT           1-D launch over all elements (a short innermost axis)
+ *   CLB_VEC            inner elements per work item of the 2-D launch
  *   CLB_INDEX64        64-bit index arithmetic (only for a plan that 32-bit pieces cannot cover)
  *   CLB_USE_<dt>       define the operation helpers of compute dtype <dt>
  *   CLB_EVAL_BODY      the generated statements
@@ -328,7 +329,7 @@ CLB_REAL_FUNCS(11, double)
 /* Adds index i along axis d to the offset of operand k, if operand k exists
    (a compile-time test: the dead ones vanish). */
 #define CLB_STEP(k, i, d)                                                                          \
-    if ((k) <= CLB_NIN) o##k += (i) * CLB_STRIDE(k, d)
+    if ((k) <= CLB_NIN) r##k += (i) * CLB_STRIDE(k, d)
 #define CLB_STEP_ALL(i, d)                                                                         \
     do {                                                                                           \
         CLB_STEP(0, i, d);                                                                         \
@@ -386,6 +387,11 @@ CLB_REAL_FUNCS(11, double)
 #ifndef CLB_FLAT
 #define CLB_FLAT 0
 #endif
+/* Consecutive inner elements per work item (2-D launch): CPU devices run a
+   work-group as a loop, so a few elements per item amortise the row walk. */
+#ifndef CLB_VEC
+#define CLB_VEC 1
+#endif
 __kernel void clb_eval(__global CLB_STORAGE(CLB_OUT_DTYPE) *p0, CLB_PTR(1, CLB_IN1_DTYPE),
                        CLB_PTR(2, CLB_IN2_DTYPE), CLB_PTR(3, CLB_IN3_DTYPE),
                        CLB_PTR(4, CLB_IN4_DTYPE), CLB_PTR(5, CLB_IN5_DTYPE),
@@ -397,11 +403,13 @@ __kernel void clb_eval(__global CLB_STORAGE(CLB_OUT_DTYPE) *p0, CLB_PTR(1, CLB_I
     size_t gid = get_global_id(0);
     if (gid >= (size_t)inner * (size_t)rows) return;
     clb_index row = (clb_index)(gid / (size_t)inner);
-    clb_index j = (clb_index)gid - row * inner;
+    clb_index j0 = (clb_index)gid - row * inner;
+#define CLB_RUN 1
 #else
-    clb_index j = (clb_index)get_global_id(0);
-    if (j >= inner) return;
+    clb_index j0 = (clb_index)get_global_id(0) * CLB_VEC;
+    if (j0 >= inner) return;
     clb_index row = (clb_index)get_global_id(1);
+#define CLB_RUN CLB_VEC
 #endif
 
 #if CLB_NDIM <= CLB_BYVAL_DIMS
@@ -433,7 +441,7 @@ __kernel void clb_eval(__global CLB_STORAGE(CLB_OUT_DTYPE) *p0, CLB_PTR(1, CLB_I
     p6 += offsets_lo.s6;
     p7 += offsets_lo.s7;
     p8 += offset8;
-    clb_index o0 = 0, o1 = 0, o2 = 0, o3 = 0, o4 = 0, o5 = 0, o6 = 0, o7 = 0, o8 = 0;
+    clb_index r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r5 = 0, r6 = 0, r7 = 0, r8 = 0;
 #if CLB_NDIM >= 2
     clb_index rem = row;
     for (int d = CLB_NDIM - 2; d > 0; --d) {
@@ -446,17 +454,31 @@ __kernel void clb_eval(__global CLB_STORAGE(CLB_OUT_DTYPE) *p0, CLB_PTR(1, CLB_I
 #else
     (void)row;
 #endif
+    /* The row's start: the divisions above are paid once per CLB_RUN elements. */
+    p0 += r0;
+    p1 += r1;
+    p2 += r2;
+    p3 += r3;
+    p4 += r4;
+    p5 += r5;
+    p6 += r6;
+    p7 += r7;
+    p8 += r8;
+    for (int v = 0; v < CLB_RUN; v++) {
+        clb_index j = j0 + v;
+        if (j >= inner) break;
+        clb_index o0 = 0, o1 = 0, o2 = 0, o3 = 0, o4 = 0, o5 = 0, o6 = 0, o7 = 0, o8 = 0;
 #if CLB_NDIM >= 1
-    CLB_INNER_STEP(0, j);
-    CLB_INNER_STEP(1, j);
-    CLB_INNER_STEP(2, j);
-    CLB_INNER_STEP(3, j);
-    CLB_INNER_STEP(4, j);
-    CLB_INNER_STEP(5, j);
-    CLB_INNER_STEP(6, j);
-    CLB_INNER_STEP(7, j);
-    CLB_INNER_STEP(8, j);
+        CLB_INNER_STEP(0, j);
+        CLB_INNER_STEP(1, j);
+        CLB_INNER_STEP(2, j);
+        CLB_INNER_STEP(3, j);
+        CLB_INNER_STEP(4, j);
+        CLB_INNER_STEP(5, j);
+        CLB_INNER_STEP(6, j);
+        CLB_INNER_STEP(7, j);
+        CLB_INNER_STEP(8, j);
 #endif
-
-    CLB_EVAL_BODY
+        CLB_EVAL_BODY
+    }
 }

@@ -38,8 +38,13 @@
 #ifndef CLB_ACC_DTYPE
 #define CLB_ACC_DTYPE 10
 #endif
+/* The fold, by family so that one program serves two ops (fewer builds): 0 SUM
+   and MEAN, 2 MAX and MIN, 4 PROD. The kernels' `param` argument picks the
+   member: for SUM the divisor of a MEAN (-1: a plain sum), for MAX 1 for MIN,
+   computed as -max(-x) on floats and ~max(~x) on integers (exact, and keeps
+   the NaN rule). */
 #ifndef CLB_OP
-#define CLB_OP 0 /* clb_reduce_op: 0 SUM, 1 MEAN, 2 MAX, 3 MIN, 4 PROD */
+#define CLB_OP 0
 #endif
 #ifndef CLB_FINAL
 #define CLB_FINAL 1
@@ -60,9 +65,10 @@ typedef CLB_STORAGE(CLB_OUT_DTYPE) clb_out_t;
 typedef clb_acc_t clb_out_t;
 #endif
 
-#define CLB_IS_SUM (CLB_OP == 0 || CLB_OP == 1)
+#define CLB_IS_SUM (CLB_OP == 0)
+#define CLB_FLOAT_ACC (CLB_ACC_DTYPE == 10 || CLB_ACC_DTYPE == 11)
 /* Kahan compensation only where rounding happens: float accumulators. */
-#define CLB_KAHAN (CLB_IS_SUM && (CLB_ACC_DTYPE == 10 || CLB_ACC_DTYPE == 11))
+#define CLB_KAHAN (CLB_IS_SUM && CLB_FLOAT_ACC)
 
 #if CLB_IS_SUM
 #define CLB_IDENTITY ((clb_acc_t)0)
@@ -72,23 +78,32 @@ typedef clb_acc_t clb_out_t;
 #define CLB_COMBINE(a, x) ((a) * (x))
 #elif CLB_ACC_DTYPE == 10 || CLB_ACC_DTYPE == 11
 /* max/min that keep a NaN from either side (the host's MAXIMUM/MINIMUM rule). */
-#define CLB_IDENTITY (CLB_OP == 2 ? -(clb_acc_t)INFINITY : (clb_acc_t)INFINITY)
-#if CLB_OP == 2
+#define CLB_IDENTITY (-(clb_acc_t)INFINITY)
 #define CLB_COMBINE(a, x) ((isnan(a) || (a) > (x)) ? (a) : (x))
 #else
-#define CLB_COMBINE(a, x) ((isnan(a) || (a) < (x)) ? (a) : (x))
-#endif
-#else
-#if CLB_ACC_DTYPE == 8
-#define CLB_IDENTITY (CLB_OP == 2 ? (clb_acc_t)0 : (clb_acc_t)ULONG_MAX)
-#else
-#define CLB_IDENTITY (CLB_OP == 2 ? (clb_acc_t)LONG_MIN : (clb_acc_t)LONG_MAX)
-#endif
-#if CLB_OP == 2
+#define CLB_IDENTITY (CLB_ACC_DTYPE == 8 ? (clb_acc_t)0 : (clb_acc_t)LONG_MIN)
 #define CLB_COMBINE(a, x) ((a) >= (x) ? (a) : (x))
-#else
-#define CLB_COMBINE(a, x) ((a) <= (x) ? (a) : (x))
 #endif
+
+/* MIN through MAX: values enter and leave the fold through CLB_FLIP (its own
+   inverse), set up by CLB_FLIP_SETUP from param. */
+#if CLB_OP == 2 && CLB_FLOAT_ACC
+#define CLB_FLIP_SETUP(param) const clb_acc_t flip_ = (param) == 1 ? (clb_acc_t)-1 : (clb_acc_t)1
+#define CLB_FLIP(x) ((x) * flip_)
+#elif CLB_OP == 2
+#define CLB_FLIP_SETUP(param) const clb_acc_t flip_ = (param) == 1 ? ~(clb_acc_t)0 : (clb_acc_t)0
+#define CLB_FLIP(x) ((x) ^ flip_)
+#else
+#define CLB_FLIP_SETUP(param) (void)0
+#define CLB_FLIP(x) (x)
+#endif
+
+/* Final scaling of a SUM-family result: MEAN divides (0 / 0 = NaN for an empty
+   mean, as NumPy), a plain sum passes param -1. */
+#if CLB_IS_SUM && CLB_FLOAT_ACC
+#define CLB_MEAN_DIVIDE(acc, param) ((param) >= 0 ? (acc) / (clb_acc_t)(param) : (acc))
+#else
+#define CLB_MEAN_DIVIDE(acc, param) (acc)
 #endif
 
 #define CLB_LOAD_ACC(p, i) CLB_CONVERT(CLB_ACC_DTYPE, CLB_IN_DTYPE, CLB_LOAD(CLB_IN_DTYPE, p, i))
@@ -141,7 +156,7 @@ typedef clb_acc_t clb_out_t;
 #define CLB_LANE_LOOP(s)                                                                           \
     do {                                                                                           \
         while (r < end) {                                                                          \
-            CLB_FOLD(CLB_LOAD_ACC(in, base + qoff + i * (s)));                                     \
+            CLB_FOLD(CLB_FLIP(CLB_LOAD_ACC(in, base + qoff + i * (s))));                           \
             r += step;                                                                             \
             i += step;                                                                             \
             if (i >= n_inner) {                                                                    \
@@ -157,7 +172,7 @@ typedef clb_acc_t clb_out_t;
 __kernel void clb_reduce(__global clb_out_t *out, __global const clb_in_t *in,
                          clb_index out_offset, clb_index in_offset, clb_index kept_numel,
                          clb_index red_numel, clb_index chunk, int kept_ndim, int red_ndim,
-                         int lx_count, int ly_count, long count, __local clb_acc_t *scratch,
+                         int lx_count, int ly_count, long param, __local clb_acc_t *scratch,
                          CLB_TABLE_ARGS)
 {
 #if !CLB_WIDE_TABLE
@@ -173,6 +188,8 @@ __kernel void clb_reduce(__global clb_out_t *out, __global const clb_in_t *in,
     const clb_index o = (clb_index)get_group_id(0) * lx_count + lx;
     const clb_index gy = (clb_index)get_group_id(1);
 
+    (void)param; /* not every family reads it */
+    CLB_FLIP_SETUP(param);
     clb_acc_t acc = CLB_IDENTITY;
 #if CLB_KAHAN
     clb_acc_t comp = 0;
@@ -205,14 +222,11 @@ __kernel void clb_reduce(__global clb_out_t *out, __global const clb_in_t *in,
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     if (ly != 0 || o >= kept_numel) return;
-    acc = scratch[lx];
+    acc = CLB_FLIP(scratch[lx]);
 #if CLB_FINAL
-#if CLB_OP == 1
-    acc = acc / (clb_acc_t)count; /* 0 / 0 = NaN for an empty mean, as NumPy */
-#endif
+    acc = CLB_MEAN_DIVIDE(acc, param);
     CLB_STORE(CLB_OUT_DTYPE, out, out_offset + o, CLB_CONVERT(CLB_OUT_DTYPE, CLB_ACC_DTYPE, acc));
 #else
-    (void)count;
     (void)out_offset;
     out[o * (clb_index)get_num_groups(1) + gy] = acc;
 #endif
@@ -266,7 +280,7 @@ static clb_acc_t clb_hsum16(clb_acc16_t v)
 __kernel void clb_reduce_rows(__global clb_out_t *out, __global const clb_in_t *in,
                               clb_index out_offset, clb_index in_offset, clb_index kept_numel,
                               clb_index rows, clb_index chunk, int kept_ndim, int red_ndim,
-                              int chunks, long count, CLB_TABLE_ARGS)
+                              int chunks, long param, CLB_TABLE_ARGS)
 {
 #if !CLB_WIDE_TABLE
     clb_index kshape[CLB_BYVAL_DIMS], kstride[CLB_BYVAL_DIMS];
@@ -297,12 +311,10 @@ __kernel void clb_reduce_rows(__global clb_out_t *out, __global const clb_in_t *
     }
     clb_acc_t acc = clb_hsum16(s) - clb_hsum16(comp);
 #if CLB_FINAL
-#if CLB_OP == 1
-    acc = acc / (clb_acc_t)count;
-#endif
+    acc = CLB_MEAN_DIVIDE(acc, param);
     CLB_STORE(CLB_OUT_DTYPE, out, out_offset + o, CLB_CONVERT(CLB_OUT_DTYPE, CLB_ACC_DTYPE, acc));
 #else
-    (void)count;
+    (void)param;
     (void)out_offset;
     out[o * chunks + c] = acc;
 #endif
@@ -311,7 +323,7 @@ __kernel void clb_reduce_rows(__global clb_out_t *out, __global const clb_in_t *
 __kernel void clb_reduce_cols(__global clb_out_t *out, __global const clb_in_t *in,
                               clb_index out_offset, clb_index in_offset, clb_index kept_numel,
                               clb_index red_numel, clb_index chunk, int kept_ndim, int red_ndim,
-                              int chunks, int width, long count, CLB_TABLE_ARGS)
+                              int chunks, int width, long param, CLB_TABLE_ARGS)
 {
 #if !CLB_WIDE_TABLE
     clb_index kshape[CLB_BYVAL_DIMS], kstride[CLB_BYVAL_DIMS];
@@ -366,8 +378,8 @@ __kernel void clb_reduce_cols(__global clb_out_t *out, __global const clb_in_t *
     }
     for (int w = 0; w < width; ++w) {
         clb_acc16_t x = s[w] - comp[w];
-#if CLB_FINAL && CLB_OP == 1
-        x = x / (clb_acc_t)count;
+#if CLB_FINAL
+        if (param >= 0) x = x / (clb_acc_t)param; /* MEAN; -1: a plain sum */
 #endif
         for (int l = 0; l < 16; ++l) {
             const clb_index k = o + 16 * w + l;
@@ -380,7 +392,7 @@ __kernel void clb_reduce_cols(__global clb_out_t *out, __global const clb_in_t *
         }
     }
 #if !CLB_FINAL
-    (void)count;
+    (void)param;
     (void)out_offset;
 #endif
 }

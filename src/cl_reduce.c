@@ -79,6 +79,24 @@ static void split_plan(const clb__plan *plan, const clb__reduce_op *op, reduce_t
     }
 }
 
+/* cl/reduce.cl builds one program per op family (SUM with MEAN, MAX with MIN,
+   PROD) and takes the member as the kernels' `param`: MEAN's divisor or -1
+   for SUM, 1 for MIN and 0 for MAX. */
+static int op_family(clb_reduce_op op)
+{
+    return op == CLB_MEAN ? CLB_SUM : op == CLB_MIN ? CLB_MAX : (int)op;
+}
+
+static cl_long op_param(const reduce_launch *l)
+{
+    switch (l->op) {
+    case CLB_MEAN: return l->count;
+    case CLB_MIN: return 1;
+    case CLB_SUM: return -1;
+    default: return 0;
+    }
+}
+
 /* Accumulator dtype: see cl/reduce.cl. */
 static clb_dtype accumulator(clb_reduce_op op, clb_dtype in)
 {
@@ -148,7 +166,7 @@ static clb_status build(clb_context *ctx, const reduce_launch *l, bool wide, boo
                         cl_kernel *kernel)
 {
     clb__kernel_define defs[] = {{"CLB_IN_DTYPE", l->in},   {"CLB_OUT_DTYPE", l->out},
-                                 {"CLB_ACC_DTYPE", l->acc}, {"CLB_OP", l->op},
+                                 {"CLB_ACC_DTYPE", l->acc}, {"CLB_OP", op_family(l->op)},
                                  {"CLB_FINAL", l->final},   {"CLB_INDEX64", wide},
                                  {"CLB_WIDE_TABLE", wide_table}};
     char options[CLB__KERNEL_OPTIONS_MAX];
@@ -220,7 +238,7 @@ static clb_status run_pass(clb_context *ctx, const reduce_launch *l, const reduc
     cl_long scal[5] = {l->final ? t->out_offset : 0, t->in_offset, t->kept_numel, t->red_numel,
                        chunk};
     cl_int ints[4] = {t->kept_ndim, t->red_ndim, (cl_int)lx, (cl_int)ly};
-    cl_long count = l->count;
+    cl_long param = op_param(l);
     cl_uint arg = 0;
     err = clSetKernelArg(kernel, arg++, sizeof(cl_mem), &mems[0]);
     if (err == CL_SUCCESS) err = clSetKernelArg(kernel, arg++, sizeof(cl_mem), &mems[1]);
@@ -231,7 +249,7 @@ static clb_status run_pass(clb_context *ctx, const reduce_launch *l, const reduc
     }
     for (int i = 0; i < 4 && err == CL_SUCCESS; i++)
         err = clSetKernelArg(kernel, arg++, sizeof(cl_int), &ints[i]);
-    if (err == CL_SUCCESS) err = clSetKernelArg(kernel, arg++, sizeof count, &count);
+    if (err == CL_SUCCESS) err = clSetKernelArg(kernel, arg++, sizeof param, &param);
     if (err == CL_SUCCESS)
         err = clSetKernelArg(kernel, arg++, (size_t)wg * clb_dtype_size(l->acc), NULL);
     CLB_CL_CHECK(err, "clSetKernelArg");
@@ -292,7 +310,7 @@ static clb_status run_fast(clb_context *ctx, const reduce_launch *l, const reduc
     bool wide = span > INT32_MAX - ((int64_t)1 << 20) || t->red_numel > INT32_MAX / 2 ||
                 CLB__FAULT_INDEX64();
     clb__kernel_define defs[] = {{"CLB_IN_DTYPE", l->in},   {"CLB_OUT_DTYPE", l->out},
-                                 {"CLB_ACC_DTYPE", l->acc}, {"CLB_OP", l->op},
+                                 {"CLB_ACC_DTYPE", l->acc}, {"CLB_OP", op_family(l->op)},
                                  {"CLB_FINAL", l->final},   {"CLB_INDEX64", wide},
                                  {"CLB_WIDE_TABLE", wide_table}};
     char options[CLB__KERNEL_OPTIONS_MAX];
@@ -307,7 +325,7 @@ static clb_status run_fast(clb_context *ctx, const reduce_launch *l, const reduc
     cl_mem mems[2] = {l->dst, l->src};
     cl_long scal[5] = {l->final ? t->out_offset : 0, t->in_offset, t->kept_numel, extent, chunk};
     cl_int ints[4] = {t->kept_ndim, t->red_ndim, (cl_int)chunks, (cl_int)col_width(t)};
-    cl_long count = l->count;
+    cl_long param = op_param(l);
     cl_uint arg = 0;
     err = clSetKernelArg(kernel, arg++, sizeof(cl_mem), &mems[0]);
     if (err == CL_SUCCESS) err = clSetKernelArg(kernel, arg++, sizeof(cl_mem), &mems[1]);
@@ -318,7 +336,7 @@ static clb_status run_fast(clb_context *ctx, const reduce_launch *l, const reduc
     }
     for (int i = 0; i < (kind == FAST_ROWS ? 3 : 4) && err == CL_SUCCESS; i++)
         err = clSetKernelArg(kernel, arg++, sizeof(cl_int), &ints[i]);
-    if (err == CL_SUCCESS) err = clSetKernelArg(kernel, arg++, sizeof count, &count);
+    if (err == CL_SUCCESS) err = clSetKernelArg(kernel, arg++, sizeof param, &param);
     CLB_CL_CHECK(err, "clSetKernelArg");
     CLB_TRY(set_tables(cl, kernel, t, wide, arg, &table));
     size_t global = (size_t)(owners * chunks);

@@ -85,6 +85,13 @@ clb_status clb__expr_fail_at(clb_status st, const char *fn, const char *text, in
 #endif
     ;
 
+/* Picks maximal subtrees of e whose inputs broadcast to at most 1/8 of out_numel
+   elements (n inputs of ndims/shapes), as many as free input slots allow. Each
+   becomes subs[j] (a standalone expression over the same n inputs, of which it
+   reads those in masks[j]) and, in e, an input n + j. *count = 0: e unchanged. */
+clb_status clb__expr_hoist(clb__expr *e, int n, const int *ndims, const int64_t *const *shapes,
+                           int64_t out_numel, clb__expr **subs, uint32_t *masks, int *count);
+
 /* Host evaluation over a plan: operand 0 is the output (dtype out), operand k+1 is
    input k (dtype in[k]); handles are host pointers. */
 clb_status clb__expr_host_run(const clb__expr *e, const clb__plan *plan, void *const *handles,

@@ -5,8 +5,9 @@
  * numbered), literals are exact bit patterns, and every node's conversions are
  * explicit, so two spellings of one computation share a program, and the
  * option string (the program cache's key, in memory and on disk) pins
- * (expression, dtypes, rank, index width). Shapes and strides are kernel
- * arguments: another shape of the same rank compiles nothing.
+ * (expression, dtypes, rank, index width, plan kind: launch shape and each
+ * operand's innermost stride class). Shapes and strides are kernel arguments:
+ * another shape of the same rank and kind compiles nothing.
  *
  * The body travels as a -D value, so it is written without spaces (build
  * options are split at spaces) and with only identifiers, numbers, parentheses,
@@ -191,7 +192,7 @@ static bool flat_launch(const clb__plan *plan)
 
 /* The build options: dtypes, rank, index width, helper sets and the body. */
 static clb_status options_for(clb_context *ctx, const clb__expr *e, const clb__plan *plan,
-                              bool wide, clb_dtype out, const clb_dtype *in, char **opts)
+                              bool wide, int vec, clb_dtype out, const clb_dtype *in, char **opts)
 {
     sbuf body = {0}, o = {0};
     bool use[CLB__NUM_DTYPES] = {false};
@@ -220,7 +221,7 @@ static clb_status options_for(clb_context *ctx, const clb__expr *e, const clb__p
         if (use[t]) put(&o, " -DCLB_USE_%d=1", t);
     /* The plan kind: a flat launch for a short innermost axis, and each operand's
        innermost stride (0, 1 or anything). */
-    put(&o, " -DCLB_FLAT=%d", flat_launch(plan) ? 1 : 0);
+    put(&o, " -DCLB_FLAT=%d -DCLB_VEC=%d", flat_launch(plan) ? 1 : 0, vec);
     for (int k = 0; k < plan->nops && plan->ndim > 0; k++) {
         int64_t s = plan->strides[k][plan->ndim - 1];
         put(&o, " -DCLB_INNER%d=%d", k, s == 0 ? 0 : s == 1 ? 1 : 2);
@@ -286,14 +287,16 @@ cleanup:
    dimension 1 (65535 work-groups on some GPUs). */
 #define ROWS_PER_LAUNCH 32768
 
-/* Enqueues the 2-D range: dimension 0 the innermost axis (rounded up to the
-   work-group size; the kernel skips the excess), dimension 1 the rows. */
-static clb_status launch(clb__cl_context *cl, cl_kernel kernel, int64_t inner, int64_t rows)
+/* Enqueues the 2-D range: dimension 0 the innermost axis, `vec` elements per
+   work item (rounded up to the work-group size; the kernel skips the excess),
+   dimension 1 the rows. */
+static clb_status launch(clb__cl_context *cl, cl_kernel kernel, int64_t inner, int64_t rows,
+                         int vec)
 {
-    size_t local = 0;
-    clb_status st = clb__cl_pick_local_size(cl, kernel, inner, &local);
+    size_t local = 0, items = (size_t)((inner + vec - 1) / vec);
+    clb_status st = clb__cl_pick_local_size(cl, kernel, (int64_t)items, &local);
     if (st != CLB_OK) return st;
-    size_t global0 = ((size_t)inner + local - 1) / local * local;
+    size_t global0 = (items + local - 1) / local * local;
     for (int64_t start = 0; start < rows; start += ROWS_PER_LAUNCH) {
         int64_t count = rows - start < ROWS_PER_LAUNCH ? rows - start : ROWS_PER_LAUNCH;
         size_t offset[2] = {0, (size_t)start}, global[2] = {global0, (size_t)count},
@@ -308,7 +311,7 @@ static clb_status launch(clb__cl_context *cl, cl_kernel kernel, int64_t inner, i
 /* Launches `program` over one plan (or plan piece); `flat` is the launch shape
    the program was built for (decided on the whole plan). */
 static clb_status run_piece(clb__cl_context *cl, cl_program program, const clb__plan *plan,
-                            void *const *handles, bool wide, bool flat)
+                            void *const *handles, bool wide, bool flat, int vec)
 {
     clb_status st = CLB_OK;
     cl_kernel kernel = NULL;
@@ -343,7 +346,7 @@ static clb_status run_piece(clb__cl_context *cl, cl_program program, const clb__
     CLB_CL_CHECK(err, "clSetKernelArg");
     CLB_TRY(set_tables(cl, kernel, plan, wide, arg, &table));
     if (flat) CLB_TRY(clb__cl_launch(cl, kernel, plan->numel));
-    else CLB_TRY(launch(cl, kernel, inner64, rows64));
+    else CLB_TRY(launch(cl, kernel, inner64, rows64, vec));
 
 cleanup:
     /* Queued commands hold their own references: releasing here is safe. */
@@ -373,16 +376,19 @@ clb_status clb__expr_cl_run(clb_context *ctx, const clb__expr *e, const clb__pla
     if (!clb__plan_fits(plan, NULL, clb__plan_piece_limit))
         wide = !clb__plan_split(plan, clb__plan_piece_limit, MAX_PIECES, piece_shape, &count);
     bool flat = flat_launch(plan);
-    CLB_TRY(options_for(ctx, e, plan, wide, out, in, &options));
+    /* CPU devices: a run of elements per work item; GPUs: one, so neighbouring
+       work items touch neighbouring elements (coalesced). */
+    int vec = flat ? 1 : ctx->info.type == CLB_DEVICE_CPU ? 8 : 1;
+    CLB_TRY(options_for(ctx, e, plan, wide, vec, out, in, &options));
     CLB_TRY(clb__program_cache_get(cl->programs, CLB__KERNEL_EVAL, options, &program));
     if (count == 1 || wide) {
-        CLB_TRY(run_piece(cl, program, plan, handles, wide, flat));
+        CLB_TRY(run_piece(cl, program, plan, handles, wide, flat, vec));
     } else {
         piece = malloc(sizeof *piece);
         if (!piece) CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a launch plan");
         for (int64_t i = 0; i < count; i++) {
             clb__plan_piece(plan, piece_shape, i, piece);
-            CLB_TRY(run_piece(cl, program, piece, handles, wide, flat));
+            CLB_TRY(run_piece(cl, program, piece, handles, wide, flat, vec));
         }
     }
 cleanup:

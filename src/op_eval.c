@@ -83,13 +83,16 @@ static clb_status broadcast_named(const char *fn, int n, const char *const *name
     return CLB_OK;
 }
 
-/* Plans out = expr(inputs) over out's shape and runs it on out's device. */
-static clb_status run(clb__expr *e, clb_tensor *out, int n, const clb_tensor *const *in)
+/* Plans out = expr(inputs) over out's shape and runs it on out's device. Inputs
+   outside `mask` are not read (a precomputed subtree uses only some of them, which
+   need not broadcast to its smaller shape): they get zero strides. */
+static clb_status run_plan(const clb__expr *e, clb_tensor *out, int n,
+                           const clb_tensor *const *in, uint32_t mask)
 {
     clb_context *ctx = out->storage->ctx;
     if (out->numel == 0) return CLB_OK;
     clb__plan *plan = malloc(sizeof *plan);
-    int64_t(*in_strides)[CLB_MAX_DIMS] = malloc(sizeof(int64_t[CLB__EVAL_MAX_INPUTS][CLB_MAX_DIMS]));
+    int64_t(*in_strides)[CLB_MAX_DIMS] = calloc(1, sizeof(int64_t[CLB__EVAL_MAX_INPUTS][CLB_MAX_DIMS]));
     clb_status st = CLB_OK;
     if (!plan || !in_strides)
         CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a launch plan");
@@ -98,8 +101,9 @@ static clb_status run(clb__expr *e, clb_tensor *out, int n, const clb_tensor *co
     void *handles[CLB__MAX_OPERANDS] = {out->storage->handle};
     clb_dtype dtypes[CLB__EVAL_MAX_INPUTS];
     for (int k = 0; k < n; k++) {
-        clb__broadcast_strides(in[k]->ndim, in[k]->shape, in[k]->strides, out->ndim, out->shape,
-                               in_strides[k]);
+        if (mask >> k & 1)
+            clb__broadcast_strides(in[k]->ndim, in[k]->shape, in[k]->strides, out->ndim,
+                                   out->shape, in_strides[k]);
         strides[k + 1] = in_strides[k];
         offsets[k + 1] = in[k]->offset;
         handles[k + 1] = in[k]->storage->handle;
@@ -119,6 +123,49 @@ static clb_status run(clb__expr *e, clb_tensor *out, int n, const clb_tensor *co
 cleanup:
     free(plan);
     free(in_strides);
+    return st;
+}
+
+/* Precomputes the small broadcast subtrees (expr_hoist.c) into temporaries, then
+   runs the rest over the inputs and those temporaries. */
+static clb_status run(clb__expr *e, clb_tensor *out, int n, const clb_tensor *const *in)
+{
+    clb_status st = CLB_OK;
+    clb__expr *subs[CLB__EVAL_MAX_INPUTS];
+    uint32_t masks[CLB__EVAL_MAX_INPUTS];
+    const clb_tensor *all[CLB__EVAL_MAX_INPUTS];
+    clb_tensor *temps[CLB__EVAL_MAX_INPUTS] = {NULL};
+    int ndims[CLB__EVAL_MAX_INPUTS], count = 0;
+    const int64_t *shapes[CLB__EVAL_MAX_INPUTS];
+    if (out->numel == 0) return CLB_OK;
+    for (int k = 0; k < n; k++) {
+        ndims[k] = in[k]->ndim;
+        shapes[k] = in[k]->shape;
+        all[k] = in[k];
+    }
+    CLB_TRY(clb__expr_hoist(e, n, ndims, shapes, out->numel, subs, masks, &count));
+    for (int j = 0; j < count; j++) {
+        int sub_n = 0, nd = 0;
+        int sub_ndims[CLB__EVAL_MAX_INPUTS];
+        const int64_t *sub_shapes[CLB__EVAL_MAX_INPUTS];
+        int64_t shape[CLB_MAX_DIMS];
+        for (int k = 0; k < n; k++) {
+            if (!(masks[j] >> k & 1)) continue;
+            sub_ndims[sub_n] = ndims[k];
+            sub_shapes[sub_n++] = shapes[k];
+        }
+        CLB_TRY(clb__broadcast(sub_n, sub_ndims, sub_shapes, &nd, shape));
+        CLB_TRY(clb__tensor_new(out->storage->ctx, clb__expr_root(subs[j])->dtype, nd, shape,
+                                &temps[j]));
+        CLB_TRY(run_plan(subs[j], temps[j], n, in, masks[j]));
+        all[n + j] = temps[j];
+    }
+    CLB_TRY(run_plan(e, out, n + count, all, ~0u));
+cleanup:
+    for (int j = 0; j < count; j++) {
+        clb_tensor_release(temps[j]); /* queued work holds the buffers (in-order queue) */
+        clb__expr_free(subs[j]);
+    }
     return st;
 }
 

@@ -67,28 +67,24 @@ typedef struct combo {
    signedness (u32 + i32 -> i64, i8 + u8 -> i16), int + float (i32 + f32 -> f64,
    i16 + f16 -> f32), bool with numbers, each op on the dtypes it is defined for. */
 static const combo combos[] = {
-    B(CLB_ADD, F32, F32), B(CLB_ADD, F16, F16), B(CLB_ADD, F64, F64), B(CLB_ADD, I32, I32),
-    B(CLB_ADD, I8, U8), B(CLB_ADD, BO, BO), B(CLB_ADD, U64, U64), B(CLB_ADD, I32, F32),
-    B(CLB_ADD, I16, F16),
-    B(CLB_SUB, F32, F32), B(CLB_SUB, I64, I64), B(CLB_SUB, U8, U8),
+    B(CLB_ADD, F32, F32), B(CLB_ADD, F16, F16), B(CLB_ADD, I8, U8), B(CLB_ADD, BO, BO),
+    B(CLB_ADD, U64, U64), B(CLB_ADD, I32, F32),
+    B(CLB_SUB, F64, F64), B(CLB_SUB, I64, I64),
     B(CLB_MUL, F32, F32), B(CLB_MUL, I16, I16), B(CLB_MUL, U32, I32), B(CLB_MUL, BO, BO),
-    B(CLB_DIV, F32, F32), B(CLB_DIV, I32, I32), B(CLB_DIV, F16, F16),
-    B(CLB_FLOOR_DIV, I32, I32), B(CLB_FLOOR_DIV, I8, I8), B(CLB_FLOOR_DIV, I64, I64),
-    B(CLB_FLOOR_DIV, F32, F32), B(CLB_FLOOR_DIV, F64, F64), B(CLB_FLOOR_DIV, BO, BO),
-    B(CLB_MOD, I32, I32), B(CLB_MOD, I16, I16), B(CLB_MOD, U8, U8), B(CLB_MOD, F32, F32),
-    B(CLB_MOD, F16, F16),
-    B(CLB_POW, F32, F32), B(CLB_POW, I32, I32), B(CLB_POW, U8, U8), B(CLB_POW, I64, I64),
-    B(CLB_MAXIMUM, F32, F32), B(CLB_MAXIMUM, I8, U8), B(CLB_MAXIMUM, BO, BO),
-    B(CLB_MAXIMUM, F16, F16), B(CLB_MINIMUM, F64, F64), B(CLB_MINIMUM, I32, I32),
-    B(CLB_EQ, F32, F32), B(CLB_EQ, I64, U64), B(CLB_NE, F16, F16), B(CLB_LT, U32, I32),
-    B(CLB_LE, F64, F64), B(CLB_GT, BO, BO), B(CLB_GE, I16, I16),
+    B(CLB_DIV, F32, F32), B(CLB_DIV, I32, I32),
+    B(CLB_FLOOR_DIV, I32, I32), B(CLB_FLOOR_DIV, I8, I8), B(CLB_FLOOR_DIV, F64, F64),
+    B(CLB_MOD, I64, I64), B(CLB_MOD, U8, U8), B(CLB_MOD, F32, F32),
+    B(CLB_POW, F32, F32), B(CLB_POW, I32, I32), B(CLB_POW, U8, U8),
+    B(CLB_MAXIMUM, F32, F32), B(CLB_MAXIMUM, I8, U8),
+    B(CLB_MINIMUM, F64, F64), B(CLB_MINIMUM, BO, BO),
+    B(CLB_EQ, F32, F32), B(CLB_EQ, I64, U64), B(CLB_LT, U32, I32),
+    B(CLB_LE, F64, F64), B(CLB_GT, BO, BO),
     B(CLB_LOGICAL_AND, F32, I32), B(CLB_LOGICAL_OR, BO, U8), B(CLB_LOGICAL_XOR, F64, F16),
     B(CLB_BITWISE_AND, I32, I32), B(CLB_BITWISE_OR, U8, I8), B(CLB_BITWISE_XOR, BO, BO),
-    U(CLB_NEG, F32), U(CLB_NEG, I8), U(CLB_NEG, I64), U(CLB_ABS, F16), U(CLB_ABS, I32),
-    U(CLB_SQRT, F32), U(CLB_SQRT, I16), U(CLB_RSQRT, F32), U(CLB_EXP, F32), U(CLB_EXP, F64),
-    U(CLB_LOG, F16), U(CLB_SIN, F32), U(CLB_COS, I8), U(CLB_TANH, F32), U(CLB_SIGMOID, F32),
-    U(CLB_SIGMOID, F64), U(CLB_RELU, F32), U(CLB_RELU, I32), U(CLB_FLOOR, F32),
-    U(CLB_CEIL, F16), U(CLB_LOGICAL_NOT, F32),
+    U(CLB_NEG, F32), U(CLB_NEG, I8), U(CLB_ABS, F16), U(CLB_ABS, I64), U(CLB_SQRT, I16),
+    U(CLB_RSQRT, F32), U(CLB_EXP, F64), U(CLB_LOG, F16), U(CLB_SIN, F32), U(CLB_COS, I8),
+    U(CLB_TANH, F32), U(CLB_SIGMOID, F32), U(CLB_RELU, F32), U(CLB_FLOOR, F32), U(CLB_CEIL, F16),
+    U(CLB_LOGICAL_NOT, F32),
     W(BO, F32, F32), W(F32, I32, I32), W(BO, I8, F16), W(U8, U64, I64),
 };
 #define NCOMBOS ((int)(sizeof combos / sizeof combos[0]))
@@ -498,8 +494,8 @@ static void division_body(clb_context *ctx, const char *selector)
     clb_tensor_release(tb);
 
     /* The narrow types: MIN // -1 = MIN, x // 0 = 0, against the host for each. */
-    static const clb_dtype ints[] = {I8, I16, I32, U8, U16, U32, U64};
-    for (int t = 0; t < 7; t++) {
+    static const clb_dtype ints[] = {I8, I16, U32};
+    for (int t = 0; t < 3; t++) {
         combo c = {BINARY, CLB_FLOOR_DIV, {ints[t], ints[t], BO}};
         int ndims[2] = {1, 1};
         int64_t shapes[3][CLB_MAX_DIMS] = {{64}, {64}};

@@ -337,6 +337,28 @@ static void test_batch_norm_values(void **state)
     clb_tensor_release(mu);
     clb_tensor_release(var);
 
+    /* x (16, 2) against (2,): sqrt(var) is computed once per column into a
+       temporary (a subtree over 1/8 of the output or less), same values. */
+    {
+        int64_t bs[2] = {16, 2};
+        double bx[32];
+        for (int i = 0; i < 32; i++) bx[i] = i;
+        clb_tensor *x16 = from_doubles(host, CLB_FLOAT32, 2, bs, bx);
+        clb_tensor *m2 = from_doubles(host, CLB_FLOAT32, 1, vs, muv);
+        clb_tensor *v2 = from_doubles(host, CLB_FLOAT32, 1, vs, varv);
+        const clb_tensor *in16[3] = {x16, m2, v2};
+        CLBT_OK(clb_eval(host, "(x - mu) / sqrt(var) + sqrt(float32(4))", 3, names, in16, &out));
+        assert_int_equal(clb_tensor_dtype(out), CLB_FLOAT32);
+        r = clbt_read(out);
+        for (int i = 0; i < 32; i++)
+            assert_float_equal(r[i], (bx[i] - muv[i % 2]) / sqrt(varv[i % 2]) + 2, 0);
+        free(r);
+        clb_tensor_release(out);
+        clb_tensor_release(x16);
+        clb_tensor_release(m2);
+        clb_tensor_release(v2);
+    }
+
     /* No inputs at all: a 0-d result. */
     CLBT_OK(clb_eval(host, "2 ** 10 - 1", 0, NULL, NULL, &out));
     assert_int_equal(clb_tensor_ndim(out), 0);
@@ -838,14 +860,16 @@ static void layouts_on_device(clb_context *ctx, const char *selector)
         int tperm[2] = {1, 0};
         CLBT_OK(clb_permute(bh, tperm, &bth));
         CLBT_OK(clb_permute(bd, tperm, &btd));
-        int64_t row_shape[1] = {37};
+        int64_t row_shape[1] = {37}, col_shape[1] = {211};
         clb_tensor *rh = from_doubles(host, CLB_INT32, 1, row_shape, bv);
         clb_tensor *rd = from_doubles(ctx, CLB_INT32, 1, row_shape, bv);
+        clb_tensor *ch = from_doubles(host, CLB_INT32, 1, col_shape, bv);
+        clb_tensor *cd = from_doubles(ctx, CLB_INT32, 1, col_shape, bv);
         const char *bn[2] = {"x", "r"};
-        /* (211, 37): a short innermost axis, the 1-D launch; (37, 211) + (211,)
-           transposed... : the 2-D launch. Both split into pieces. */
-        const clb_tensor *cases_h[2][2] = {{bth, rh}, {bh, bh}};
-        const clb_tensor *cases_d[2][2] = {{btd, rd}, {bd, bd}};
+        /* (211, 37) transposed + (37,): a short innermost axis, the 1-D launch;
+           (37, 211) + (211,): the 2-D launch. Both split into pieces. */
+        const clb_tensor *cases_h[2][2] = {{bth, rh}, {bh, ch}};
+        const clb_tensor *cases_d[2][2] = {{btd, rd}, {bd, cd}};
         for (int c = 0; c < 2; c++) {
             clb_tensor *bwant = NULL, *bgot = NULL;
             int64_t saved = clb__plan_piece_limit;
@@ -862,6 +886,8 @@ static void layouts_on_device(clb_context *ctx, const char *selector)
         }
         clb_tensor_release(rh);
         clb_tensor_release(rd);
+        clb_tensor_release(ch);
+        clb_tensor_release(cd);
         clb_tensor_release(bth);
         clb_tensor_release(btd);
         clb_tensor_release(bh);

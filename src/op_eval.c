@@ -143,7 +143,12 @@ static clb_status run(clb__expr *e, clb_tensor *out, int n, const clb_tensor *co
         shapes[k] = in[k]->shape;
         all[k] = in[k];
     }
-    CLB_TRY(clb__expr_hoist(e, n, ndims, shapes, out->numel, subs, masks, &count));
+    /* Where arithmetic is what costs (the host, CPU devices). A GPU is bound by
+       memory on these kernels, and an extra launch would cost more than the
+       recomputation it saves. */
+    clb_device_type type = out->storage->ctx->info.type;
+    if (type == CLB_DEVICE_HOST || type == CLB_DEVICE_CPU)
+        CLB_TRY(clb__expr_hoist(e, n, ndims, shapes, out->numel, subs, masks, &count));
     for (int j = 0; j < count; j++) {
         int sub_n = 0, nd = 0;
         int sub_ndims[CLB__EVAL_MAX_INPUTS];

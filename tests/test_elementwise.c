@@ -3,13 +3,15 @@
  * dtype-scaled tolerance (OpenCL's exp, tanh, pow... may differ from libm by
  * a few ulp).
  *
- * Every distinct (op, dtypes, kernel rank, fast path) is an OpenCL program that
- * PoCL compiles in 0.1-1 s, so the random cases draw their (op, dtypes) from a
- * fixed list and vary only shapes, layouts and values; the programs a run needs
- * stay in the low hundreds, and the disk cache makes a second run fast.
+ * Every distinct (op, dtypes) is an OpenCL program that PoCL compiles in 1-2 s
+ * of CPU (ranks, layouts and fast paths share it), so the random cases draw their (op, dtypes) from a
+ * fixed list (every op, ~50 op/dtype pairs) and vary only shapes, layouts and
+ * values: a run needs about 70 programs, and the disk cache makes a second run
+ * take seconds.
  *
- * White-box (links the library's objects) for the plan-splitting knob that
- * runs the 32-bit piece path on small tensors. */
+ * White-box (links the library's objects) for the dtype rules and two knobs:
+ * the plan-splitting limit (runs the 32-bit piece path on small tensors) and
+ * the OpenCL driver's work split (runs the GPU path on a CPU device). */
 #include "testutil.h"
 
 #include "dtype.h"
@@ -68,21 +70,21 @@ typedef struct combo {
    i16 + f16 -> f32), bool with numbers, each op on the dtypes it is defined for. */
 static const combo combos[] = {
     B(CLB_ADD, F32, F32), B(CLB_ADD, F16, F16), B(CLB_ADD, I8, U8), B(CLB_ADD, BO, BO),
-    B(CLB_ADD, U64, U64), B(CLB_ADD, I32, F32),
+    B(CLB_ADD, I32, F32),
     B(CLB_SUB, F64, F64), B(CLB_SUB, I64, I64),
-    B(CLB_MUL, F32, F32), B(CLB_MUL, I16, I16), B(CLB_MUL, U32, I32), B(CLB_MUL, BO, BO),
+    B(CLB_MUL, I16, I16), B(CLB_MUL, U32, I32), B(CLB_MUL, BO, BO),
     B(CLB_DIV, F32, F32), B(CLB_DIV, I32, I32),
-    B(CLB_FLOOR_DIV, I32, I32), B(CLB_FLOOR_DIV, I8, I8), B(CLB_FLOOR_DIV, F64, F64),
+    B(CLB_FLOOR_DIV, I32, I32), B(CLB_FLOOR_DIV, F64, F64),
     B(CLB_MOD, I64, I64), B(CLB_MOD, U8, U8), B(CLB_MOD, F32, F32),
     B(CLB_POW, F32, F32), B(CLB_POW, I32, I32), B(CLB_POW, U8, U8),
     B(CLB_MAXIMUM, F32, F32), B(CLB_MAXIMUM, I8, U8),
-    B(CLB_MINIMUM, F64, F64), B(CLB_MINIMUM, BO, BO),
-    B(CLB_EQ, F32, F32), B(CLB_EQ, I64, U64), B(CLB_LT, U32, I32),
-    B(CLB_LE, F64, F64), B(CLB_GT, BO, BO),
+    B(CLB_MINIMUM, F64, F64),
+    B(CLB_EQ, F32, F32), B(CLB_EQ, I64, U64), B(CLB_LT, U32, I32), B(CLB_LE, F64, F64),
+    B(CLB_GT, BO, BO),
     B(CLB_LOGICAL_AND, F32, I32), B(CLB_LOGICAL_OR, BO, U8), B(CLB_LOGICAL_XOR, F64, F16),
     B(CLB_BITWISE_AND, I32, I32), B(CLB_BITWISE_OR, U8, I8), B(CLB_BITWISE_XOR, BO, BO),
-    U(CLB_NEG, F32), U(CLB_NEG, I8), U(CLB_ABS, F16), U(CLB_ABS, I64), U(CLB_SQRT, I16),
-    U(CLB_RSQRT, F32), U(CLB_EXP, F64), U(CLB_LOG, F16), U(CLB_SIN, F32), U(CLB_COS, I8),
+    U(CLB_NEG, I8), U(CLB_ABS, F16), U(CLB_ABS, I64), U(CLB_SQRT, I16),
+    U(CLB_RSQRT, F32), U(CLB_EXP, F64), U(CLB_LOG, F16), U(CLB_SIN, F32),
     U(CLB_TANH, F32), U(CLB_SIGMOID, F32), U(CLB_RELU, F32), U(CLB_FLOOR, F32), U(CLB_CEIL, F16),
     U(CLB_LOGICAL_NOT, F32),
     W(BO, F32, F32), W(F32, I32, I32), W(BO, I8, F16), W(U8, U64, I64),
@@ -425,7 +427,7 @@ static void layouts_body(clb_context *ctx, const char *selector)
     (void)selector;
     uint64_t rng = 7;
     combo add = {BINARY, CLB_ADD, {F32, F32, BO}};
-    combo mul = {BINARY, CLB_MUL, {I32, I32, BO}};
+    combo mul = {BINARY, CLB_BITWISE_AND, {I32, I32, BO}};
     int ndims[3];
     int64_t shapes[3][CLB_MAX_DIMS];
 
@@ -441,7 +443,7 @@ static void layouts_body(clb_context *ctx, const char *selector)
     run_case(ctx, &add, 2, ndims, shapes, &rng, "(0, 3) + (3,)");
     ndims[1] = 2;
     shapes[0][0] = 4, shapes[0][1] = 0, shapes[1][0] = 1, shapes[1][1] = 0;
-    run_case(ctx, &mul, 2, ndims, shapes, &rng, "(4, 0) * (1, 0)");
+    run_case(ctx, &mul, 2, ndims, shapes, &rng, "(4, 0) & (1, 0)");
     /* 64 axes that coalesce into one: sizes 1 and 2 */
     ndims[0] = ndims[1] = CLB_MAX_DIMS;
     for (int d = 0; d < CLB_MAX_DIMS; d++) shapes[0][d] = shapes[1][d] = d % 8 == 0 ? 2 : 1;
@@ -453,7 +455,7 @@ static void layouts_body(clb_context *ctx, const char *selector)
     }
     run_case(ctx, &add, 2, ndims, shapes, &rng, "64-D outer product over 10 axes");
     /* 12 axes of 2 permuted: no coalescing, the stride table goes to __constant */
-    combo neg = {UNARY, CLB_NEG, {I32, BO, BO}};
+    combo neg = {UNARY, CLB_NEG, {I8, BO, BO}};
     ndims[0] = 12;
     for (int d = 0; d < 12; d++) shapes[0][d] = 2;
     for (int i = 0; i < 4; i++) run_case(ctx, &neg, 1, ndims, shapes, &rng, "12-D permuted");
@@ -494,8 +496,8 @@ static void division_body(clb_context *ctx, const char *selector)
     clb_tensor_release(tb);
 
     /* The narrow types: MIN // -1 = MIN, x // 0 = 0, against the host for each. */
-    static const clb_dtype ints[] = {I8, I16, U32};
-    for (int t = 0; t < 3; t++) {
+    static const clb_dtype ints[] = {I8, U32};
+    for (int t = 0; t < 2; t++) {
         combo c = {BINARY, CLB_FLOOR_DIV, {ints[t], ints[t], BO}};
         int ndims[2] = {1, 1};
         int64_t shapes[3][CLB_MAX_DIMS] = {{64}, {64}};
@@ -564,9 +566,9 @@ static void into_body(clb_context *ctx, const char *selector)
     CLBT_OK(clb_tensor_empty(host, F32, 2, tshape, &rbase));
     CLBT_OK(clb_permute(base, perm, &o));
     CLBT_OK(clb_permute(rbase, perm, &ro));
-    CLBT_OK(clb_binary_into(CLB_SUB, a, b, o));
-    CLBT_OK(clb_binary_into(CLB_SUB, ra, rb, ro));
-    assert_same_tensor(o, ro, "a - b into a transposed out");
+    CLBT_OK(clb_binary_into(CLB_ADD, a, b, o));
+    CLBT_OK(clb_binary_into(CLB_ADD, ra, rb, ro));
+    assert_same_tensor(o, ro, "a + b into a transposed out");
     clb_tensor_release(o);
     clb_tensor_release(ro);
     clb_tensor_release(base);

@@ -10,13 +10,15 @@
  * reduced range this group owns (group id 1 picks the chunk). Each lane folds
  * every LY-th element of the chunk privately, then the lanes are combined by a
  * tree in local memory. The host picks the shape:
- *   row    (reduced axis innermost in memory): LX = 1, lanes walk along it;
- *   column (kept axis innermost in memory):    LX = WG, LY = 1, each item walks
- *          its output's column while neighbouring items read neighbouring
- *          addresses.
+ *   row    (reduced axis innermost in memory): lanes walk along it (LY up to
+ *          the work-group size, leftover lanes to more outputs);
+ *   column (kept axis innermost in memory): LX up to the work-group size, each
+ *          item walks its output's column while neighbouring items read
+ *          neighbouring addresses (leftover lanes split the column).
  * With one chunk (CLB_FINAL=1) the group writes the result; with several it
  * writes accumulator-typed partials out[o * chunks + chunk] (CLB_FINAL=0) and
- * the host reduces those in a second launch of this kernel.
+ * the host reduces those in a second launch of this kernel. CPU devices have
+ * contiguous fast paths at the end of this file.
  *
  * The walk keeps (q, i) = (outer reduced index, innermost reduced index) and
  * only divides when i wraps past the innermost extent, so the common 1-2 axis
@@ -302,10 +304,12 @@ __kernel void clb_reduce_rows(__global clb_out_t *out, __global const clb_in_t *
         clb_index row = base;
         CLB_WALK(q, red_ndim - 1, CLB_RSHAPE, CLB_RSTRIDE, row);
         clb_index j = 0;
-        for (; j + 64 <= len; j += 64) {
-            clb_acc16_t blk = (CLB_VLOAD16(in, row + j) + CLB_VLOAD16(in, row + j + 16)) +
-                              (CLB_VLOAD16(in, row + j + 32) + CLB_VLOAD16(in, row + j + 48));
-            CLB_KAHAN_ADD(s, comp, blk);
+        for (; j + 128 <= len; j += 128) {
+            clb_acc16_t b0 = (CLB_VLOAD16(in, row + j) + CLB_VLOAD16(in, row + j + 16)) +
+                             (CLB_VLOAD16(in, row + j + 32) + CLB_VLOAD16(in, row + j + 48));
+            clb_acc16_t b1 = (CLB_VLOAD16(in, row + j + 64) + CLB_VLOAD16(in, row + j + 80)) +
+                             (CLB_VLOAD16(in, row + j + 96) + CLB_VLOAD16(in, row + j + 112));
+            CLB_KAHAN_ADD(s, comp, b0 + b1);
         }
         for (; j < len; j += 16) CLB_KAHAN_ADD(s, comp, CLB_VLOAD16(in, row + j));
     }

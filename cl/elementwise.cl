@@ -401,7 +401,7 @@ typedef struct clb_map_args {
    and stores. */
 #define CLB_WALK(S0, S1, S2, S3)                                                                   \
     do {                                                                                           \
-        if (j0 + CLB_VEC <= inner) {                                                               \
+        if ((long)j0 + CLB_VEC <= (long)inner) {                                                   \
             _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++) CLB_ELEMENT(v, S0, S1, S2, S3);   \
         } else {                                                                                   \
             for (int v = 0; v < (int)(inner - j0); v++) CLB_ELEMENT(v, S0, S1, S2, S3);            \
@@ -411,29 +411,31 @@ typedef struct clb_map_args {
 /* The share of `count` rows or chunks work item `id` of `size` covers. CPU
    devices (CLB_BLOCKED) take one contiguous block each, so every work item
    streams through memory in order and few work-groups are launched; GPUs take
-   a grid stride, so neighbouring work items touch neighbouring elements. */
+   a grid stride, so neighbouring work items touch neighbouring elements. The
+   loop counters are 64-bit even for 32-bit plans: a count near INT32_MAX plus
+   a step must not wrap. */
 #if CLB_BLOCKED
 #define CLB_RANGE(id, size, count, first, end, step)                                               \
     do {                                                                                           \
-        clb_index per_ = ((count) + (clb_index)(size) - 1) / (clb_index)(size);                    \
-        first = (clb_index)(id) * per_;                                                            \
-        end = first + per_ < (count) ? first + per_ : (count);                                     \
+        long per_ = ((long)(count) + (long)(size) - 1) / (long)(size);                             \
+        first = (long)(id) * per_;                                                                 \
+        end = first + per_ < (long)(count) ? first + per_ : (long)(count);                         \
         step = 1;                                                                                  \
     } while (0)
 #else
 #define CLB_RANGE(id, size, count, first, end, step)                                               \
     do {                                                                                           \
-        first = (clb_index)(id);                                                                   \
-        end = (count);                                                                             \
-        step = (clb_index)(size);                                                                  \
+        first = (long)(id);                                                                        \
+        end = (long)(count);                                                                       \
+        step = (long)(size);                                                                       \
     } while (0)
 #endif
 
 /* Every (row, chunk) of this work item with inner strides S0..S3. A row's
    offsets come from decomposing its index over the outer axes 0..rank-2. */
 #define CLB_LOOPS(S0, S1, S2, S3)                                                                  \
-    for (clb_index row = rfirst; row < rend; row += rstep) {                                       \
-        clb_index o0 = 0, o1 = 0, o2 = 0, o3 = 0, rem = row;                                       \
+    for (long row = rfirst; row < rend; row += rstep) {                                            \
+        clb_index o0 = 0, o1 = 0, o2 = 0, o3 = 0, rem = (clb_index)row;                            \
         for (int d = rank - 2; d >= 0; --d) {                                                      \
             clb_index n = CLB_SHAPE(d);                                                            \
             clb_index i = d > 0 ? rem % n : rem;                                                   \
@@ -443,8 +445,8 @@ typedef struct clb_map_args {
             o2 += i * CLB_S2(d);                                                                   \
             o3 += i * CLB_S3(d);                                                                   \
         }                                                                                          \
-        for (clb_index c = cfirst; c < cend; c += cstep) {                                         \
-            clb_index j0 = c * CLB_VEC;                                                            \
+        for (long c = cfirst; c < cend; c += cstep) {                                              \
+            clb_index j0 = (clb_index)(c * CLB_VEC);                                               \
             __global clb_out_t *p0 = out + a.offsets[0] + o0 + j0 * (S0);                            \
             __global const clb_in0_t *p1 = in0 + a.offsets[1] + o1 + j0 * (S1);                      \
             __global const clb_in1_t *p2 = in1 + a.offsets[2] + o2 + j0 * (S2);                      \
@@ -460,8 +462,8 @@ __kernel void clb_map(__global clb_out_t *out, __global const clb_in0_t *in0,
 {
     const clb_index rows = (clb_index)a.rows, inner = (clb_index)a.inner;
     const int rank = (int)a.rank;
-    clb_index rfirst, rend, rstep, cfirst, cend, cstep;
-    clb_index chunks = (inner + CLB_VEC - 1) / CLB_VEC;
+    long rfirst, rend, rstep, cfirst, cend, cstep;
+    long chunks = ((long)inner + CLB_VEC - 1) / CLB_VEC;
     CLB_RANGE(get_global_id(1), get_global_size(1), rows, rfirst, rend, rstep);
     CLB_RANGE(get_global_id(0), get_global_size(0), chunks, cfirst, cend, cstep);
     const clb_index is0 = (clb_index)a.inner_strides[0], is1 = (clb_index)a.inner_strides[1],

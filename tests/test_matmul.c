@@ -109,14 +109,14 @@ static void assert_matches(const clb_tensor *d, const clb_tensor *h, int64_t k, 
    broadcast batch axes) and its data. */
 typedef struct operand {
     int ndim;
-    int64_t shape[5];
+    int64_t shape[12];
     bool transposed;      /* stored as (..., cols, rows) and permuted back */
     bool broadcast_batch; /* batch axes stored with size 1 and expanded */
 } operand;
 
 static clb_tensor *make_operand(clb_context *ctx, clb_dtype dt, const operand *o, const void *data)
 {
-    int64_t stored[5];
+    int64_t stored[12];
     memcpy(stored, o->shape, sizeof stored);
     if (o->broadcast_batch)
         for (int d = 0; d < o->ndim - 2; d++) stored[d] = 1;
@@ -126,7 +126,7 @@ static clb_tensor *make_operand(clb_context *ctx, clb_dtype dt, const operand *o
     }
     clb_tensor *t = clbt_tensor(ctx, dt, o->ndim, stored, data), *v = NULL;
     if (o->transposed) {
-        int perm[5];
+        int perm[12];
         for (int d = 0; d < o->ndim; d++) perm[d] = d;
         perm[o->ndim - 1] = o->ndim - 2, perm[o->ndim - 2] = o->ndim - 1;
         CLBT_OK(clb_permute(t, perm, &v));
@@ -280,6 +280,12 @@ static void body_shapes(clb_context *ctx, const char *sel)
     compare(ctx, host, CLB_FLOAT32, &e, &f, &rng, "(3,32,20)^T@(20,48)");
     e.broadcast_batch = true;
     compare(ctx, host, CLB_FLOAT32, &e, &f, &rng, "expand(1,32,20)^T@(20,48)");
+    /* Nine batch axes that do not coalesce (a and b broadcast alternately): the
+       batch table travels in a buffer; float32 takes GemmBatched, int32 our kernel. */
+    operand g = {11, {2, 1, 2, 1, 2, 1, 2, 1, 2, 3, 4}, false, false};
+    operand h = {11, {1, 2, 1, 2, 1, 2, 1, 2, 1, 4, 5}, false, false};
+    compare(ctx, host, CLB_FLOAT32, &g, &h, &rng, "9 batch axes float32");
+    compare(ctx, host, CLB_INT32, &g, &h, &rng, "9 batch axes int32");
     /* 1-D operands on either side and both. */
     operand v = {1, {6}, false, false}, m6 = {2, {6, 4}, false, false}, m5 = {2, {5, 6}, false, false};
     compare(ctx, host, CLB_FLOAT32, &v, &m6, &rng, "(6)@(6,4)");

@@ -302,6 +302,40 @@ static void body_large(clb_context *ctx, const char *sel)
     clb_context_release(host);
 }
 
+/* More than 8 kept or reduced axes after coalescing: the stride tables travel
+   in a buffer instead of by value. A permuted 10-D tensor of 2s keeps its axes. */
+static void body_high_rank(clb_context *ctx, const char *sel)
+{
+    (void)sel;
+    clb_context *host = host_ctx();
+    uint64_t rng = 11;
+    const int64_t shape[10] = {2, 2, 2, 2, 2, 2, 2, 2, 2, 2};
+    const int perm[10] = {9, 0, 8, 1, 7, 2, 6, 3, 5, 4};
+    float data[1024];
+    for (int i = 0; i < 1024; i++) data[i] = (float)(clbt_rand(&rng) % 64) / 8.0f;
+    clb_context *ctxs[2] = {ctx, host};
+    clb_tensor *r[2][2] = {{NULL, NULL}, {NULL, NULL}};
+    const int odd[5] = {1, 3, 5, 7, 9};
+    for (int q = 0; q < 2; q++) {
+        clb_tensor *t = clbt_tensor(ctxs[q], CLB_FLOAT32, 10, shape, data), *p = NULL;
+        CLBT_OK(clb_permute(t, perm, &p));
+        CLBT_OK(clb_reduce(CLB_MAX, p, 5, odd, 1, &r[q][0]));  /* 5 kept, 5 reduced */
+        CLBT_OK(clb_reduce(CLB_SUM, p, 0, odd, 0, &r[q][1]));  /* 10 kept: table in a buffer */
+        clb_tensor_release(p);
+        clb_tensor_release(t);
+    }
+    assert_matches(r[0][0], r[1][0], 32, "max over 5 of 10 permuted axes");
+    assert_matches(r[0][1], r[1][1], 1, "sum over no axis of 10 permuted axes");
+    for (int q = 0; q < 2; q++) clb_tensor_release(r[q][0]), clb_tensor_release(r[q][1]);
+    clb_context_release(host);
+}
+
+static void test_high_rank(void **state)
+{
+    (void)state;
+    clbt_for_each_device(body_high_rank);
+}
+
 static void test_large(void **state)
 {
     (void)state;
@@ -532,6 +566,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random),         cmocka_unit_test(test_large),
+        cmocka_unit_test(test_high_rank),
         cmocka_unit_test(test_accuracy),       cmocka_unit_test(test_empty),
         cmocka_unit_test(test_channel_stats),  cmocka_unit_test(test_batch_norm),
         cmocka_unit_test(test_sum_to_shape),

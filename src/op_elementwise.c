@@ -4,15 +4,17 @@
 #include "internal.h"
 #include "shape.h"
 
-#include <stdlib.h>
 
 /* Plans out = f(inputs) over out's shape, each input broadcast to it, and runs it. */
 static clb_status run_map(const clb__map_op *op, clb_tensor *out, int nin,
                           const clb_tensor *const *in)
 {
     clb_context *ctx = out->storage->ctx;
-    clb__plan *plan = malloc(sizeof *plan);
-    if (!plan) return clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a launch plan");
+    /* A plan is ~10 KB: too big for the stack of a caller's thread, and a malloc per
+       call shows in tiny launches. Backends never call back into the op layer, so
+       one plan per thread is never in use twice. */
+    static _Thread_local clb__plan thread_plan;
+    clb__plan *plan = &thread_plan;
     int64_t in_strides[3][CLB_MAX_DIMS];
     const int64_t *strides[CLB__MAX_OPERANDS] = {out->strides};
     int64_t offsets[CLB__MAX_OPERANDS] = {out->offset};
@@ -25,9 +27,7 @@ static clb_status run_map(const clb__map_op *op, clb_tensor *out, int nin,
         handles[k + 1] = in[k]->storage->handle;
     }
     clb__plan_make(plan, nin + 1, out->ndim, out->shape, strides, offsets);
-    clb_status st = plan->numel > 0 ? ctx->backend->map(ctx, op, plan, handles) : CLB_OK;
-    free(plan);
-    return st;
+    return plan->numel > 0 ? ctx->backend->map(ctx, op, plan, handles) : CLB_OK;
 }
 
 /* The broadcast shape of the inputs, with PyTorch's message naming them a, b, c. */

@@ -1,21 +1,34 @@
 /* Strided copy with dtype conversion: one kernel for contiguous(), repeat(),
- * to_host of views, cast() and copies into views.
+ * to_host of views, cast() and copies into views, with the conversion rules of
+ * common.cl's CLB_CONVERT (those of src/host_scalar.c).
  *
- * Work item `id` handles element `id` of a row-major loop nest of CLB_NDIM
- * axes (the launch plan, already broadcast, sorted and coalesced on the host).
- * Element offsets, in elements, are
- *     dst: dst_offset + sum_d i_d * dst_strides[d]
- *     src: src_offset + sum_d i_d * src_strides[d]   (0 on broadcast axes)
- * Only the rank is compiled in; shape, strides and offsets are arguments, so
- * one program serves every shape of that rank and dtype pair.
+ * Launch geometry (planned on the host, see src/cl_copy.c), the same as
+ * cl/elementwise.cl's: the plan's last axis is the "inner" axis, the others
+ * are flattened into "rows"; the inner axis is cut into chunks of CLB_VEC
+ * elements.
+ *     dimension 0 of the NDRange: chunks
+ *     dimension 1:                 rows
+ * Work items loop over their share of both (see CLB_RANGE), so the launch
+ * size is chosen for the device, not for the tensor. For each row a work item
+ * decomposes the row index over the outer axes (the only division in the
+ * kernel), then walks its chunks with additions only.
  *
- * How the tables arrive: up to CLB_BYVAL_DIMS (8) axes they are passed by value
- * as three 8-lane vectors. That needs no buffer per launch (no allocation, no
- * hidden transfer on discrete GPUs) and the values sit in registers; after
- * coalescing nearly every plan has 1-3 axes. Plans of up to 128 axes (repeat
- * doubles the rank, and permutations of many axes do not coalesce) get one
- * small __constant buffer [shape | dst_strides | src_strides] instead, which
- * would not fit the 1 KiB kernel-argument minimum the standard guarantees. */
+ * Specialisation (-D, each with a default so the file compiles standalone):
+ *   CLB_SRC_DTYPE, CLB_DST_DTYPE  clb_dtype numbers; copies that move bits
+ *                   (same dtype, same-width integers) arrive as the unsigned
+ *                   integer of that width, so four programs serve them all
+ *   CLB_TABLE       0: up to 8 axes, tables by value; 1: tables in a buffer
+ *   CLB_VEC         consecutive inner elements a work item handles at a time
+ *   CLB_BLOCKED     1: each work item takes a contiguous block of rows and
+ *                   chunks (CPU devices); 0: a grid stride (GPUs)
+ *   CLB_INDEX64     64-bit index arithmetic (a plan piece too large for 32 bits)
+ * The rank is an argument, not a define, and the fast paths are branches
+ * inside one program chosen per launch from the inner strides: each program
+ * costs PoCL 0.1-1 s to compile, and a cast of any shape should need one.
+ *   dst 1, src 1:  contiguous inner axis (copies, casts, most of a repeat)
+ *   dst 1, src 0:  broadcast inner axis (materialising an expand): the value
+ *                  is read once per row and only stored in the chunk loop
+ *   otherwise:     strided gather/scatter (transposes, copies into views) */
 
 #ifndef CLB_SRC_DTYPE
 #define CLB_SRC_DTYPE 10
@@ -23,10 +36,15 @@
 #ifndef CLB_DST_DTYPE
 #define CLB_DST_DTYPE 10
 #endif
-#ifndef CLB_NDIM
-#define CLB_NDIM 2
+#ifndef CLB_TABLE
+#define CLB_TABLE 0
 #endif
-#define CLB_BYVAL_DIMS 8
+#ifndef CLB_VEC
+#define CLB_VEC 4
+#endif
+#ifndef CLB_BLOCKED
+#define CLB_BLOCKED 0
+#endif
 
 #if CLB_SRC_DTYPE < 0 || CLB_SRC_DTYPE > 11 || CLB_DST_DTYPE < 0 || CLB_DST_DTYPE > 11
 #error "CLB_SRC_DTYPE and CLB_DST_DTYPE must be clb_dtype numbers (0..11)"
@@ -38,35 +56,149 @@
 typedef CLB_STORAGE(CLB_SRC_DTYPE) clb_src_t;
 typedef CLB_STORAGE(CLB_DST_DTYPE) clb_dst_t;
 
-#if CLB_NDIM <= CLB_BYVAL_DIMS
-#define CLB_TABLE_ARGS clb_index8 shape_v, clb_index8 dst_strides_v, clb_index8 src_strides_v
-#define CLB_SHAPE(d) shape[d]
-#define CLB_DST_STRIDE(d) dst_strides[d]
-#define CLB_SRC_STRIDE(d) src_strides[d]
+/* The converted value between load and store: what CLB_CONVERT yields. A
+   float16 result stays in float (in double from float64) until vstore_half_rte
+   rounds it, once. */
+#if CLB_DST_DTYPE == 9 && CLB_SRC_DTYPE == 11
+typedef double clb_val_t;
+#elif CLB_DST_DTYPE == 9
+typedef float clb_val_t;
 #else
-#define CLB_TABLE_ARGS __constant const clb_index *table
+typedef clb_dst_t clb_val_t;
+#endif
+
+#define CLB_VALUE(p, i) CLB_CONVERT(CLB_DST_DTYPE, CLB_SRC_DTYPE, CLB_LOAD(CLB_SRC_DTYPE, p, i))
+
+/* ---- the kernel ------------------------------------------------------------------- */
+
+/* Everything about the launch but the buffers, in one by-value struct (one
+   argument to set per launch: each costs the driver an allocation and a copy,
+   which dominates tiny launches). All 64-bit, so the layout is the same in C
+   and OpenCL C; src/cl_copy.c mirrors it. Up to 8 axes the tables live here
+   too; more go in a __constant buffer [shape | dst strides | src strides],
+   rank entries each, in the index type. */
+typedef struct clb_copy_args {
+    long offsets[2];       /* element offset of dst's and src's first element */
+    long rows, inner;      /* product of the outer extents; the inner extent */
+    long inner_strides[2]; /* dst, src */
+    long rank;             /* >= 1; a 0-d plan is one axis of size 1 */
+    long shape[8];
+    long strides[2][8];
+} clb_copy_args;
+
+#if !CLB_TABLE
+#define CLB_TABLE_ARG
+#define CLB_SHAPE(d) ((clb_index)a.shape[d])
+#define CLB_SD(d) ((clb_index)a.strides[0][d])
+#define CLB_SS(d) ((clb_index)a.strides[1][d])
+#else
+#define CLB_TABLE_ARG , __constant const clb_index *table
 #define CLB_SHAPE(d) table[d]
-#define CLB_DST_STRIDE(d) table[CLB_NDIM + (d)]
-#define CLB_SRC_STRIDE(d) table[2 * CLB_NDIM + (d)]
+#define CLB_SD(d) table[rank + (d)]
+#define CLB_SS(d) table[2 * rank + (d)]
 #endif
 
-__kernel void clb_copy(__global clb_dst_t *dst, __global const clb_src_t *src, clb_index numel,
-                       clb_index dst_offset, clb_index src_offset, CLB_TABLE_ARGS)
+/* The share of `count` rows or chunks work item `id` of `size` covers: one
+   contiguous block each on CPU devices (every work item streams through memory
+   in order and few work-groups are launched), a grid stride on GPUs (neighbouring
+   work items touch neighbouring elements). 64-bit counters: a count near
+   INT32_MAX plus a step must not wrap. */
+#if CLB_BLOCKED
+#define CLB_RANGE(id, size, count, first, end, step)                                               \
+    do {                                                                                           \
+        long per_ = ((long)(count) + (long)(size) - 1) / (long)(size);                             \
+        first = (long)(id) * per_;                                                                 \
+        end = first + per_ < (long)(count) ? first + per_ : (long)(count);                         \
+        step = 1;                                                                                  \
+    } while (0)
+#else
+#define CLB_RANGE(id, size, count, first, end, step)                                               \
+    do {                                                                                           \
+        first = (long)(id);                                                                        \
+        end = (long)(count);                                                                       \
+        step = (long)(size);                                                                       \
+    } while (0)
+#endif
+
+/* pd/ps: this row's first dst/src element. The remainder is written as
+   x - q * n rather than with %, which also spares a second division. */
+#define CLB_ROW_START()                                                                            \
+    clb_index od = 0, os = 0, rem = (clb_index)row;                                                \
+    for (int d = rank - 2; d >= 0; --d) {                                                          \
+        clb_index n = CLB_SHAPE(d);                                                                \
+        clb_index q = d > 0 ? rem / n : 0;                                                         \
+        clb_index i = rem - q * n;                                                                 \
+        rem = q;                                                                                   \
+        od += i * CLB_SD(d);                                                                       \
+        os += i * CLB_SS(d);                                                                       \
+    }                                                                                              \
+    __global clb_dst_t *pd = dst + a.offsets[0] + od;                                              \
+    __global const clb_src_t *ps = src + a.offsets[1] + os
+
+/* The CLB_VEC elements from inner index j0 with inner strides SD, SS. All
+   values are loaded before any is stored: the compiler cannot prove dst and src
+   apart, and this order lets it emit vector loads and stores when the strides
+   are literal 1s (copies never overlap their source: op_copy.c's callers
+   allocate or alias-check dst). */
+#define CLB_CHUNK(SD, SS)                                                                          \
+    do {                                                                                           \
+        __global clb_dst_t *qd = pd + j0 * (SD);                                                   \
+        __global const clb_src_t *qs = ps + j0 * (SS);                                             \
+        if ((long)j0 + CLB_VEC <= (long)inner) {                                                   \
+            clb_val_t v_[CLB_VEC];                                                                 \
+            _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++) v_[v] = CLB_VALUE(qs, v * (SS));   \
+            _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++)                                    \
+                CLB_STORE(CLB_DST_DTYPE, qd, v * (SD), v_[v]);                                     \
+        } else {                                                                                   \
+            for (int v = 0; v < (int)(inner - j0); v++)                                            \
+                CLB_STORE(CLB_DST_DTYPE, qd, v * (SD), CLB_VALUE(qs, v * (SS)));                   \
+        }                                                                                          \
+    } while (0)
+
+/* Every (row, chunk) of this work item with inner strides SD, SS. */
+#define CLB_LOOPS(SD, SS)                                                                          \
+    for (long row = rfirst; row < rend; row += rstep) {                                            \
+        CLB_ROW_START();                                                                           \
+        for (long c = cfirst; c < cend; c += cstep) {                                              \
+            clb_index j0 = (clb_index)(c * CLB_VEC);                                               \
+            CLB_CHUNK(SD, SS);                                                                     \
+        }                                                                                          \
+    }
+
+/* Inner source stride 0: one value per row, stored CLB_VEC at a time. */
+#define CLB_LOOPS_BROADCAST()                                                                      \
+    for (long row = rfirst; row < rend; row += rstep) {                                            \
+        CLB_ROW_START();                                                                           \
+        const clb_val_t x = CLB_VALUE(ps, 0);                                                      \
+        for (long c = cfirst; c < cend; c += cstep) {                                              \
+            clb_index j0 = (clb_index)(c * CLB_VEC);                                               \
+            __global clb_dst_t *qd = pd + j0;                                                      \
+            if ((long)j0 + CLB_VEC <= (long)inner) {                                               \
+                _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++)                                \
+                    CLB_STORE(CLB_DST_DTYPE, qd, v, x);                                            \
+            } else {                                                                               \
+                for (int v = 0; v < (int)(inner - j0); v++) CLB_STORE(CLB_DST_DTYPE, qd, v, x);    \
+            }                                                                                      \
+        }                                                                                          \
+    }
+
+__kernel void clb_copy(__global clb_dst_t *dst, __global const clb_src_t *src, clb_copy_args a
+                       CLB_TABLE_ARG)
 {
-    size_t gid = get_global_id(0);
-    if (gid >= (size_t)numel) return;
+    const clb_index inner = (clb_index)a.inner;
+    const int rank = (int)a.rank;
+    long rfirst, rend, rstep, cfirst, cend, cstep;
+    long chunks = ((long)inner + CLB_VEC - 1) / CLB_VEC;
+    CLB_RANGE(get_global_id(1), get_global_size(1), a.rows, rfirst, rend, rstep);
+    CLB_RANGE(get_global_id(0), get_global_size(0), chunks, cfirst, cend, cstep);
+    const clb_index isd = (clb_index)a.inner_strides[0], iss = (clb_index)a.inner_strides[1];
 
-#if CLB_NDIM <= CLB_BYVAL_DIMS
-    /* Lanes to private arrays so the walk can index them; with the rank fixed
-       the indices are constants and the arrays stay in registers. */
-    clb_index shape[CLB_BYVAL_DIMS], dst_strides[CLB_BYVAL_DIMS], src_strides[CLB_BYVAL_DIMS];
-    vstore8(shape_v, 0, shape);
-    vstore8(dst_strides_v, 0, dst_strides);
-    vstore8(src_strides_v, 0, src_strides);
+#if CLB_SRC_DTYPE == CLB_DST_DTYPE
+    if (isd == 1 && iss == 1) CLB_LOOPS(1, 1)
+    else if (isd == 1 && iss == 0) CLB_LOOPS_BROADCAST()
+    else CLB_LOOPS(isd, iss)
+#else
+    if (isd == 1 && iss == 1) CLB_LOOPS(1, 1)
+    else CLB_LOOPS(isd, iss)
 #endif
-
-    clb_index d_off = dst_offset, s_off = src_offset;
-    CLB_OFFSETS2((clb_index)gid, CLB_NDIM, CLB_SHAPE, CLB_DST_STRIDE, CLB_SRC_STRIDE, d_off, s_off);
-    CLB_STORE(CLB_DST_DTYPE, dst, d_off,
-              CLB_CONVERT(CLB_DST_DTYPE, CLB_SRC_DTYPE, CLB_LOAD(CLB_SRC_DTYPE, src, s_off)));
 }

@@ -42,6 +42,7 @@ static void release_impl(clb__cl_context *cl)
         clFinish(cl->queue);
         clReleaseCommandQueue(cl->queue);
     }
+    clb__cl_matmul_forget();
     if (cl->context) clReleaseContext(cl->context);
     free(cl);
 }

@@ -1,89 +1,234 @@
-/* Driver of cl/copy.cl: strided copy / cast over a plan. */
+/* Driver of cl/copy.cl: strided copy / cast over a plan.
+ *
+ * Per call: encode the specialisation in one 64-bit key, find the cached kernel
+ * object (the option string and the program cache are consulted only the first
+ * time), set the arguments and enqueue one launch per 32-bit plan piece. The
+ * launch scheme is cl/elementwise.cl's (see src/cl_map.c). */
 #include "cl_launch.h"
 
 #include "cl_errors.h"
 #include "dtype.h"
+#include "fault.h"
 #include "kernels.h"
 
-/* Copies without a value conversion move bits: same dtype, or integers of one
-   width (narrowing/sign changes wrap, which is bit identity). They run as the
-   unsigned integer of that width, so four programs serve all of them, NaN
-   payloads survive, and float64 views can be materialised even on devices
-   without cl_khr_fp64. */
-static bool is_bit_copy(clb_dtype dst, clb_dtype src)
-{
-    bool dst_int = dst >= CLB_INT8 && dst <= CLB_UINT64;
-    bool src_int = src >= CLB_INT8 && src <= CLB_UINT64;
-    return dst == src || (dst_int && src_int && clb_dtype_size(dst) == clb_dtype_size(src));
-}
+#include <stdlib.h>
+#include <string.h>
 
-static clb_dtype bits_dtype(size_t size)
+#define BYVAL_DIMS 8     /* tables up to this rank go by value (cl/copy.cl) */
+#define MAX_PIECES 65536 /* beyond this many 32-bit pieces, index in 64 bits instead */
+/* Elements a CPU work item should have at least before the work is split
+   further: below that, starting a work-group costs more than the copy saves. */
+#define CPU_ELEMENTS_PER_GROUP 32768
+
+static clb_dtype unsigned_of(size_t size)
 {
     return size == 1 ? CLB_UINT8 : size == 2 ? CLB_UINT16 : size == 4 ? CLB_UINT32 : CLB_UINT64;
 }
 
-/* The program for a copy from dtypes[1] to dtypes[0] over `plan`, and whether it
-   indexes in 64 bits. */
-static clb_status copy_program(clb_context *ctx, const clb__plan *plan, const clb_dtype *dtypes,
-                               cl_program *program, bool *wide)
+/* Rewrites a copy from src to dst into the dtype pair whose program computes
+ * the same bytes, so that pairs with equal results share one program (each
+ * costs PoCL 0.3-0.5 s to compile): 144 dtype pairs need 89 programs.
+ *  - Copies without a value conversion move bits: same dtype, or integers of
+ *    one width. They run as the unsigned integer of that width, so four
+ *    programs serve them all, NaN payloads survive, and float64 views can be
+ *    materialised even on devices without cl_khr_fp64.
+ *  - Integer to integer keeps the low bits of the source's (sign- or zero-)
+ *    extension: narrowing depends on neither signedness, widening only on the
+ *    source's. Unsigned targets make the kernel's conversion the defined
+ *    modulo one; bool sources (0/1) and bool targets (x != 0) need no sign.
+ *  - uint8 -> bool and bool -> uint8 both store (byte != 0). */
+static void canonical_pair(clb_dtype *dst, clb_dtype *src)
 {
-    clb_dtype dst = dtypes[0], src = dtypes[1];
-    if (is_bit_copy(dst, src)) {
-        dst = src = bits_dtype(clb_dtype_size(dtypes[0]));
-    } else if ((dst == CLB_FLOAT64 || src == CLB_FLOAT64) && !ctx->info.has_fp64) {
-        return clb__fail(CLB_ERR_DTYPE,
-                         "casting %s to %s needs float64 arithmetic, which OpenCL device %s does "
-                         "not support (no cl_khr_fp64)",
-                         clb_dtype_name(dtypes[1]), clb_dtype_name(dtypes[0]), ctx->info.name);
+    size_t dsz = clb_dtype_size(*dst), ssz = clb_dtype_size(*src);
+    bool dst_int = clb__dtype_is_integer(*dst), src_int = clb__dtype_is_integer(*src);
+    if (*dst == *src || (dst_int && src_int && dsz == ssz)) {
+        *dst = *src = unsigned_of(dsz);
+        return;
     }
-    *wide = !clb__cl_fits_int32(plan);
-    clb__kernel_define defs[] = {{"CLB_SRC_DTYPE", src},
-                                 {"CLB_DST_DTYPE", dst},
-                                 {"CLB_NDIM", plan->ndim},
-                                 {"CLB_INDEX64", *wide}};
+    if (*dst == CLB_BOOL && src_int) *src = unsigned_of(ssz);
+    if (*src == CLB_BOOL && dst_int) *dst = unsigned_of(dsz);
+    if (dst_int && src_int) {
+        *dst = unsigned_of(dsz);
+        if (dsz < ssz) *src = unsigned_of(ssz);
+    }
+    if (*dst == CLB_UINT8 && *src == CLB_BOOL) *dst = CLB_BOOL, *src = CLB_UINT8;
+}
+
+/* Everything a program depends on. The rank and the inner strides are not part
+   of it: they are arguments and in-kernel branches (see cl/copy.cl). */
+typedef struct copy_spec {
+    clb_dtype dst, src; /* after canonical_pair */
+    bool table;         /* more axes than go by value */
+    bool wide;          /* 64-bit indices */
+    int vec;            /* consecutive inner elements per step of a work item */
+    bool blocked;       /* work items take contiguous blocks (CPU devices) */
+} copy_spec;
+
+static uint64_t spec_key(const copy_spec *s)
+{
+    uint64_t k = (uint64_t)s->dst;
+    k = k << 4 | (uint64_t)s->src;
+    k = k << 1 | (uint64_t)s->table;
+    k = k << 1 | (uint64_t)s->wide;
+    k = k << 6 | (uint64_t)s->vec;
+    k = k << 1 | (uint64_t)s->blocked;
+    return k;
+}
+
+static clb_status build_kernel(clb_context *ctx, const copy_spec *s, uint64_t key,
+                               clb__cl_kernel **out)
+{
+    clb__cl_context *cl = clb__cl_impl(ctx);
+    clb__kernel_define defs[] = {
+        {"CLB_SRC_DTYPE", s->src}, {"CLB_DST_DTYPE", s->dst}, {"CLB_TABLE", s->table},
+        {"CLB_INDEX64", s->wide},  {"CLB_VEC", s->vec},       {"CLB_BLOCKED", s->blocked},
+    };
     char options[CLB__KERNEL_OPTIONS_MAX];
     clb_status st = clb__kernel_options(defs, (int)(sizeof defs / sizeof defs[0]), options,
                                         sizeof options);
     if (st != CLB_OK) return st;
-    return clb__program_cache_get(clb__cl_impl(ctx)->programs, CLB__KERNEL_COPY, options, program);
+    cl_program program = NULL;
+    st = clb__program_cache_get(cl->programs, CLB__KERNEL_COPY, options, &program);
+    if (st != CLB_OK) return st;
+    return clb__cl_kernel_add(cl, CLB__KERNEL_COPY, key, program, out);
 }
 
-clb_status clb__cl_copy(clb_context *ctx, const clb__plan *plan, void *const *handles,
-                          const clb_dtype *dtypes)
+/* Mirror of clb_copy_args in cl/copy.cl (all 64-bit: same layout). */
+typedef struct copy_args {
+    cl_long offsets[2];
+    cl_long rows, inner;
+    cl_long inner_strides[2];
+    cl_long rank;
+    cl_long shape[BYVAL_DIMS];
+    cl_long strides[2][BYVAL_DIMS];
+} copy_args;
+
+/* Sets the arguments of one plan piece and enqueues it. Called with the kernel locked. */
+static clb_status launch_piece(clb_context *ctx, const copy_spec *s, const clb__cl_kernel *k,
+                               const clb__plan *p, void *const *handles)
 {
     clb_status st = CLB_OK;
     clb__cl_context *cl = clb__cl_impl(ctx);
-    cl_program program = NULL;
-    cl_kernel kernel = NULL;
-    cl_mem table = NULL;
+    cl_kernel kernel = k->kernel;
     cl_int err = CL_SUCCESS;
-    bool wide = false;
+    cl_mem table = NULL;
+    void *host_table = NULL;
+    /* A 0-d plan runs as one axis of size 1. */
+    int nd = p->ndim > 0 ? p->ndim : 1;
+#define AXIS_SHAPE(a) (p->ndim > 0 ? p->shape[a] : 1)
+#define AXIS_STRIDE(o, a) (p->ndim > 0 ? p->strides[o][a] : 0)
+    int64_t inner = AXIS_SHAPE(nd - 1);
+    int64_t rows = p->numel / inner;
+
+    copy_args args;
+    memset(&args, 0, sizeof args);
+    args.rows = rows;
+    args.inner = inner;
+    args.rank = nd;
+    for (int o = 0; o < 2; o++) {
+        args.offsets[o] = p->offsets[o];
+        args.inner_strides[o] = AXIS_STRIDE(o, nd - 1);
+    }
+    cl_mem mems[2] = {(cl_mem)handles[0], (cl_mem)handles[1]};
+    err = clSetKernelArg(kernel, 0, sizeof(cl_mem), &mems[0]);
+    if (err == CL_SUCCESS) err = clSetKernelArg(kernel, 1, sizeof(cl_mem), &mems[1]);
+    CLB_CL_CHECK(err, "clSetKernelArg");
+
+    if (!s->table) {
+        for (int a = 0; a < nd; a++) {
+            args.shape[a] = AXIS_SHAPE(a);
+            for (int o = 0; o < 2; o++) args.strides[o][a] = AXIS_STRIDE(o, a);
+        }
+    } else {
+        /* [shape | dst strides | src strides] in the kernel's index type: more
+           axes than the 1 KiB of kernel arguments the standard guarantees. */
+        size_t n = 3 * (size_t)nd;
+        size_t isz = s->wide ? sizeof(cl_long) : sizeof(cl_int);
+        host_table = malloc(n * isz);
+        if (!host_table) CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a copy launch");
+        for (int t = 0; t < 3; t++) {
+            for (int a = 0; a < nd; a++) {
+                int64_t v = t == 0 ? AXIS_SHAPE(a) : AXIS_STRIDE(t - 1, a);
+                size_t at = (size_t)t * (size_t)nd + (size_t)a;
+                if (s->wide) ((cl_long *)host_table)[at] = v;
+                else ((cl_int *)host_table)[at] = (cl_int)v;
+            }
+        }
+        table = clCreateBuffer(cl->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * isz,
+                               host_table, &err);
+        if (CLB__FAULT(CLB__FAULT_BUFFER)) err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
+        CLB_CL_CHECK(err, "clCreateBuffer");
+        CLB_CL_CHECK(clSetKernelArg(kernel, 3, sizeof(cl_mem), &table), "clSetKernelArg");
+    }
+#undef AXIS_SHAPE
+#undef AXIS_STRIDE
+    CLB_CL_CHECK(clSetKernelArg(kernel, 2, sizeof args, &args), "clSetKernelArg");
+
+    int64_t chunks = (inner + s->vec - 1) / s->vec;
+    size_t local[2], global[2];
+    clb__cl_rows_geometry(cl, k, s->blocked, p->numel / CPU_ELEMENTS_PER_GROUP, chunks, rows, local,
+                          global);
+    err = clEnqueueNDRangeKernel(cl->queue, kernel, 2, NULL, global, local, 0, NULL, NULL);
+    if (CLB__FAULT(CLB__FAULT_ENQUEUE)) err = CL_OUT_OF_RESOURCES;
+    CLB_CL_CHECK(err, "clEnqueueNDRangeKernel");
+cleanup:
+    /* The enqueued command holds its own reference to the table. */
+    if (table) clReleaseMemObject(table);
+    free(host_table);
+    return st;
+}
+
+clb_status clb__cl_copy(clb_context *ctx, const clb__plan *plan, void *const *handles,
+                        const clb_dtype *dtypes)
+{
+    clb_status st = CLB_OK;
+    clb__cl_context *cl = clb__cl_impl(ctx);
+    clb__plan *piece = NULL;
     if (plan->numel == 0) return CLB_OK;
 
-    CLB_TRY(copy_program(ctx, plan, dtypes, &program, &wide));
-    /* A kernel object per launch: setting arguments is not thread-safe on a
-       shared kernel, and creating one from a built program is cheap. */
-    kernel = clCreateKernel(program, clb__kernel_function(CLB__KERNEL_COPY), &err);
-    CLB_CL_CHECK(err, "clCreateKernel");
+    copy_spec s = {.dst = dtypes[0], .src = dtypes[1]};
+    canonical_pair(&s.dst, &s.src);
+    if ((s.dst == CLB_FLOAT64 || s.src == CLB_FLOAT64) && !ctx->info.has_fp64)
+        return clb__fail(CLB_ERR_DTYPE,
+                         "casting %s to %s needs float64 arithmetic, which OpenCL device %s does "
+                         "not support (no cl_khr_fp64); cast on the host backend (selector "
+                         "\"host\") or keep the data in float64 without converting it",
+                         clb_dtype_name(dtypes[1]), clb_dtype_name(dtypes[0]), ctx->info.name);
 
-    /* dst, src, then numel and the two offsets in the kernel's index type. */
-    cl_mem mems[2] = {(cl_mem)handles[0], (cl_mem)handles[1]};
-    cl_long scalars[3] = {plan->numel, plan->offsets[0], plan->offsets[1]};
-    cl_uint arg = 0;
-    err = clSetKernelArg(kernel, arg++, sizeof(cl_mem), &mems[0]);
-    if (err == CL_SUCCESS) err = clSetKernelArg(kernel, arg++, sizeof(cl_mem), &mems[1]);
-    for (int i = 0; i < 3 && err == CL_SUCCESS; i++) {
-        cl_int narrow = (cl_int)scalars[i];
-        err = wide ? clSetKernelArg(kernel, arg++, sizeof(cl_long), &scalars[i])
-                   : clSetKernelArg(kernel, arg++, sizeof(cl_int), &narrow);
+    /* 32-bit indices unless the plan is too large for them even in pieces. */
+    int64_t piece_shape[CLB__PLAN_MAX_DIMS];
+    int64_t count = 1;
+    s.wide = CLB__FAULT_INDEX64();
+    if (!s.wide && !clb__plan_fits(plan, NULL, clb__plan_piece_limit))
+        s.wide = !clb__plan_split(plan, clb__plan_piece_limit, MAX_PIECES, piece_shape, &count);
+
+    s.table = plan->ndim > BYVAL_DIMS;
+    s.blocked = clb__cl_map_blocked >= 0 ? clb__cl_map_blocked != 0
+                                         : ctx->info.type == CLB_DEVICE_CPU;
+    /* A GPU work item takes 4 elements per step: coalesced across neighbouring
+       items and few registers. A CPU work item's unrolled loads and stores become
+       vector instructions: bit copies move 32 bytes or more per step; casts take
+       4 elements, which vectorises as well and compiles faster than 8. */
+    size_t isz = clb_dtype_size(s.dst);
+    s.vec = s.blocked && s.src == s.dst ? (isz >= 4 ? 8 : (int)(32 / isz)) : 4;
+
+    uint64_t key = spec_key(&s);
+    clb__cl_kernel *k = clb__cl_kernel_find(cl, CLB__KERNEL_COPY, key);
+    if (!k) CLB_TRY(build_kernel(ctx, &s, key, &k));
+    /* From here the kernel cache is locked until every piece is enqueued. */
+    if (count == 1 || s.wide) {
+        st = launch_piece(ctx, &s, k, plan, handles);
+    } else {
+        piece = malloc(sizeof *piece);
+        if (!piece)
+            st = clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a copy plan piece");
+        for (int64_t i = 0; i < count && st == CLB_OK; i++) {
+            clb__plan_piece(plan, piece_shape, i, piece);
+            st = launch_piece(ctx, &s, k, piece, handles);
+        }
     }
-    CLB_CL_CHECK(err, "clSetKernelArg");
-    CLB_TRY(clb__cl_set_table_args(cl, kernel, plan, wide, arg, &table));
-    CLB_TRY(clb__cl_launch(cl, kernel, plan->numel));
-
+    clb__cl_kernel_unlock(cl);
 cleanup:
-    /* Queued commands hold their own references: releasing here is safe. */
-    if (kernel) clReleaseKernel(kernel);
-    if (table) clReleaseMemObject(table);
+    free(piece);
     return st;
 }

@@ -245,3 +245,47 @@ void clb__cl_kernel_unlock(clb__cl_context *cl)
 {
     pthread_mutex_unlock(&cl->kernels->lock);
 }
+
+/* ---- rows x chunks geometry ------------------------------------------------------- */
+
+/* A CPU runs each work-group as a loop on one core, and PoCL compiles that loop
+   anew for every distinct local size and pays a few microseconds per group, so
+   CPUs get groups of one work item (each streaming through a contiguous block),
+   a few per core, and a single one for small work (a tiny launch then costs
+   little more than an empty one). GPUs get several SIMD widths per group, rows
+   sharing a group when a row is shorter than it, and enough groups to cover the
+   work once, within what every device accepts per dimension (some GPUs cap the
+   work-groups along dimensions 1 and 2 at 32768 or more). */
+#define ROWS_MAX_GROUPS 32768
+void clb__cl_rows_geometry(const clb__cl_context *cl, const clb__cl_kernel *k, bool blocked,
+                           int64_t blocks, int64_t chunks, int64_t rows,
+                           size_t local[2], size_t global[2])
+{
+    if (blocked) {
+        /* Rows go to different items first, so each item walks whole rows. */
+        int64_t groups = blocks;
+        int64_t cap = 4 * (int64_t)clb__cl_compute_units(cl);
+        if (groups > cap) groups = cap;
+        if (groups < 1) groups = 1;
+        int64_t gy = rows < groups ? rows : groups;
+        int64_t gx = groups / gy < chunks ? groups / gy : chunks;
+        local[0] = local[1] = 1;
+        global[0] = (size_t)(gx > 0 ? gx : 1), global[1] = (size_t)gy;
+        return;
+    }
+    size_t mult = k->wg_multiple, max = k->wg_max;
+    size_t want = mult * 8;
+    if (want > max) want = max >= mult ? max / mult * mult : max;
+    if (want == 0) want = 1;
+    size_t lx = 1;
+    while (lx < want && (int64_t)lx < chunks) lx *= 2;
+    if (lx > want) lx = want;
+    size_t ly = 1;
+    while (ly * 2 * lx <= want && (int64_t)ly < rows) ly *= 2;
+    int64_t gx = (chunks + (int64_t)lx - 1) / (int64_t)lx;
+    int64_t gy = (rows + (int64_t)ly - 1) / (int64_t)ly;
+    if (gx > ROWS_MAX_GROUPS) gx = ROWS_MAX_GROUPS;
+    if (gy > ROWS_MAX_GROUPS) gy = ROWS_MAX_GROUPS;
+    local[0] = lx, local[1] = ly;
+    global[0] = (size_t)gx * lx, global[1] = (size_t)gy * ly;
+}

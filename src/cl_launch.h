@@ -74,9 +74,18 @@ clb_status clb__cl_kernel_add(clb__cl_context *cl, clb__kernel_id id, uint64_t k
                               cl_program program, clb__cl_kernel **out);
 void clb__cl_kernel_unlock(clb__cl_context *cl);
 
-/* cl_map.c's choice of work split: -1 by device type (blocks on CPUs, grid
-   stride on GPUs); tests force 0 or 1 to cover both paths on any device. */
+/* cl_map.c's and cl_copy.c's choice of work split: -1 by device type (blocks on
+   CPUs, grid stride on GPUs); tests force 0 or 1 to cover both paths on any device. */
 extern int clb__cl_map_blocked;
+
+/* NDRange of a rows x chunks kernel (cl/elementwise.cl, cl/copy.cl: dimension 0
+   chunks of the inner axis, dimension 1 rows; work items loop over their share).
+   blocked: one work item per group, at most `blocks` groups and a few per compute
+   unit, each taking a contiguous block (CPU devices); otherwise groups of several
+   SIMD widths of `k` covering the work once. */
+void clb__cl_rows_geometry(const clb__cl_context *cl, const clb__cl_kernel *k, bool blocked,
+                           int64_t blocks, int64_t chunks, int64_t rows,
+                           size_t local[2], size_t global[2]);
 
 /* The backend's operations, one driver file each. */
 clb_status clb__cl_copy(clb_context *ctx, const clb__plan *plan, void *const *handles,
@@ -86,5 +95,7 @@ clb_status clb__cl_map(clb_context *ctx, const clb__map_op *op, const clb__plan 
 clb_status clb__cl_reduce(clb_context *ctx, const clb__reduce_op *op, const clb__plan *plan,
                           void *const *handles);
 clb_status clb__cl_matmul(clb_context *ctx, const clb__matmul_op *op, void *const *handles);
+/* Drops what the matmul libraries cache for contexts (called when one is destroyed). */
+void clb__cl_matmul_forget(void);
 
 #endif /* CLB_CL_LAUNCH_H */

@@ -419,3 +419,12 @@ clb_status clb__cl_matmul(clb_context *ctx, const clb__matmul_op *op, void *cons
     free(plan);
     return st;
 }
+
+void clb__cl_matmul_forget(void)
+{
+#if CLB_HAVE_CLBLAST
+    /* CLBlast caches its programs per process, keyed by context; without this they
+       outlive the context and are torn down after the OpenCL platform at exit. */
+    CLBlastClearCache();
+#endif
+}

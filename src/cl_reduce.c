@@ -271,7 +271,8 @@ typedef enum fast_kind { FAST_NONE = 0, FAST_ROWS, FAST_COLS } fast_kind;
 static fast_kind fast_path(const clb_context *ctx, const reduce_launch *l, const reduce_tables *t)
 {
     bool kahan = (l->op == CLB_SUM || l->op == CLB_MEAN) && clb__dtype_is_float(l->in);
-    if (ctx->info.type != CLB_DEVICE_CPU || !kahan || t->red_numel == 0) return FAST_NONE;
+    if (ctx->info.type != CLB_DEVICE_CPU || !kahan || t->red_numel == 0 || t->red_ndim == 0)
+        return FAST_NONE;
     int64_t len = t->rshape[t->red_ndim - 1];
     if (t->rstride[t->red_ndim - 1] == 1 && len % 16 == 0 && len >= 64) return FAST_ROWS;
     if (t->kept_ndim > 0 && t->kstride[t->kept_ndim - 1] == 1 && t->kshape[t->kept_ndim - 1] % 16 == 0)
@@ -321,10 +322,12 @@ static clb_status run_fast(clb_context *ctx, const reduce_launch *l, const reduc
 
     int64_t extent = kind == FAST_ROWS ? t->red_numel / t->rshape[t->red_ndim - 1] : t->red_numel;
     int64_t chunk = (extent + chunks - 1) / chunks;
-    int64_t owners = kind == FAST_ROWS ? t->kept_numel : t->kept_numel / (16 * col_width(t));
+    /* Rows may have no kept axis at all: the column width only exists for columns. */
+    int64_t width = kind == FAST_COLS ? col_width(t) : 0;
+    int64_t owners = kind == FAST_ROWS ? t->kept_numel : t->kept_numel / (16 * width);
     cl_mem mems[2] = {l->dst, l->src};
     cl_long scal[5] = {l->final ? t->out_offset : 0, t->in_offset, t->kept_numel, extent, chunk};
-    cl_int ints[4] = {t->kept_ndim, t->red_ndim, (cl_int)chunks, (cl_int)col_width(t)};
+    cl_int ints[4] = {t->kept_ndim, t->red_ndim, (cl_int)chunks, (cl_int)width};
     cl_long param = op_param(l);
     cl_uint arg = 0;
     err = clSetKernelArg(kernel, arg++, sizeof(cl_mem), &mems[0]);

@@ -8,6 +8,8 @@
  * same-dtype copies of any dtype share the four bit-copy programs per rank. */
 #include "testutil.h"
 
+#include "plan.h"
+
 #include <math.h>
 #include <stdbool.h>
 
@@ -484,6 +486,103 @@ static void test_repeat(void **state)
     clbt_for_each_device(repeat_body);
 }
 
+/* ---- kernel paths ------------------------------------------------------------------- */
+
+/* contiguous() (a bit copy) and cast(to) of `v` on both backends. */
+static void check_view(pair v, clb_dtype to, const char *what, const char *selector)
+{
+    pair c = {NULL, NULL};
+    CLBT_OK(clb_contiguous(v.dev, &c.dev));
+    CLBT_OK(clb_contiguous(v.ref, &c.ref));
+    assert_matches(c.dev, c.ref, what, selector);
+    release_pair(c);
+    CLBT_OK(clb_cast(v.dev, to, &c.dev));
+    CLBT_OK(clb_cast(v.ref, to, &c.ref));
+    assert_matches(c.dev, c.ref, what, selector);
+    release_pair(c);
+}
+
+/* Every branch of cl/copy.cl: contiguous inner axis (inner extents that are
+   and are not a multiple of the vector width, with one and many rows),
+   broadcast inner axis (expand), strided inner axis (permute), and a repeat;
+   for bit copies of each width and for casts. */
+static void layouts_body(clb_context *ctx, const char *selector)
+{
+    static const struct {
+        clb_dtype from, to;
+    } dts[] = {{CLB_UINT8, CLB_INT32}, {CLB_INT16, CLB_FLOAT16}, {CLB_FLOAT32, CLB_FLOAT16},
+               {CLB_FLOAT64, CLB_INT8}};
+    static const int64_t flat[] = {1003}, rows[] = {1, 45}, rows_to[] = {7, 45};
+    static const int64_t chan[] = {1, 3, 1, 1}, chan_to[] = {2, 3, 5, 37}, cube[] = {5, 7, 9};
+    static const int64_t reps[] = {2, 1, 3};
+    static const int perm[] = {2, 0, 1};
+    clb_device_info info;
+    CLBT_OK(clb_context_get_info(ctx, &info));
+    for (size_t k = 0; k < sizeof dts / sizeof dts[0]; k++) {
+        clb_dtype from = dts[k].from, to = dts[k].to;
+        if ((from == CLB_FLOAT64 || to == CLB_FLOAT64) && !info.has_fp64) continue;
+        pair t = make_pair(ctx, from, 1, flat, 31 + k), v = {NULL, NULL}, c = {NULL, NULL};
+        CLBT_OK(clb_cast(t.dev, to, &c.dev));
+        CLBT_OK(clb_cast(t.ref, to, &c.ref));
+        assert_matches(c.dev, c.ref, "cast of 1003 elements", selector);
+        release_pair(c);
+        release_pair(t);
+
+        t = make_pair(ctx, from, 2, rows, 41 + k);
+        CLBT_OK(clb_broadcast_to(t.dev, 2, rows_to, &v.dev));
+        CLBT_OK(clb_broadcast_to(t.ref, 2, rows_to, &v.ref));
+        check_view(v, to, "row broadcast (1,45)->(7,45)", selector);
+        release_pair(v);
+        release_pair(t);
+
+        t = make_pair(ctx, from, 4, chan, 51 + k);
+        CLBT_OK(clb_expand(t.dev, 4, chan_to, &v.dev));
+        CLBT_OK(clb_expand(t.ref, 4, chan_to, &v.ref));
+        check_view(v, to, "expand (1,3,1,1)->(2,3,5,37)", selector);
+        release_pair(v);
+        release_pair(t);
+
+        t = make_pair(ctx, from, 3, cube, 61 + k);
+        CLBT_OK(clb_permute(t.dev, perm, &v.dev));
+        CLBT_OK(clb_permute(t.ref, perm, &v.ref));
+        check_view(v, to, "permute (5,7,9)", selector);
+        release_pair(v);
+        CLBT_OK(clb_repeat(t.dev, 3, reps, &v.dev));
+        CLBT_OK(clb_repeat(t.ref, 3, reps, &v.ref));
+        assert_matches(v.dev, v.ref, "repeat (5,7,9) x (2,1,3)", selector);
+        release_pair(v);
+        release_pair(t);
+    }
+}
+
+static void test_layouts(void **state)
+{
+    (void)state;
+    clbt_for_each_device(layouts_body);
+}
+
+#if CLB_HAVE_OPENCL
+extern int clb__cl_map_blocked; /* src/cl_launch.h */
+
+/* The other device class's work split (grid stride on a CPU device, blocks on a
+   GPU), and the 32-bit piece path: with the piece limit lowered, the same
+   layouts run as many pieces, each launched with its own offsets. */
+static void test_work_splits_and_pieces(void **state)
+{
+    (void)state;
+    for (int forced = 0; forced < 2; forced++) {
+        clb__cl_map_blocked = forced;
+        clbt_for_each_device(layouts_body);
+    }
+    clb__cl_map_blocked = -1;
+    int64_t saved = clb__plan_piece_limit;
+    clb__plan_piece_limit = 50;
+    clbt_for_each_device(layouts_body);
+    clbt_for_each_device(high_rank_body);
+    clb__plan_piece_limit = saved;
+}
+#endif
+
 /* ---- casts -------------------------------------------------------------------------- */
 
 /* Values that probe every conversion rule: NaN, infinities, signed zero,
@@ -660,7 +759,10 @@ int main(void)
         cmocka_unit_test(test_scalar),     cmocka_unit_test(test_zero_size),
         cmocka_unit_test(test_high_rank),  cmocka_unit_test(test_contiguous),
         cmocka_unit_test(test_repeat),     cmocka_unit_test(test_cast_rules),
-        cmocka_unit_test(test_cast_pairs),
+        cmocka_unit_test(test_cast_pairs), cmocka_unit_test(test_layouts),
+#if CLB_HAVE_OPENCL
+        cmocka_unit_test(test_work_splits_and_pieces),
+#endif
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -8,9 +8,15 @@
  * failure, sets clb_last_error() and *out = NULL. Every clb_tensor **out
  * receives a new reference that the caller releases.
  *
- * Thread safety: clb_last_error() is per thread. Distinct contexts may be used
- * from distinct threads at once; tensors are immutable metadata over
- * refcounted storage and may be retained/released from any thread. */
+ * Thread safety: clb_last_error() is per thread. A context may be used from
+ * several threads at once (its OpenCL queue is in-order; its program and
+ * kernel caches and its storage pool are mutex-guarded), and so may distinct
+ * contexts. Tensors are immutable metadata over refcounted storage and may be
+ * retained/released from any thread. The caller orders concurrent writes into
+ * one tensor (clb_binary_into with the same out) and must not race
+ * clb_context_release with other calls on that context. The library is not
+ * fork-safe: a child process must create its own contexts (OpenCL drivers do
+ * not survive fork). */
 #ifndef CLBROADCAST_H
 #define CLBROADCAST_H
 

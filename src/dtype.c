@@ -222,12 +222,12 @@ static clb_status check_dtype(clb_dtype t, const char *op_name, const char *role
     return clb__check_dtype(t, what);
 }
 
-static bool is_comparison(clb_binary_op op)
+bool clb__binary_op_is_comparison(clb_binary_op op)
 {
     return op >= CLB_EQ && op <= CLB_GE;
 }
 
-static bool is_logical(clb_binary_op op)
+bool clb__binary_op_is_logical(clb_binary_op op)
 {
     return op >= CLB_LOGICAL_AND && op <= CLB_LOGICAL_XOR;
 }
@@ -254,9 +254,9 @@ clb_status clb__binary_types(clb_binary_op op, clb_dtype a, clb_dtype b, clb_dty
     clb_dtype p = clb_promote_types(a, b);
     *compute = p;
     *result = p;
-    if (is_comparison(op)) {
+    if (clb__binary_op_is_comparison(op)) {
         *result = CLB_BOOL;
-    } else if (is_logical(op)) {
+    } else if (clb__binary_op_is_logical(op)) {
         /* Truthiness: converting to bool is exactly x != 0 (NaN is true). */
         *compute = CLB_BOOL;
         *result = CLB_BOOL;

@@ -13,6 +13,8 @@ bool clb__dtype_is_float(clb_dtype t);    /* float16/32/64 */
 bool clb__dtype_is_integer(clb_dtype t);  /* signed or unsigned, not bool */
 bool clb__dtype_is_unsigned(clb_dtype t); /* uint8..uint64 */
 bool clb__dtype_is_signed(clb_dtype t);   /* int8..int64 */
+bool clb__binary_op_is_comparison(clb_binary_op op); /* EQ..GE: result bool */
+bool clb__binary_op_is_logical(clb_binary_op op);    /* LOGICAL_AND..XOR: truthiness, result bool */
 
 /* Type rules: each returns CLB_OK and fills *compute (the type the inputs are
    converted to before the operation) and *result (the output dtype), or

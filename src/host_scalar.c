@@ -250,19 +250,10 @@ clb__value clb__convert(clb__value v, clb_dtype from, clb_dtype to)
 
 /* ---- binary operations ----------------------------------------------------- */
 
-static bool is_comparison(clb_binary_op op)
-{
-    return op >= CLB_EQ && op <= CLB_GE;
-}
-
-static bool is_logical(clb_binary_op op)
-{
-    return op >= CLB_LOGICAL_AND && op <= CLB_LOGICAL_XOR;
-}
 
 clb_dtype clb__binary_eval_dtype(clb_binary_op op, clb_dtype compute)
 {
-    return is_comparison(op) || is_logical(op) ? CLB_BOOL : compute;
+    return clb__binary_op_is_comparison(op) || clb__binary_op_is_logical(op) ? CLB_BOOL : compute;
 }
 
 clb_dtype clb__unary_eval_dtype(clb_unary_op op, clb_dtype compute)
@@ -486,9 +477,9 @@ static clb__value real_result(clb_dtype compute, float r)
 clb__value clb__binary_eval(clb_binary_op op, clb_dtype compute, clb__value a, clb__value b)
 {
     value_kind k = kind_of(compute);
-    if (is_comparison(op))
+    if (clb__binary_op_is_comparison(op))
         return bool_value(comparison_holds(op, order(compute, a, b)));
-    if (is_logical(op))
+    if (clb__binary_op_is_logical(op))
         return bool_value(logical(op, truthy(a, k), truthy(b, k)));
     switch (k) {
     case KIND_INT: return int_binary(op, compute, a.i, b.i);

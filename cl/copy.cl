@@ -24,10 +24,12 @@
  *   CLB_INDEX64     64-bit index arithmetic (a plan piece too large for 32 bits)
  * The rank is an argument, not a define, and the fast paths are branches
  * inside one program chosen per launch from the inner strides: each program
- * costs PoCL 0.1-1 s to compile, and a cast of any shape should need one.
+ * costs PoCL 0.3-1 s to compile, and a cast of any shape should need one.
  *   dst 1, src 1:  contiguous inner axis (copies, casts, most of a repeat)
  *   dst 1, src 0:  broadcast inner axis (materialising an expand): the value
- *                  is read once per row and only stored in the chunk loop
+ *                  is read once per row and only stored in the chunk loop;
+ *                  bit copies only, as every branch adds to the compile time
+ *                  of the ~90 cast programs, which take the general path
  *   otherwise:     strided gather/scatter (transposes, copies into views) */
 
 #ifndef CLB_SRC_DTYPE
@@ -193,7 +195,7 @@ __kernel void clb_copy(__global clb_dst_t *dst, __global const clb_src_t *src, c
     CLB_RANGE(get_global_id(0), get_global_size(0), chunks, cfirst, cend, cstep);
     const clb_index isd = (clb_index)a.inner_strides[0], iss = (clb_index)a.inner_strides[1];
 
-#if CLB_SRC_DTYPE == CLB_DST_DTYPE
+#if CLB_SRC_DTYPE == CLB_DST_DTYPE /* a bit copy (src/cl_copy.c: canonical_pair) */
     if (isd == 1 && iss == 1) CLB_LOOPS(1, 1)
     else if (isd == 1 && iss == 0) CLB_LOOPS_BROADCAST()
     else CLB_LOOPS(isd, iss)

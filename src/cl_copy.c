@@ -18,7 +18,6 @@
 #define MAX_PIECES 65536 /* beyond this many 32-bit pieces, index in 64 bits instead */
 /* Elements a CPU work item should have at least before the work is split
    further: below that, starting a work-group costs more than the copy saves. */
-#define CPU_ELEMENTS_PER_GROUP 32768
 
 static clb_dtype unsigned_of(size_t size)
 {
@@ -166,7 +165,7 @@ static clb_status launch_piece(clb_context *ctx, const copy_spec *s, const clb__
 
     int64_t chunks = (inner + s->vec - 1) / s->vec;
     size_t local[2], global[2];
-    clb__cl_rows_geometry(cl, k, s->blocked, p->numel / CPU_ELEMENTS_PER_GROUP, chunks, rows, local,
+    clb__cl_rows_geometry(cl, k, s->blocked, p->numel / CLB__CL_CPU_ELEMENTS_PER_GROUP, chunks, rows, local,
                           global);
     err = clEnqueueNDRangeKernel(cl->queue, kernel, 2, NULL, global, local, 0, NULL, NULL);
     if (CLB__FAULT(CLB__FAULT_ENQUEUE)) err = CL_OUT_OF_RESOURCES;

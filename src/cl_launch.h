@@ -26,18 +26,13 @@ static inline clb__cl_context *clb__cl_impl(clb_context *ctx)
     return (clb__cl_context *)ctx->impl;
 }
 
-/* Stride tables of up to this many axes go by value (see cl/copy.cl). */
+/* Stride tables of up to this many axes go by value; longer ones in a __constant buffer,
+   beyond the 1 KiB of kernel arguments every device must accept. */
 #define CLB__CL_BYVAL_DIMS 8
 
-/* Whether every element id and every offset a kernel computes over the plan fits in 32 bits. */
-bool clb__cl_fits_int32(const clb__plan *plan);
 /* Work-group size for a 1-D launch of numel items of `kernel`. */
 clb_status clb__cl_pick_local_size(const clb__cl_context *cl, cl_kernel kernel, int64_t numel,
                                    size_t *out);
-/* Sets the shape + two stride tables of a two-operand plan as kernel arguments from
-   `arg` on; *table receives a buffer (large ranks) that the caller releases. */
-clb_status clb__cl_set_table_args(clb__cl_context *cl, cl_kernel kernel, const clb__plan *plan,
-                                  bool wide, cl_uint arg, cl_mem *table);
 /* Enqueues numel work items (in pieces of at most 2^30). */
 clb_status clb__cl_launch(clb__cl_context *cl, cl_kernel kernel, int64_t numel);
 
@@ -86,6 +81,8 @@ extern int clb__cl_map_blocked;
 void clb__cl_rows_geometry(const clb__cl_context *cl, const clb__cl_kernel *k, bool blocked,
                            int64_t blocks, int64_t chunks, int64_t rows,
                            size_t local[2], size_t global[2]);
+/* Elements per CPU block: enough that a block's loop amortizes its launch. */
+#define CLB__CL_CPU_ELEMENTS_PER_GROUP 32768
 
 /* The backend's operations, one driver file each. */
 clb_status clb__cl_copy(clb_context *ctx, const clb__plan *plan, void *const *handles,

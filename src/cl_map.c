@@ -15,7 +15,6 @@
 #define BYVAL_DIMS 8        /* tables up to this rank go by value (cl/elementwise.cl) */
 #define MAP_OPS 4           /* out + up to three inputs: the kernel's fixed argument list */
 #define MAX_PIECES 65536    /* beyond this many 32-bit pieces, index in 64 bits instead */
-#define MAX_GROUPS 32768    /* some GPUs cap the work-groups along NDRange dimensions 1 and 2 */
 
 /* -1: work items take blocks on CPU devices and a grid stride elsewhere; tests
    set 0 or 1 to run the other device class's path on the devices they have. */
@@ -84,48 +83,6 @@ static clb_status build_kernel(clb_context *ctx, const map_spec *s, uint64_t key
     st = clb__program_cache_get(cl->programs, CLB__KERNEL_MAP, options, &program);
     if (st != CLB_OK) return st;
     return clb__cl_kernel_add(cl, CLB__KERNEL_MAP, key, program, out);
-}
-
-/* Launch size. Work items loop over their share (cl/elementwise.cl), so this
- * is about the device: a CPU runs each work-group as a loop on one core, and
- * PoCL compiles that loop anew for every distinct local size and pays a few
- * microseconds per group, so CPUs get groups of one work item (each streaming
- * through a contiguous block), a few per core, and a single one for small work
- * (a tiny launch then costs little more than an empty one). GPUs get several
- * SIMD widths per group, rows sharing a group when a row is shorter than it,
- * and enough groups to cover the work once, within what every device accepts
- * per dimension. */
-#define CPU_ELEMENTS_PER_GROUP 32768
-static void pick_geometry(const clb__cl_context *cl, const map_spec *s, const clb__cl_kernel *k,
-                          int64_t chunks, int64_t rows, size_t local[2], size_t global[2])
-{
-    size_t mult = k->wg_multiple, max = k->wg_max;
-    if (s->blocked) {
-        /* One work item per group: its block is a contiguous stream, and rows
-           go to different items first so each item walks whole rows. */
-        int64_t groups = rows * chunks * s->vec / CPU_ELEMENTS_PER_GROUP;
-        int64_t cap = 4 * (int64_t)clb__cl_compute_units(cl);
-        if (groups > cap) groups = cap;
-        if (groups < 1) groups = 1;
-        int64_t gy = rows < groups ? rows : groups;
-        int64_t gx = groups / gy < chunks ? groups / gy : chunks;
-        local[0] = local[1] = 1;
-        global[0] = (size_t)(gx > 0 ? gx : 1), global[1] = (size_t)gy;
-        return;
-    }
-    size_t want = mult * 8;
-    if (want > max) want = max >= mult ? max / mult * mult : max;
-    if (want == 0) want = 1;
-    size_t lx = 1;
-    while (lx < want && (int64_t)lx < chunks) lx *= 2;
-    if (lx > want) lx = want;
-    size_t ly = 1;
-    while (ly * 2 * lx <= want && (int64_t)ly < rows) ly *= 2;
-    int64_t gx = (chunks + (int64_t)lx - 1) / (int64_t)lx, gy = (rows + (int64_t)ly - 1) / (int64_t)ly;
-    if (gx > MAX_GROUPS) gx = MAX_GROUPS;
-    if (gy > MAX_GROUPS) gy = MAX_GROUPS;
-    local[0] = lx, local[1] = ly;
-    global[0] = (size_t)gx * lx, global[1] = (size_t)gy * ly;
 }
 
 /* Mirror of clb_map_args in cl/elementwise.cl (all 64-bit: same layout). */
@@ -201,7 +158,9 @@ static clb_status launch_piece(clb_context *ctx, const map_spec *s, const clb__c
 
     int64_t chunks = (inner + s->vec - 1) / s->vec;
     size_t local[2], global[2];
-    pick_geometry(cl, s, k, chunks, rows, local, global);
+    /* Work items loop over their share (cl/elementwise.cl): see clb__cl_rows_geometry. */
+    clb__cl_rows_geometry(cl, k, s->blocked, rows * chunks * s->vec / CLB__CL_CPU_ELEMENTS_PER_GROUP,
+                          chunks, rows, local, global);
     err = clEnqueueNDRangeKernel(cl->queue, kernel, 2, NULL, global, local, 0, NULL, NULL);
     if (CLB__FAULT(CLB__FAULT_ENQUEUE)) err = CL_OUT_OF_RESOURCES;
     CLB_CL_CHECK(err, "clEnqueueNDRangeKernel");

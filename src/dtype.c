@@ -367,3 +367,11 @@ clb_status clb__matmul_types(clb_dtype a, clb_dtype b, clb_dtype *result)
     *result = clb_promote_types(a, b);
     return CLB_OK;
 }
+
+int clb__dtype_kind(clb_dtype t)
+{
+    if (t == CLB_BOOL) return 0;
+    if (clb__dtype_is_unsigned(t)) return 1;
+    if (clb__dtype_is_signed(t)) return 2;
+    return 3;
+}

@@ -13,6 +13,9 @@ bool clb__dtype_is_float(clb_dtype t);    /* float16/32/64 */
 bool clb__dtype_is_integer(clb_dtype t);  /* signed or unsigned, not bool */
 bool clb__dtype_is_unsigned(clb_dtype t); /* uint8..uint64 */
 bool clb__dtype_is_signed(clb_dtype t);   /* int8..int64 */
+/* NumPy's "same_kind" order for output casting: bool 0 < unsigned 1 < signed 2 < float 3;
+   a result may be stored into an out of the same or a higher kind. */
+int clb__dtype_kind(clb_dtype t);
 bool clb__binary_op_is_comparison(clb_binary_op op); /* EQ..GE: result bool */
 bool clb__binary_op_is_logical(clb_binary_op op);    /* LOGICAL_AND..XOR: truthiness, result bool */
 

@@ -95,6 +95,12 @@ clb_status clb__tensor_view(const clb_tensor *t, int ndim, const int64_t *shape,
 /* The smallest and largest element offsets the view touches (numel > 0). */
 void clb__tensor_extent(const clb_tensor *t, int64_t *lo, int64_t *hi);
 
+/* `out` of an *_into call must be writable without racing the inputs: no stride-0
+   axes, and either exactly one of the inputs (in place) or disjoint from every input's
+   memory. CLB_ERR_ALIASING naming fn and the input otherwise. */
+clb_status clb__check_out_writable(const char *fn, const clb_tensor *out, int n,
+                                   const char *const *names, const clb_tensor *const *in);
+
 /* ---- copies (op_copy.c) -------------------------------------------------- */
 /* dst (any layout without stride-0 axes, same shape) = cast(src viewed with src_strides). */
 clb_status clb__copy_into(clb_tensor *dst, const clb_tensor *src);

@@ -107,49 +107,6 @@ cleanup:
     return st;
 }
 
-/* NumPy's "same_kind" output casting: bool < unsigned < signed < float, and a
-   result may be stored into an out of the same or a higher kind. */
-static int dtype_kind(clb_dtype t)
-{
-    if (t == CLB_BOOL) return 0;
-    if (clb__dtype_is_unsigned(t)) return 1;
-    if (clb__dtype_is_signed(t)) return 2;
-    return 3;
-}
-
-/* out must be writable without racing the inputs: no stride-0 axes, and either
-   exactly one of the inputs (in place) or disjoint from every input's memory. */
-static clb_status check_out_aliasing(const clb_tensor *out, int nin, const clb_tensor *const *in)
-{
-    if (out->numel == 0) return CLB_OK;
-    for (int d = 0; d < out->ndim; d++)
-        if (out->strides[d] == 0 && out->shape[d] > 1)
-            return clb__fail(CLB_ERR_ALIASING,
-                             "clb_binary_into: out has stride 0 on dimension %d (a broadcast "
-                             "view): several results would be written to one element; write to "
-                             "a contiguous tensor instead",
-                             d);
-    int64_t olo, ohi;
-    clb__tensor_extent(out, &olo, &ohi);
-    for (int k = 0; k < nin; k++) {
-        const clb_tensor *t = in[k];
-        if (t->storage != out->storage || t->numel == 0) continue;
-        bool same = t->offset == out->offset && t->ndim == out->ndim;
-        for (int d = 0; same && d < t->ndim; d++)
-            same = t->shape[d] == out->shape[d] && (t->shape[d] == 1 || t->strides[d] == out->strides[d]);
-        if (same) continue; /* in place: each element is read, then written, by one work item */
-        int64_t lo, hi;
-        clb__tensor_extent(t, &lo, &hi);
-        if (lo <= ohi && olo <= hi)
-            return clb__fail(CLB_ERR_ALIASING,
-                             "clb_binary_into: out overlaps input %c without being exactly that "
-                             "tensor; results would depend on the order of evaluation. Write to "
-                             "a separate tensor, or pass the input itself as out",
-                             'a' + k);
-    }
-    return CLB_OK;
-}
-
 clb_status clb_binary_into(clb_binary_op op, const clb_tensor *a, const clb_tensor *b, clb_tensor *out)
 {
     clb_status st = CLB_OK;
@@ -161,7 +118,7 @@ clb_status clb_binary_into(clb_binary_op op, const clb_tensor *a, const clb_tens
     CLB_TRY(clb__check_same_context("clb_binary_into", a, out));
     clb__map_op m = {.kind = CLB__MAP_BINARY, .op = (int)op, .in = {a->dtype, b->dtype}};
     CLB_TRY(clb__binary_types(op, a->dtype, b->dtype, &m.compute, &m.out));
-    if (dtype_kind(out->dtype) < dtype_kind(m.out))
+    if (clb__dtype_kind(out->dtype) < clb__dtype_kind(m.out))
         CLB_FAIL(CLB_ERR_DTYPE,
                  "clb_binary_into: cannot store the %s result of %s into out of dtype %s (NumPy's "
                  "same_kind rule); cast first or use clb_binary",
@@ -182,7 +139,8 @@ clb_status clb_binary_into(clb_binary_op op, const clb_tensor *a, const clb_tens
                  "must hold the whole result",
                  clb__shape_str(out->ndim, out->shape, have, sizeof have),
                  clb__shape_str(ndim, shape, want, sizeof want));
-    CLB_TRY(check_out_aliasing(out, 2, in));
+    static const char *const names[2] = {"a", "b"};
+    CLB_TRY(clb__check_out_writable("clb_binary_into", out, 2, names, in));
     CLB_TRY(run_map(&m, out, 2, in));
 cleanup:
     return st;

@@ -197,49 +197,6 @@ cleanup:
     return st;
 }
 
-/* NumPy's "same_kind" output casting: bool < unsigned < signed < float. */
-static int dtype_kind(clb_dtype t)
-{
-    if (t == CLB_BOOL) return 0;
-    if (clb__dtype_is_unsigned(t)) return 1;
-    if (clb__dtype_is_signed(t)) return 2;
-    return 3;
-}
-
-/* out must be writable without racing the inputs: no stride-0 axes, and either
-   exactly one of the inputs (in place) or disjoint from every input's memory. */
-static clb_status check_out(const char *fn, const clb_tensor *out, int n, const char *const *names,
-                            const clb_tensor *const *in)
-{
-    if (out->numel == 0) return CLB_OK;
-    for (int d = 0; d < out->ndim; d++)
-        if (out->strides[d] == 0 && out->shape[d] > 1)
-            return clb__fail(CLB_ERR_ALIASING,
-                             "%s: out has stride 0 on dimension %d (a broadcast view): several "
-                             "results would be written to one element; write to a contiguous "
-                             "tensor instead",
-                             fn, d);
-    int64_t olo, ohi;
-    clb__tensor_extent(out, &olo, &ohi);
-    for (int k = 0; k < n; k++) {
-        const clb_tensor *t = in[k];
-        if (t->storage != out->storage || t->numel == 0) continue;
-        bool same = t->offset == out->offset && t->ndim == out->ndim;
-        for (int d = 0; same && d < t->ndim; d++)
-            same = t->shape[d] == out->shape[d] && (t->shape[d] == 1 || t->strides[d] == out->strides[d]);
-        if (same) continue; /* in place: each element is read, then written, by one work item */
-        int64_t lo, hi;
-        clb__tensor_extent(t, &lo, &hi);
-        if (lo <= ohi && olo <= hi)
-            return clb__fail(CLB_ERR_ALIASING,
-                             "%s: out overlaps input %s without being exactly that tensor; "
-                             "results would depend on the order of evaluation. Write to a "
-                             "separate tensor, or pass the input itself as out",
-                             fn, names[k]);
-    }
-    return CLB_OK;
-}
-
 clb_status clb_eval_into(clb_context *ctx, const char *expr, int n, const char *const *names,
                          const clb_tensor *const *inputs, clb_tensor *out)
 {
@@ -257,7 +214,7 @@ clb_status clb_eval_into(clb_context *ctx, const char *expr, int n, const char *
         CLB_FAIL(CLB_ERR_INVALID_ARGUMENT, "%s: out lives on context \"%s\", not on ctx (\"%s\")",
                  fn, out->storage->ctx->info.name, ctx->info.name);
     clb_dtype result = clb__expr_root(e)->dtype;
-    if (dtype_kind(out->dtype) < dtype_kind(result))
+    if (clb__dtype_kind(out->dtype) < clb__dtype_kind(result))
         CLB_FAIL(CLB_ERR_DTYPE,
                  "%s: cannot store the %s result of the expression into out of dtype %s "
                  "(NumPy's same_kind rule); cast in the expression (e.g. %s(...)) or use clb_eval",
@@ -279,7 +236,7 @@ clb_status clb_eval_into(clb_context *ctx, const char *expr, int n, const char *
                  "whole result",
                  fn, clb__shape_str(out->ndim, out->shape, have, sizeof have),
                  clb__shape_str(ndim, shape, want, sizeof want));
-    CLB_TRY(check_out(fn, out, n, names, inputs));
+    CLB_TRY(clb__check_out_writable(fn, out, n, names, inputs));
     CLB_TRY(run(e, out, n, inputs));
 cleanup:
     clb__expr_free(e);

@@ -270,3 +270,37 @@ clb_status clb__check_same_context(const char *fn, const clb_tensor *a, const cl
                      "with clb_tensor_to_host + clb_tensor_from_host",
                      fn, a->storage->ctx->info.name, b->storage->ctx->info.name);
 }
+
+/* out must be writable without racing the inputs: no stride-0 axes, and either
+   exactly one of the inputs (in place) or disjoint from every input's memory. */
+clb_status clb__check_out_writable(const char *fn, const clb_tensor *out, int n, const char *const *names,
+                            const clb_tensor *const *in)
+{
+    if (out->numel == 0) return CLB_OK;
+    for (int d = 0; d < out->ndim; d++)
+        if (out->strides[d] == 0 && out->shape[d] > 1)
+            return clb__fail(CLB_ERR_ALIASING,
+                             "%s: out has stride 0 on dimension %d (a broadcast view): several "
+                             "results would be written to one element; write to a contiguous "
+                             "tensor instead",
+                             fn, d);
+    int64_t olo, ohi;
+    clb__tensor_extent(out, &olo, &ohi);
+    for (int k = 0; k < n; k++) {
+        const clb_tensor *t = in[k];
+        if (t->storage != out->storage || t->numel == 0) continue;
+        bool same = t->offset == out->offset && t->ndim == out->ndim;
+        for (int d = 0; same && d < t->ndim; d++)
+            same = t->shape[d] == out->shape[d] && (t->shape[d] == 1 || t->strides[d] == out->strides[d]);
+        if (same) continue; /* in place: each element is read, then written, by one work item */
+        int64_t lo, hi;
+        clb__tensor_extent(t, &lo, &hi);
+        if (lo <= ohi && olo <= hi)
+            return clb__fail(CLB_ERR_ALIASING,
+                             "%s: out overlaps input %s without being exactly that tensor; "
+                             "results would depend on the order of evaluation. Write to a "
+                             "separate tensor, or pass the input itself as out",
+                             fn, names[k]);
+    }
+    return CLB_OK;
+}

@@ -111,7 +111,6 @@ static clb_status launch_piece(clb_context *ctx, const copy_spec *s, const clb__
     cl_kernel kernel = k->kernel;
     cl_int err = CL_SUCCESS;
     cl_mem table = NULL;
-    void *host_table = NULL;
     /* A 0-d plan runs as one axis of size 1. */
     int nd = p->ndim > 0 ? p->ndim : 1;
 #define AXIS_SHAPE(a) (p->ndim > 0 ? p->shape[a] : 1)
@@ -139,25 +138,7 @@ static clb_status launch_piece(clb_context *ctx, const copy_spec *s, const clb__
             for (int o = 0; o < 2; o++) args.strides[o][a] = AXIS_STRIDE(o, a);
         }
     } else {
-        /* [shape | dst strides | src strides] in the kernel's index type: more
-           axes than the 1 KiB of kernel arguments the standard guarantees. */
-        size_t n = 3 * (size_t)nd;
-        size_t isz = s->wide ? sizeof(cl_long) : sizeof(cl_int);
-        host_table = malloc(n * isz);
-        if (!host_table) CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a copy launch");
-        for (int t = 0; t < 3; t++) {
-            for (int a = 0; a < nd; a++) {
-                int64_t v = t == 0 ? AXIS_SHAPE(a) : AXIS_STRIDE(t - 1, a);
-                size_t at = (size_t)t * (size_t)nd + (size_t)a;
-                if (s->wide) ((cl_long *)host_table)[at] = v;
-                else ((cl_int *)host_table)[at] = (cl_int)v;
-            }
-        }
-        table = clCreateBuffer(cl->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * isz,
-                               host_table, &err);
-        if (CLB__FAULT(CLB__FAULT_BUFFER)) err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
-        CLB_CL_CHECK(err, "clCreateBuffer");
-        CLB_CL_CHECK(clSetKernelArg(kernel, 3, sizeof(cl_mem), &table), "clSetKernelArg");
+        CLB_TRY(clb__cl_table_arg(cl, kernel, 3, p, 2, s->wide, &table));
     }
 #undef AXIS_SHAPE
 #undef AXIS_STRIDE
@@ -173,7 +154,6 @@ static clb_status launch_piece(clb_context *ctx, const copy_spec *s, const clb__
 cleanup:
     /* The enqueued command holds its own reference to the table. */
     if (table) clReleaseMemObject(table);
-    free(host_table);
     return st;
 }
 

@@ -222,3 +222,31 @@ void clb__cl_rows_geometry(const clb__cl_context *cl, const clb__cl_kernel *k, b
     local[0] = lx, local[1] = ly;
     global[0] = (size_t)gx * lx, global[1] = (size_t)gy * ly;
 }
+
+clb_status clb__cl_table_arg(clb__cl_context *cl, cl_kernel kernel, cl_uint arg,
+                             const clb__plan *p, int slots, bool wide, cl_mem *table)
+{
+    clb_status st = CLB_OK;
+    cl_int err = CL_SUCCESS;
+    size_t n = (size_t)(1 + slots) * (size_t)p->ndim;
+    size_t isz = wide ? sizeof(cl_long) : sizeof(cl_int);
+    void *host_table = malloc(n * isz);
+    if (!host_table) return clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a launch table");
+    for (int t = 0; t <= slots; t++) {
+        for (int a = 0; a < p->ndim; a++) {
+            int o = t - 1;
+            int64_t v = t == 0 ? p->shape[a] : o < p->nops ? p->strides[o][a] : 0;
+            size_t at = (size_t)t * (size_t)p->ndim + (size_t)a;
+            if (wide) ((cl_long *)host_table)[at] = v;
+            else ((cl_int *)host_table)[at] = (cl_int)v;
+        }
+    }
+    *table = clCreateBuffer(cl->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * isz,
+                            host_table, &err);
+    if (CLB__FAULT(CLB__FAULT_BUFFER)) err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
+    CLB_CL_CHECK(err, "clCreateBuffer");
+    CLB_CL_CHECK(clSetKernelArg(kernel, arg, sizeof(cl_mem), table), "clSetKernelArg");
+cleanup:
+    free(host_table);
+    return st;
+}

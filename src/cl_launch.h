@@ -30,6 +30,13 @@ static inline clb__cl_context *clb__cl_impl(clb_context *ctx)
    beyond the 1 KiB of kernel arguments every device must accept. */
 #define CLB__CL_BYVAL_DIMS 8
 
+/* Sets argument `arg` to a __constant table [shape | strides of operand 0 | ... |
+   operand slots-1] of a plan with more than CLB__CL_BYVAL_DIMS axes, in the kernel's
+   index type (64-bit when wide); slots the plan has no operand for get stride 0.
+   *table receives the buffer, for the caller to release after enqueueing. */
+clb_status clb__cl_table_arg(clb__cl_context *cl, cl_kernel kernel, cl_uint arg,
+                             const clb__plan *p, int slots, bool wide, cl_mem *table);
+
 /* Work-group size for a 1-D launch of numel items of `kernel`. */
 clb_status clb__cl_pick_local_size(const clb__cl_context *cl, cl_kernel kernel, int64_t numel,
                                    size_t *out);

@@ -104,7 +104,6 @@ static clb_status launch_piece(clb_context *ctx, const map_spec *s, const clb__c
     cl_kernel kernel = k->kernel;
     cl_int err = CL_SUCCESS;
     cl_mem table = NULL;
-    void *host_table = NULL;
     /* A 0-d plan runs as one axis of size 1. */
     int nd = p->ndim > 0 ? p->ndim : 1;
 #define AXIS_SHAPE(a) (p->ndim > 0 ? p->shape[a] : 1)
@@ -133,24 +132,7 @@ static clb_status launch_piece(clb_context *ctx, const map_spec *s, const clb__c
             for (int o = 0; o < MAP_OPS; o++) args.strides[o][a] = AXIS_STRIDE(o, a);
         }
     } else {
-        /* [shape | strides of out | in0 | in1 | in2] in the kernel's index type. */
-        size_t n = (size_t)(1 + MAP_OPS) * (size_t)nd;
-        size_t isz = s->wide ? sizeof(cl_long) : sizeof(cl_int);
-        host_table = malloc(n * isz);
-        if (!host_table) CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a launch table");
-        for (int t = 0; t <= MAP_OPS; t++) {
-            for (int a = 0; a < nd; a++) {
-                int64_t v = t == 0 ? AXIS_SHAPE(a) : AXIS_STRIDE(t - 1, a);
-                size_t at = (size_t)t * (size_t)nd + (size_t)a;
-                if (s->wide) ((cl_long *)host_table)[at] = v;
-                else ((cl_int *)host_table)[at] = (cl_int)v;
-            }
-        }
-        table = clCreateBuffer(cl->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * isz,
-                               host_table, &err);
-        if (CLB__FAULT(CLB__FAULT_BUFFER)) err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
-        CLB_CL_CHECK(err, "clCreateBuffer");
-        CLB_CL_CHECK(clSetKernelArg(kernel, 5, sizeof(cl_mem), &table), "clSetKernelArg");
+        CLB_TRY(clb__cl_table_arg(cl, kernel, 5, p, MAP_OPS, s->wide, &table));
     }
 #undef AXIS_SHAPE
 #undef AXIS_STRIDE
@@ -167,7 +149,6 @@ static clb_status launch_piece(clb_context *ctx, const map_spec *s, const clb__c
 cleanup:
     /* The enqueued command holds its own reference to the table. */
     if (table) clReleaseMemObject(table);
-    free(host_table);
     return st;
 }
 

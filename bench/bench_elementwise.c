@@ -72,7 +72,7 @@ typedef struct ref {
     cl_context context;
     cl_command_queue queue;
     cl_program program;
-    cl_kernel copy, empty;
+    cl_kernel copy, copy_stream, empty;
 } ref;
 
 static int ref_open(int index, ref *r)
@@ -98,65 +98,73 @@ static int ref_open(int index, ref *r)
         r->program = clCreateProgramWithSource(r->context, 1, &src, &len, &err);
         if (clBuildProgram(r->program, 1, &dev, "", NULL, NULL) != CL_SUCCESS) return -1;
         r->copy = clCreateKernel(r->program, "ref_copy", &err);
+        r->copy_stream = clCreateKernel(r->program, "ref_copy_stream", &err);
+        if (err != CL_SUCCESS) return -1;
         r->empty = clCreateKernel(r->program, "ref_empty", &err);
         return err == CL_SUCCESS ? 0 : -1;
     }
     return -1;
 }
 
-/* GB/s of the float4 copy of `bytes` bytes (median of a calibrated loop). */
-static double ref_copy_gbps(ref *r, size_t bytes)
+/* One reference copy kernel over two buffers of `bytes` bytes, as a harness case. */
+typedef struct ref_copy {
+    ref *r;
+    cl_kernel kernel;
+    cl_mem src, dst;
+    size_t global;
+} ref_copy;
+
+static int ref_copy_setup(ref *r, cl_kernel kernel, size_t bytes, ref_copy *c)
 {
     cl_int err;
-    cl_mem src = clCreateBuffer(r->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
-    cl_mem dst = clCreateBuffer(r->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
-    float pattern_value = 1.5f;
-    clEnqueueFillBuffer(r->queue, src, &pattern_value, sizeof pattern_value, 0, bytes, 0, NULL, NULL);
-    clEnqueueFillBuffer(r->queue, dst, &pattern_value, sizeof pattern_value, 0, bytes, 0, NULL, NULL);
-    clSetKernelArg(r->copy, 0, sizeof src, &src);
-    clSetKernelArg(r->copy, 1, sizeof dst, &dst);
-    size_t global = bytes / 16;
-    double times[64];
-    int n = 0;
-    clEnqueueNDRangeKernel(r->queue, r->copy, 1, NULL, &global, NULL, 0, NULL, NULL);
-    clFinish(r->queue);
-    double start = clbb_now();
-    while (n < 64 && (n < 5 || clbb_now() - start < 2.0)) {
-        double t0 = clbb_now();
-        clEnqueueNDRangeKernel(r->queue, r->copy, 1, NULL, &global, NULL, 0, NULL, NULL);
-        clFinish(r->queue);
-        times[n++] = clbb_now() - t0;
-    }
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && times[j] < times[j - 1]; j--) {
-            double t = times[j];
-            times[j] = times[j - 1];
-            times[j - 1] = t;
-        }
-    clReleaseMemObject(src);
-    clReleaseMemObject(dst);
-    return 2.0 * (double)bytes / times[n / 2] / 1e9;
+    c->r = r;
+    c->kernel = kernel;
+    c->global = bytes / 16;
+    c->src = clCreateBuffer(r->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
+    if (err != CL_SUCCESS) return -1;
+    c->dst = clCreateBuffer(r->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
+    if (err != CL_SUCCESS) return -1;
+    float pattern_value = 1.5f; /* also the first touch of every page */
+    clEnqueueFillBuffer(r->queue, c->src, &pattern_value, sizeof pattern_value, 0, bytes, 0, NULL,
+                        NULL);
+    clEnqueueFillBuffer(r->queue, c->dst, &pattern_value, sizeof pattern_value, 0, bytes, 0, NULL,
+                        NULL);
+    return clFinish(r->queue) == CL_SUCCESS ? 0 : -1;
+}
+
+static clb_status ref_copy_run(void *u)
+{
+    ref_copy *c = u;
+    clSetKernelArg(c->kernel, 0, sizeof c->src, &c->src);
+    clSetKernelArg(c->kernel, 1, sizeof c->dst, &c->dst);
+    if (clEnqueueNDRangeKernel(c->r->queue, c->kernel, 1, NULL, &c->global, NULL, 0, NULL, NULL) !=
+            CL_SUCCESS ||
+        clFinish(c->r->queue) != CL_SUCCESS)
+        return CLB_ERR_OPENCL;
+    return CLB_OK;
+}
+
+static void ref_copy_close(ref_copy *c)
+{
+    if (c->src) clReleaseMemObject(c->src);
+    if (c->dst) clReleaseMemObject(c->dst);
 }
 
 /* Seconds per call of `calls` empty-kernel enqueues followed by one clFinish. */
 static double ref_empty_per_call(ref *r, int calls)
 {
     size_t global = 1;
-    double best = 1e9;
-    for (int rep = 0; rep < 7; rep++) {
-        double t0 = clbb_now();
-        for (int i = 0; i < calls; i++)
-            clEnqueueNDRangeKernel(r->queue, r->empty, 1, NULL, &global, NULL, 0, NULL, NULL);
-        clFinish(r->queue);
-        double t = (clbb_now() - t0) / calls;
-        if (t < best) best = t;
-    }
-    return best;
+    double t0 = clbb_now();
+    for (int i = 0; i < calls; i++)
+        clEnqueueNDRangeKernel(r->queue, r->empty, 1, NULL, &global, NULL, 0, NULL, NULL);
+    clFinish(r->queue);
+    return (clbb_now() - t0) / calls;
 }
 
 static void ref_close(ref *r)
 {
     if (r->copy) clReleaseKernel(r->copy);
+    if (r->copy_stream) clReleaseKernel(r->copy_stream);
     if (r->empty) clReleaseKernel(r->empty);
     if (r->program) clReleaseProgram(r->program);
     if (r->queue) clReleaseCommandQueue(r->queue);
@@ -199,13 +207,23 @@ int main(int argc, char **argv)
                 device);
         return 2;
     }
+    /* Each pattern is timed interleaved with the two reference copies, so its
+       ratios compare runs made under the same machine load. */
     size_t copy_bytes = (size_t)(((int64_t)1 << 26) / s) * 4;
-    double copy = ref_copy_gbps(&r, copy_bytes);
+    ref_copy plain = {0}, streaming = {0};
+    if (ref_copy_setup(&r, r.copy, copy_bytes, &plain) != 0 ||
+        ref_copy_setup(&r, r.copy_stream, copy_bytes, &streaming) != 0) {
+        fprintf(stderr, "bench_elementwise: cannot set up the reference copies\n");
+        return 2;
+    }
+    const int rounds = quick ? 7 : 15;
     printf("device %d: %s\n", device, clb_context_device_name(ctx));
-    printf("copy bandwidth (float4 copy kernel, %zu MB each way): %.2f GB/s\n\n", copy_bytes >> 20,
-           copy);
-    printf("%-36s %10s %8s %10s %8s %9s %9s\n", "pattern (float32)", "into GB/s", "% copy",
-           "new GB/s", "% copy", "into ms", "new ms");
+    printf("references, timed interleaved with each pattern (median of %d rounds):\n", rounds);
+    printf("  copy:   a float4 copy kernel, %zu MB each way\n", copy_bytes >> 20);
+    printf("  stream: the same with streaming (non-temporal) stores, where the compiler has them\n");
+    printf("%% copy / %% strm: the pattern's GB/s as a share of the copy's / stream's GB/s\n\n");
+    printf("%-34s %7s %7s %9s %7s %7s %9s %7s %7s %8s %8s\n", "pattern (float32)", "copy", "stream",
+           "into GB/s", "% copy", "% strm", "new GB/s", "% copy", "% strm", "into ms", "new ms");
     int rc = 0;
     for (size_t c = 0; c < sizeof patterns / sizeof patterns[0]; c++) {
         const pattern *p = &patterns[c];
@@ -217,21 +235,35 @@ int main(int argc, char **argv)
         } else {
             double bytes = 4.0 * (double)(numel(p->ndim_a, p->a) + numel(p->ndim_b, p->b) +
                                           numel(p->ndim_out, p->out));
-            clbb_result into = clbb_measure(ctx, run_into, NULL, bytes, quick ? 0.5 : 2.0, 100);
-            clbb_result fresh = clbb_measure(ctx, run_new, NULL, bytes, quick ? 0.5 : 2.0, 100);
-            if (into.status != CLB_OK || fresh.status != CLB_OK) {
+            const clbb_timed cases[4] = {
+                {ref_copy_run, &plain, 2.0 * (double)copy_bytes},
+                {ref_copy_run, &streaming, 2.0 * (double)copy_bytes},
+                {run_into, NULL, bytes},
+                {run_new, NULL, bytes},
+            };
+            clbb_result res[4];
+            clbb_measure_interleaved(ctx, 4, cases, rounds, res);
+            if (res[0].status != CLB_OK || res[1].status != CLB_OK) {
+                fprintf(stderr, "%s: a reference copy failed\n", p->name);
+                rc = 1;
+            } else if (res[2].status != CLB_OK || res[3].status != CLB_OK) {
                 fprintf(stderr, "%s: %s\n", p->name, clb_last_error());
                 rc = 1;
+            } else {
+                double copy = res[0].gbps, stream = res[1].gbps;
+                printf("%-34s %7.2f %7.2f %9.2f %6.1f%% %6.1f%% %9.2f %6.1f%% %6.1f%% %8.3f %8.3f\n",
+                       p->name, copy, stream, res[2].gbps, 100 * res[2].gbps / copy,
+                       100 * res[2].gbps / stream, res[3].gbps, 100 * res[3].gbps / copy,
+                       100 * res[3].gbps / stream, 1e3 * res[2].median_s, 1e3 * res[3].median_s);
             }
-            printf("%-36s %10.2f %7.1f%% %10.2f %7.1f%% %9.3f %9.3f\n", p->name, into.gbps,
-                   100 * into.gbps / copy, fresh.gbps, 100 * fresh.gbps / copy,
-                   1e3 * into.median_s, 1e3 * fresh.median_s);
         }
         clb_tensor_release(ta);
         clb_tensor_release(tb);
         clb_tensor_release(tout);
         ta = tb = tout = NULL;
     }
+    ref_copy_close(&plain);
+    ref_copy_close(&streaming);
 
     /* Tiny launches: (32,30) + (30,) into a preallocated out. */
     const int calls = 1000;
@@ -239,15 +271,17 @@ int main(int argc, char **argv)
     ta = random_tensor(2, bs, 3);
     tb = random_tensor(1, bias, 4);
     clb_tensor_empty(ctx, CLB_FLOAT32, 2, bs, &tout);
-    double best = 1e9;
-    for (int rep = 0; rep < 7; rep++) {
+    /* Alternated with the empty-kernel loop, best of 9 each. */
+    double best = 1e9, empty = 1e9;
+    for (int rep = 0; rep < 9; rep++) {
         double t0 = clbb_now();
         for (int i = 0; i < calls; i++) run_into(NULL);
         clb_finish(ctx);
         double t = (clbb_now() - t0) / calls;
         if (t < best) best = t;
+        t = ref_empty_per_call(&r, calls);
+        if (t < empty) empty = t;
     }
-    double empty = ref_empty_per_call(&r, calls);
     printf("\ntiny bias add (32,30)+(30,): %.2f us per call; empty kernel enqueue %.2f us; "
            "ratio %.2fx\n",
            1e6 * best, 1e6 * empty, best / empty);

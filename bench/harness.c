@@ -84,3 +84,35 @@ clbb_result clbb_measure_runs(clb_context *ctx, clbb_run_fn run, void *user, dou
     free(times);
     return r;
 }
+
+void clbb_measure_interleaved(clb_context *ctx, int ncases, const clbb_timed *cases, int rounds,
+                              clbb_result *results)
+{
+    if (rounds < 1) rounds = 1;
+    double *times = malloc((size_t)ncases * (size_t)rounds * sizeof *times);
+    for (int c = 0; c < ncases; c++) {
+        results[c] = (clbb_result){0};
+        results[c].status = times ? cases[c].run(cases[c].user) : CLB_ERR_OUT_OF_MEMORY;
+        if (results[c].status == CLB_OK) results[c].status = clb_finish(ctx);
+    }
+    if (!times) return;
+    for (int r = 0; r < rounds; r++) {
+        for (int c = 0; c < ncases; c++) {
+            if (results[c].status != CLB_OK) continue;
+            double t0 = clbb_now();
+            results[c].status = cases[c].run(cases[c].user);
+            if (results[c].status == CLB_OK) results[c].status = clb_finish(ctx);
+            times[c * rounds + r] = clbb_now() - t0;
+        }
+    }
+    for (int c = 0; c < ncases; c++) {
+        if (results[c].status != CLB_OK) continue;
+        double *t = times + c * rounds;
+        qsort(t, (size_t)rounds, sizeof *t, compare_double);
+        results[c].iterations = rounds;
+        results[c].min_s = t[0];
+        results[c].median_s = rounds % 2 ? t[rounds / 2] : 0.5 * (t[rounds / 2 - 1] + t[rounds / 2]);
+        results[c].gbps = cases[c].bytes / results[c].median_s / 1e9;
+    }
+    free(times);
+}

@@ -28,6 +28,20 @@ clbb_result clbb_measure(clb_context *ctx, clbb_run_fn run, void *user, double b
 clbb_result clbb_measure_runs(clb_context *ctx, clbb_run_fn run, void *user, double bytes,
                               int warmup, int runs);
 
+/* One case of an interleaved measurement. */
+typedef struct clbb_timed {
+    clbb_run_fn run;
+    void *user;
+    double bytes;
+} clbb_timed;
+
+/* Runs each case once to warm up, then `rounds` rounds that time every case
+   once, in turn (each run ending with clb_finish(ctx)); results[i] gets case i's
+   median and min. Cases timed side by side see the same machine load, so ratios
+   between them hold on a busy machine where separate loops drift apart. */
+void clbb_measure_interleaved(clb_context *ctx, int ncases, const clbb_timed *cases, int rounds,
+                              clbb_result *results);
+
 double clbb_now(void); /* monotonic seconds */
 
 #endif /* CLB_BENCH_HARNESS_H */

@@ -8,6 +8,23 @@ __kernel void ref_copy(__global const float4 *src, __global float4 *dst)
     dst[i] = src[i];
 }
 
+/* The same copy with streaming (non-temporal) stores where the compiler has
+   them (clang, so PoCL): on a CPU a plain store first reads the line it
+   writes, so this is the device's true streaming limit. */
+__kernel void ref_copy_stream(__global const float4 *src, __global float4 *dst)
+{
+    size_t i = get_global_id(0);
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_nontemporal_store)
+#define REF_STREAM 1
+    __builtin_nontemporal_store(src[i], dst + i);
+#endif
+#endif
+#ifndef REF_STREAM
+    dst[i] = src[i];
+#endif
+}
+
 /* Does nothing: its enqueue cost is the floor of any launch. */
 __kernel void ref_empty(void)
 {

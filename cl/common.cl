@@ -18,6 +18,25 @@
 #define CLB_CAT_(a, b) a##b
 #define CLB_CAT(a, b) CLB_CAT_(a, b)
 
+/* Streaming (non-temporal) stores for outputs far larger than the cache. On a
+   CPU a plain store first reads the line it writes (read-for-ownership), so a
+   stream that writes N bytes moves 2N; a streaming store moves N. The host
+   asks for them (CLB_NT=1, src/cl_launch.c) only on CPU devices and only for
+   large outputs; they are a clang builtin (PoCL compiles with clang), and
+   without it the kernels use plain stores. */
+#ifndef CLB_NT
+#define CLB_NT 0
+#endif
+#define CLB_NT_OK 0
+#if CLB_NT && defined(__has_builtin)
+#if __has_builtin(__builtin_nontemporal_store)
+#undef CLB_NT_OK
+#define CLB_NT_OK 1
+#endif
+#endif
+/* Whether p is aligned for a vector store of n elements of its type (n a power of 2). */
+#define CLB_ALIGNED(p, n) ((((uintptr_t)(p)) & ((n) * sizeof(*(p)) - 1)) == 0)
+
 /* ---- index type ----------------------------------------------------------------- */
 
 /* 32-bit index arithmetic (the division and modulo of the offset walk are several

@@ -22,6 +22,7 @@
  *   CLB_BLOCKED     1: each work item takes a contiguous block of rows and
  *                   chunks (CPU devices); 0: a grid stride (GPUs)
  *   CLB_INDEX64     64-bit index arithmetic (a plan piece too large for 32 bits)
+ *   CLB_NT          streaming stores for a contiguous inner dst (common.cl)
  * The rank is an argument, not a define, and the fast paths are branches
  * inside one program chosen per launch from the inner strides: each program
  * costs PoCL 0.3-1 s to compile, and a cast of any shape should need one.
@@ -122,6 +123,25 @@ typedef struct clb_copy_args {
     } while (0)
 #endif
 
+/* Stores the CLB_VEC values vals[] at q with inner stride S: one streaming
+   vector store when asked for and q is aligned for it (rows that are not
+   multiples of CLB_VEC fall back to plain stores), else element by element. */
+#if CLB_NT_OK && CLB_DST_DTYPE != 9 && CLB_VEC <= 16
+typedef CLB_CAT(CLB_STORAGE(CLB_DST_DTYPE), CLB_VEC) clb_dstvec_t;
+#define CLB_STORE_CHUNK(q, S, vals)                                                                \
+    do {                                                                                           \
+        if ((S) == 1 && CLB_ALIGNED(q, CLB_VEC)) {                                                 \
+            __builtin_nontemporal_store(CLB_CAT(vload, CLB_VEC)(0, vals), (__global clb_dstvec_t *)(q)); \
+        } else {                                                                                   \
+            _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++)                                    \
+                CLB_STORE(CLB_DST_DTYPE, q, v * (S), vals[v]);                                     \
+        }                                                                                          \
+    } while (0)
+#else
+#define CLB_STORE_CHUNK(q, S, vals)                                                                \
+    _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++) CLB_STORE(CLB_DST_DTYPE, q, v * (S), vals[v])
+#endif
+
 /* pd/ps: this row's first dst/src element. The remainder is written as
    x - q * n rather than with %, which also spares a second division. */
 #define CLB_ROW_START()                                                                            \
@@ -149,8 +169,7 @@ typedef struct clb_copy_args {
         if ((long)j0 + CLB_VEC <= (long)inner) {                                                   \
             clb_val_t v_[CLB_VEC];                                                                 \
             _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++) v_[v] = CLB_VALUE(qs, v * (SS));   \
-            _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++)                                    \
-                CLB_STORE(CLB_DST_DTYPE, qd, v * (SD), v_[v]);                                     \
+            CLB_STORE_CHUNK(qd, SD, v_);                                                           \
         } else {                                                                                   \
             for (int v = 0; v < (int)(inner - j0); v++)                                            \
                 CLB_STORE(CLB_DST_DTYPE, qd, v * (SD), CLB_VALUE(qs, v * (SS)));                   \
@@ -172,12 +191,13 @@ typedef struct clb_copy_args {
     for (long row = rfirst; row < rend; row += rstep) {                                            \
         CLB_ROW_START();                                                                           \
         const clb_val_t x = CLB_VALUE(ps, 0);                                                      \
+        clb_val_t xs[CLB_VEC];                                                                     \
+        _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++) xs[v] = x;                             \
         for (long c = cfirst; c < cend; c += cstep) {                                              \
             clb_index j0 = (clb_index)(c * CLB_VEC);                                               \
             __global clb_dst_t *qd = pd + j0;                                                      \
             if ((long)j0 + CLB_VEC <= (long)inner) {                                               \
-                _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++)                                \
-                    CLB_STORE(CLB_DST_DTYPE, qd, v, x);                                            \
+                CLB_STORE_CHUNK(qd, 1, xs);                                                        \
             } else {                                                                               \
                 for (int v = 0; v < (int)(inner - j0); v++) CLB_STORE(CLB_DST_DTYPE, qd, v, x);    \
             }                                                                                      \

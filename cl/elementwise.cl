@@ -20,6 +20,7 @@
  *   CLB_BLOCKED     1: each work item takes a contiguous block of rows and
  *                   chunks (CPU devices); 0: a grid stride (GPUs)
  *   CLB_INDEX64     64-bit index arithmetic (a plan piece too large for 32 bits)
+ *   CLB_NT          streaming stores for a contiguous inner output (common.cl)
  * The rank is an argument, not a define: the row walk runs once per row, so a
  * loop over a runtime rank costs little, and one program then serves
  * every rank (each program costs PoCL 0.1-1 s to compile). For the same reason
@@ -392,19 +393,47 @@ typedef struct clb_map_args {
          : CLB_IN(3, CLB_IN2_DTYPE, j, S3))
 #endif
 
-#define CLB_ELEMENT(j, S0, S1, S2, S3)                                                             \
-    CLB_STORE(CLB_OUT_DTYPE, p0, (j) * (S0),                                                       \
-              CLB_CONVERT(CLB_OUT_DTYPE, CLB_EVAL_DTYPE, CLB_FINISH(CLB_RESULT(j, S1, S2, S3))))
+/* The value element j stores (the out dtype's register type). */
+#define CLB_VALUE(j, S1, S2, S3)                                                                   \
+    CLB_CONVERT(CLB_OUT_DTYPE, CLB_EVAL_DTYPE, CLB_FINISH(CLB_RESULT(j, S1, S2, S3)))
+#if CLB_OUT_DTYPE == 9 && CLB_EVAL_DTYPE == 11 /* float16 rounds once, from the double */
+typedef double clb_outv_t;
+#else
+typedef CLB_REG(CLB_OUT_DTYPE) clb_outv_t;
+#endif
 
-/* The work item's CLB_VEC elements at p0..p3 with inner strides S0..S3;
-   literal 0s and 1s let the compiler turn the unrolled loop into vector loads
-   and stores. */
+/* Stores the CLB_VEC values r_[] at p0 with inner stride S0: one streaming
+   vector store when asked for and p0 is aligned for it (outputs whose rows are
+   not multiples of CLB_VEC fall back to plain stores), else element by element. */
+#if CLB_NT_OK && CLB_OUT_DTYPE != 9
+typedef CLB_CAT(CLB_STORAGE(CLB_OUT_DTYPE), CLB_VEC) clb_outvec_t;
+#define CLB_STORE_CHUNK(S0)                                                                        \
+    do {                                                                                           \
+        if ((S0) == 1 && CLB_ALIGNED(p0, CLB_VEC)) {                                               \
+            __builtin_nontemporal_store(CLB_CAT(vload, CLB_VEC)(0, r_), (__global clb_outvec_t *)p0); \
+        } else {                                                                                   \
+            _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++)                                    \
+                CLB_STORE(CLB_OUT_DTYPE, p0, v * (S0), r_[v]);                                     \
+        }                                                                                          \
+    } while (0)
+#else
+#define CLB_STORE_CHUNK(S0)                                                                        \
+    _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++) CLB_STORE(CLB_OUT_DTYPE, p0, v * (S0), r_[v])
+#endif
+
+/* The work item's CLB_VEC elements at p0..p3 with inner strides S0..S3. Every
+   value is computed before any is stored: the compiler cannot prove out apart
+   from the inputs (in place is allowed), and this order lets literal 0s and 1s
+   become vector loads and stores. */
 #define CLB_WALK(S0, S1, S2, S3)                                                                   \
     do {                                                                                           \
         if ((long)j0 + CLB_VEC <= (long)inner) {                                                   \
-            _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++) CLB_ELEMENT(v, S0, S1, S2, S3);   \
+            clb_outv_t r_[CLB_VEC];                                                                \
+            _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++) r_[v] = CLB_VALUE(v, S1, S2, S3);  \
+            CLB_STORE_CHUNK(S0);                                                                   \
         } else {                                                                                   \
-            for (int v = 0; v < (int)(inner - j0); v++) CLB_ELEMENT(v, S0, S1, S2, S3);            \
+            for (int v = 0; v < (int)(inner - j0); v++)                                            \
+                CLB_STORE(CLB_OUT_DTYPE, p0, v * (S0), CLB_VALUE(v, S1, S2, S3));                  \
         }                                                                                          \
     } while (0)
 

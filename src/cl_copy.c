@@ -61,6 +61,7 @@ typedef struct copy_spec {
     bool wide;          /* 64-bit indices */
     int vec;            /* consecutive inner elements per step of a work item */
     bool blocked;       /* work items take contiguous blocks (CPU devices) */
+    bool nt;            /* streaming stores (large outputs on CPU devices) */
 } copy_spec;
 
 static uint64_t spec_key(const copy_spec *s)
@@ -71,6 +72,7 @@ static uint64_t spec_key(const copy_spec *s)
     k = k << 1 | (uint64_t)s->wide;
     k = k << 6 | (uint64_t)s->vec;
     k = k << 1 | (uint64_t)s->blocked;
+    k = k << 1 | (uint64_t)s->nt;
     return k;
 }
 
@@ -81,6 +83,7 @@ static clb_status build_kernel(clb_context *ctx, const copy_spec *s, uint64_t ke
     clb__kernel_define defs[] = {
         {"CLB_SRC_DTYPE", s->src}, {"CLB_DST_DTYPE", s->dst}, {"CLB_TABLE", s->table},
         {"CLB_INDEX64", s->wide},  {"CLB_VEC", s->vec},       {"CLB_BLOCKED", s->blocked},
+        {"CLB_NT", s->nt},
     };
     char options[CLB__KERNEL_OPTIONS_MAX];
     clb_status st = clb__kernel_options(defs, (int)(sizeof defs / sizeof defs[0]), options,
@@ -190,6 +193,8 @@ clb_status clb__cl_copy(clb_context *ctx, const clb__plan *plan, void *const *ha
        4 elements, which vectorises as well and compiles faster than 8. */
     size_t isz = clb_dtype_size(s.dst);
     s.vec = s.blocked && s.src == s.dst ? (isz >= 4 ? 8 : (int)(32 / isz)) : 4;
+    /* OpenCL vectors stop at 16 elements (cl/copy.cl stores one per chunk). */
+    s.nt = s.vec <= 16 && clb__cl_streaming(cl, plan->numel * (int64_t)isz);
 
     uint64_t key = spec_key(&s);
     clb__cl_kernel *k = clb__cl_kernel_find(cl, CLB__KERNEL_COPY, key);

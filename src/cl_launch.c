@@ -56,12 +56,16 @@ clb_status clb__cl_launch(clb__cl_context *cl, cl_kernel kernel, int64_t numel)
 /* ---- reusable kernel objects ------------------------------------------------------ */
 
 #define KERNEL_BUCKETS 64
+#define STREAMING_MIN_BYTES ((int64_t)8 << 20)
+
+int64_t clb__cl_streaming_min_bytes = -1;
 
 struct clb__cl_kernel_cache {
     pthread_mutex_t lock;
     cl_device_id device;
     bool correct_div_sqrt;
     cl_uint compute_units;
+    int64_t streaming_bytes; /* outputs from this size get streaming stores; 0: never */
     clb__cl_kernel *buckets[KERNEL_BUCKETS];
 };
 
@@ -81,6 +85,16 @@ clb_status clb__cl_kernel_cache_create(cl_device_id device, clb__cl_kernel_cache
     if (clGetDeviceInfo(device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof c->compute_units,
                         &c->compute_units, NULL) != CL_SUCCESS || c->compute_units == 0)
         c->compute_units = 1;
+    /* Streaming stores pay on CPUs, for outputs that would not stay in the cache anyway. */
+    cl_device_type type = 0;
+    cl_ulong cache = 0;
+    if (clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof type, &type, NULL) == CL_SUCCESS &&
+        (type & CL_DEVICE_TYPE_CPU)) {
+        if (clGetDeviceInfo(device, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof cache, &cache, NULL) !=
+            CL_SUCCESS)
+            cache = 0;
+        c->streaming_bytes = cache > STREAMING_MIN_BYTES ? (int64_t)cache : STREAMING_MIN_BYTES;
+    }
     *out = c;
     return CLB_OK;
 }
@@ -104,6 +118,13 @@ void clb__cl_kernel_cache_destroy(clb__cl_kernel_cache *c)
 bool clb__cl_correct_div_sqrt(const clb__cl_context *cl)
 {
     return cl->kernels->correct_div_sqrt;
+}
+
+bool clb__cl_streaming(const clb__cl_context *cl, int64_t out_bytes)
+{
+    if (clb__cl_streaming_min_bytes >= 0) return out_bytes >= clb__cl_streaming_min_bytes;
+    int64_t from = cl->kernels->streaming_bytes;
+    return from > 0 && out_bytes >= from;
 }
 
 unsigned clb__cl_compute_units(const clb__cl_context *cl)

@@ -64,6 +64,12 @@ void clb__cl_kernel_cache_destroy(clb__cl_kernel_cache *cache); /* NULL-safe */
 /* Whether the device rounds float32 division and sqrt correctly when asked
    (-cl-fp32-correctly-rounded-divide-sqrt), as the host backend does. */
 bool clb__cl_correct_div_sqrt(const clb__cl_context *cl);
+/* Whether an output of out_bytes gets streaming stores (CLB_NT, cl/common.cl): on
+   CPU devices, from the size of the device's cache (at least 8 MiB) up. */
+bool clb__cl_streaming(const clb__cl_context *cl, int64_t out_bytes);
+/* Tests set it to give streaming stores to every output of at least this many bytes
+   on every device (-1: the rule above). */
+extern int64_t clb__cl_streaming_min_bytes;
 /* CL_DEVICE_MAX_COMPUTE_UNITS (at least 1). */
 unsigned clb__cl_compute_units(const clb__cl_context *cl);
 

@@ -30,6 +30,7 @@ typedef struct map_spec {
     bool wide;   /* 64-bit indices */
     int vec;     /* consecutive inner elements per step of a work item */
     bool blocked; /* work items take contiguous blocks (CPU devices) */
+    bool nt;      /* streaming stores (large outputs on CPU devices) */
 } map_spec;
 
 static uint64_t spec_key(const map_spec *s)
@@ -44,6 +45,7 @@ static uint64_t spec_key(const map_spec *s)
     k = k << 1 | (uint64_t)s->wide;
     k = k << 5 | (uint64_t)s->vec;
     k = k << 1 | (uint64_t)s->blocked;
+    k = k << 1 | (uint64_t)s->nt;
     return k;
 }
 
@@ -64,8 +66,9 @@ static clb_status build_kernel(clb_context *ctx, const map_spec *s, uint64_t key
         {"CLB_INDEX64", s->wide},
         {"CLB_VEC", s->vec},
         {"CLB_BLOCKED", s->blocked},
+        {"CLB_NT", s->nt},
     };
-    char options[2 * CLB__KERNEL_OPTIONS_MAX]; /* 10 defines and a flag */
+    char options[2 * CLB__KERNEL_OPTIONS_MAX]; /* 12 defines and a flag */
     clb_status st = clb__kernel_options(defs, (int)(sizeof defs / sizeof defs[0]), options,
                                         sizeof options);
     if (st != CLB_OK) return st;
@@ -193,6 +196,7 @@ clb_status clb__cl_map(clb_context *ctx, const clb__map_op *op, const clb__plan 
     s.blocked = clb__cl_map_blocked >= 0 ? clb__cl_map_blocked != 0
                                          : ctx->info.type == CLB_DEVICE_CPU;
     s.vec = s.blocked ? 8 : 4;
+    s.nt = clb__cl_streaming(cl, plan->numel * (int64_t)clb_dtype_size(op->out));
 
     uint64_t key = spec_key(&s);
     clb__cl_kernel *k = clb__cl_kernel_find(cl, CLB__KERNEL_MAP, key);

@@ -562,11 +562,13 @@ static void test_layouts(void **state)
 }
 
 #if CLB_HAVE_OPENCL
-extern int clb__cl_map_blocked; /* src/cl_launch.h */
+extern int clb__cl_map_blocked;              /* src/cl_launch.h */
+extern int64_t clb__cl_streaming_min_bytes; /* src/cl_launch.h */
 
 /* The other device class's work split (grid stride on a CPU device, blocks on a
-   GPU), and the 32-bit piece path: with the piece limit lowered, the same
-   layouts run as many pieces, each launched with its own offsets. */
+   GPU), streaming stores forced on for every size, and the 32-bit piece path:
+   with the piece limit lowered, the same layouts run as many pieces, each
+   launched with its own offsets. */
 static void test_work_splits_and_pieces(void **state)
 {
     (void)state;
@@ -575,6 +577,9 @@ static void test_work_splits_and_pieces(void **state)
         clbt_for_each_device(layouts_body);
     }
     clb__cl_map_blocked = -1;
+    clb__cl_streaming_min_bytes = 0;
+    clbt_for_each_device(layouts_body);
+    clb__cl_streaming_min_bytes = -1;
     int64_t saved = clb__plan_piece_limit;
     clb__plan_piece_limit = 50;
     clbt_for_each_device(layouts_body);

@@ -7,7 +7,8 @@
  *   - the device's contiguous copy (clb_cast to the same dtype), the practical
  *     limit of memory-bound work.
  * GB/s count logical bytes: each input read once, the output written once
- * (GB = 1e9). Ratios are of median times.
+ * (GB = 1e9). Ratios are of median times; the cases are timed interleaved (one
+ * run of each in turn), so they compare runs made under the same load.
  *
  * usage: bench_eval [--device SEL] [--quick] [--no-numpy]
  * $CLB_BENCH_PYTHON names the python with numpy (default /usr/bin/python3). */
@@ -214,14 +215,17 @@ int main(int argc, char **argv)
         clb_context_release(ctx);
         return 1;
     }
-    double target = quick ? 0.2 : 1.0;
     double bn_bytes = 8.0 * n + 2 * 256 * 4;  /* x read, out written, mu and var */
     double w_bytes = 16.0 * n + 4.0 * (double)rows + 2 * 256 * 4; /* a c e read, out written, m b d */
-    clbb_result copy = clbb_measure(ctx, run_copy, ctx, 8.0 * n, target, 500);
-    clbb_result eval = clbb_measure(ctx, run_eval, ctx, bn_bytes, target, 500);
-    clbb_result into = clbb_measure(ctx, run_eval_into, ctx, bn_bytes, target, 500);
-    clbb_result unfused = clbb_measure(ctx, run_unfused, ctx, bn_bytes, target, 500);
-    clbb_result where6 = clbb_measure(ctx, run_where6, ctx, w_bytes, target, 500);
+    /* Timed interleaved, a round of each case at a time: the ratios then compare
+       runs made under the same machine load. */
+    const clbb_timed cases[5] = {
+        {run_copy, ctx, 8.0 * n},        {run_eval, ctx, bn_bytes},  {run_eval_into, ctx, bn_bytes},
+        {run_unfused, ctx, bn_bytes},    {run_where6, ctx, w_bytes},
+    };
+    clbb_result res[5];
+    clbb_measure_interleaved(ctx, 5, cases, quick ? 7 : 15, res);
+    clbb_result copy = res[0], eval = res[1], into = res[2], unfused = res[3], where6 = res[4];
     int valid = eval.status == CLB_OK && validate(ctx);
     double np_s = numpy ? numpy_median(rows, quick) : 0;
 

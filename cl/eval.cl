@@ -15,6 +15,8 @@
  *   CLB_INNER0..8      innermost stride of each operand: 0, 1, or 2 (any: from the table)
  *   CLB_FLAT           1-D launch over all elements (a short innermost axis)
  *   CLB_VEC            inner elements per work item of the 2-D launch
+ *   CLB_BLOCKED        1: work items take contiguous blocks of rows and chunks (CPU devices)
+ *   CLB_NT             streaming stores for a contiguous inner output (common.cl)
  *   CLB_INDEX64        64-bit index arithmetic (only for a plan that 32-bit pieces cannot cover)
  *   CLB_USE_<dt>       define the operation helpers of compute dtype <dt>
  *   CLB_EVAL_BODY      the generated statements
@@ -42,7 +44,7 @@
 #define CLB_IN1_DTYPE 10
 #define CLB_EVAL_BODY                                                                              \
     CLB_LET(0, 10, CLB_LOAD(10, p1, o1));                                                          \
-    CLB_STORE(10, p0, o0, clb_mul_10(v0, v0));
+    CLB_RESULT(clb_mul_10(v0, v0));
 #endif
 #define CLB_BYVAL_DIMS 8
 
@@ -392,6 +394,51 @@ CLB_REAL_FUNCS(11, double)
 #ifndef CLB_VEC
 #define CLB_VEC 1
 #endif
+/* CLB_BLOCKED (CPU devices): each work item takes a contiguous block of rows
+   and of CLB_VEC-element chunks (as cl/elementwise.cl), walks a row's offsets
+   once, computes a chunk's CLB_VEC values before storing any (the compiler
+   cannot prove the output apart from the inputs; this order lets literal inner
+   strides become vector loads), and stores a chunk with one streaming vector
+   store when CLB_NT asks for it. */
+#ifndef CLB_BLOCKED
+#define CLB_BLOCKED 0
+#endif
+#define CLB_BLOCK(id, size, count, first, end)                                                     \
+    do {                                                                                           \
+        long per_ = ((long)(count) + (long)(size) - 1) / (long)(size);                             \
+        first = (long)(id) * per_;                                                                 \
+        end = first + per_ < (long)(count) ? first + per_ : (long)(count);                         \
+    } while (0)
+
+/* Every operand's offset of inner element j of the row whose offsets are r0..r8. */
+#if CLB_NDIM >= 1
+#define CLB_OFFSETS_AT(j)                                                                          \
+    clb_index o0 = r0, o1 = r1, o2 = r2, o3 = r3, o4 = r4, o5 = r5, o6 = r6, o7 = r7, o8 = r8;     \
+    CLB_INNER_STEP(0, j);                                                                          \
+    CLB_INNER_STEP(1, j);                                                                          \
+    CLB_INNER_STEP(2, j);                                                                          \
+    CLB_INNER_STEP(3, j);                                                                          \
+    CLB_INNER_STEP(4, j);                                                                          \
+    CLB_INNER_STEP(5, j);                                                                          \
+    CLB_INNER_STEP(6, j);                                                                          \
+    CLB_INNER_STEP(7, j);                                                                          \
+    CLB_INNER_STEP(8, j)
+#else
+#define CLB_OFFSETS_AT(j)                                                                          \
+    clb_index o0 = r0, o1 = r1, o2 = r2, o3 = r3, o4 = r4, o5 = r5, o6 = r6, o7 = r7, o8 = r8
+#endif
+
+typedef CLB_REG(CLB_OUT_DTYPE) clb_outv_t;
+#if CLB_NT_OK && CLB_OUT_DTYPE != 9 && CLB_INNER0 == 1 && CLB_VEC <= 16
+#define CLB_STREAM_CHUNK 1
+typedef CLB_CAT(CLB_STORAGE(CLB_OUT_DTYPE), CLB_VEC) clb_outvec_t;
+#else
+#define CLB_STREAM_CHUNK 0
+#endif
+
+/* The result of the body: a store, or in a chunk a register (redefined there). */
+#define CLB_RESULT(x) CLB_STORE(CLB_OUT_DTYPE, p0, o0, x)
+
 __kernel void clb_eval(__global CLB_STORAGE(CLB_OUT_DTYPE) *p0, CLB_PTR(1, CLB_IN1_DTYPE),
                        CLB_PTR(2, CLB_IN2_DTYPE), CLB_PTR(3, CLB_IN3_DTYPE),
                        CLB_PTR(4, CLB_IN4_DTYPE), CLB_PTR(5, CLB_IN5_DTYPE),
@@ -399,7 +446,9 @@ __kernel void clb_eval(__global CLB_STORAGE(CLB_OUT_DTYPE) *p0, CLB_PTR(1, CLB_I
                        CLB_PTR(8, CLB_IN8_DTYPE), clb_index inner, clb_index rows,
                        long8 offsets_lo, long offset8, CLB_TABLE_ARGS)
 {
-#if CLB_FLAT
+#if CLB_BLOCKED
+    /* rows and chunks come from this work item's blocks, below */
+#elif CLB_FLAT
     size_t gid = get_global_id(0);
     if (gid >= (size_t)inner * (size_t)rows) return;
     clb_index row = (clb_index)(gid / (size_t)inner);
@@ -441,6 +490,14 @@ __kernel void clb_eval(__global CLB_STORAGE(CLB_OUT_DTYPE) *p0, CLB_PTR(1, CLB_I
     p6 += offsets_lo.s6;
     p7 += offsets_lo.s7;
     p8 += offset8;
+#if CLB_BLOCKED
+    long rfirst, rend, cfirst, cend;
+    CLB_BLOCK(get_global_id(1), get_global_size(1), rows, rfirst, rend);
+    CLB_BLOCK(get_global_id(0), get_global_size(0), ((long)inner + CLB_VEC - 1) / CLB_VEC, cfirst,
+              cend);
+    for (long row_ = rfirst; row_ < rend; row_++) {
+        const clb_index row = (clb_index)row_;
+#endif
     clb_index r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r5 = 0, r6 = 0, r7 = 0, r8 = 0;
 #if CLB_NDIM >= 2
     clb_index rem = row;
@@ -454,6 +511,40 @@ __kernel void clb_eval(__global CLB_STORAGE(CLB_OUT_DTYPE) *p0, CLB_PTR(1, CLB_I
 #else
     (void)row;
 #endif
+#if CLB_BLOCKED
+        for (long c = cfirst; c < cend; c++) {
+            const clb_index j0 = (clb_index)(c * CLB_VEC);
+            if ((long)j0 + CLB_VEC <= (long)inner) {
+                clb_outv_t r_[CLB_VEC];
+#undef CLB_RESULT
+#define CLB_RESULT(x) r_[v] = (x)
+                _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++) {
+                    CLB_OFFSETS_AT(j0 + v);
+                    CLB_EVAL_BODY
+                }
+#undef CLB_RESULT
+#define CLB_RESULT(x) CLB_STORE(CLB_OUT_DTYPE, p0, o0, x)
+#if CLB_STREAM_CHUNK
+                __global CLB_STORAGE(CLB_OUT_DTYPE) *q_ = p0 + r0 + j0;
+                if (CLB_ALIGNED(q_, CLB_VEC)) {
+                    __builtin_nontemporal_store(CLB_CAT(vload, CLB_VEC)(0, r_),
+                                                (__global clb_outvec_t *)q_);
+                    continue;
+                }
+#endif
+                _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++) {
+                    CLB_OFFSETS_AT(j0 + v);
+                    CLB_STORE(CLB_OUT_DTYPE, p0, o0, r_[v]);
+                }
+            } else {
+                for (clb_index j = j0; j < inner; j++) {
+                    CLB_OFFSETS_AT(j);
+                    CLB_EVAL_BODY
+                }
+            }
+        }
+    }
+#else
     /* The row's start: the divisions above are paid once per CLB_RUN elements. */
     p0 += r0;
     p1 += r1;
@@ -481,4 +572,5 @@ __kernel void clb_eval(__global CLB_STORAGE(CLB_OUT_DTYPE) *p0, CLB_PTR(1, CLB_I
 #endif
         CLB_EVAL_BODY
     }
+#endif
 }

@@ -192,7 +192,8 @@ static bool flat_launch(const clb__plan *plan)
 
 /* The build options: dtypes, rank, index width, helper sets and the body. */
 static clb_status options_for(clb_context *ctx, const clb__expr *e, const clb__plan *plan,
-                              bool wide, int vec, clb_dtype out, const clb_dtype *in, char **opts)
+                              bool wide, int vec, bool blocked, bool nt, clb_dtype out,
+                              const clb_dtype *in, char **opts)
 {
     sbuf body = {0}, o = {0};
     bool use[CLB__NUM_DTYPES] = {false};
@@ -212,7 +213,7 @@ static clb_status options_for(clb_context *ctx, const clb__expr *e, const clb__p
     char root[128], root_reg[16];
     snprintf(root_reg, sizeof root_reg, "v%d", e->count - 1);
     cv(root, sizeof root, out, clb__expr_root(e)->dtype, root_reg);
-    put(&body, "CLB_STORE(%d,p0,o0,%s);", (int)out, root);
+    put(&body, "CLB_RESULT(%s);", root);
 
     put(&o, "-DCLB_NIN=%d -DCLB_NDIM=%d -DCLB_INDEX64=%d -DCLB_OUT_DTYPE=%d", nin, plan->ndim,
         wide ? 1 : 0, (int)out);
@@ -221,7 +222,8 @@ static clb_status options_for(clb_context *ctx, const clb__expr *e, const clb__p
         if (use[t]) put(&o, " -DCLB_USE_%d=1", t);
     /* The plan kind: a flat launch for a short innermost axis, and each operand's
        innermost stride (0, 1 or anything). */
-    put(&o, " -DCLB_FLAT=%d -DCLB_VEC=%d", flat_launch(plan) ? 1 : 0, vec);
+    put(&o, " -DCLB_FLAT=%d -DCLB_VEC=%d -DCLB_BLOCKED=%d -DCLB_NT=%d",
+        !blocked && flat_launch(plan) ? 1 : 0, vec, blocked ? 1 : 0, nt ? 1 : 0);
     for (int k = 0; k < plan->nops && plan->ndim > 0; k++) {
         int64_t s = plan->strides[k][plan->ndim - 1];
         put(&o, " -DCLB_INNER%d=%d", k, s == 0 ? 0 : s == 1 ? 1 : 2);
@@ -311,7 +313,7 @@ static clb_status launch(clb__cl_context *cl, cl_kernel kernel, int64_t inner, i
 /* Launches `program` over one plan (or plan piece); `flat` is the launch shape
    the program was built for (decided on the whole plan). */
 static clb_status run_piece(clb__cl_context *cl, cl_program program, const clb__plan *plan,
-                            void *const *handles, bool wide, bool flat, int vec)
+                            void *const *handles, bool wide, bool flat, bool blocked, int vec)
 {
     clb_status st = CLB_OK;
     cl_kernel kernel = NULL;
@@ -345,8 +347,19 @@ static clb_status run_piece(clb__cl_context *cl, cl_program program, const clb__
     if (err == CL_SUCCESS) err = clSetKernelArg(kernel, arg++, sizeof last, &last);
     CLB_CL_CHECK(err, "clSetKernelArg");
     CLB_TRY(set_tables(cl, kernel, plan, wide, arg, &table));
-    if (flat) CLB_TRY(clb__cl_launch(cl, kernel, plan->numel));
-    else CLB_TRY(launch(cl, kernel, inner64, rows64, vec));
+    if (blocked) {
+        /* One launch: work items loop over their blocks of rows and chunks. */
+        size_t local[2], global[2];
+        int64_t chunks = (inner64 + vec - 1) / vec;
+        clb__cl_rows_geometry(cl, NULL, true, plan->numel / CLB__CL_CPU_ELEMENTS_PER_GROUP, chunks,
+                              rows64, local, global);
+        CLB_CL_CHECK(clEnqueueNDRangeKernel(cl->queue, kernel, 2, NULL, global, local, 0, NULL, NULL),
+                     "clEnqueueNDRangeKernel");
+    } else if (flat) {
+        CLB_TRY(clb__cl_launch(cl, kernel, plan->numel));
+    } else {
+        CLB_TRY(launch(cl, kernel, inner64, rows64, vec));
+    }
 
 cleanup:
     /* Queued commands hold their own references: releasing here is safe. */
@@ -375,20 +388,24 @@ clb_status clb__expr_cl_run(clb_context *ctx, const clb__expr *e, const clb__pla
     bool wide = false;
     if (!clb__plan_fits(plan, NULL, clb__plan_piece_limit))
         wide = !clb__plan_split(plan, clb__plan_piece_limit, MAX_PIECES, piece_shape, &count);
-    bool flat = flat_launch(plan);
-    /* CPU devices: a run of elements per work item; GPUs: one, so neighbouring
-       work items touch neighbouring elements (coalesced). */
-    int vec = flat ? 1 : ctx->info.type == CLB_DEVICE_CPU ? 8 : 1;
-    CLB_TRY(options_for(ctx, e, plan, wide, vec, out, in, &options));
+    /* CPU devices: blocks of rows and chunks per work item (cl/eval.cl), a run of
+       elements at a time; GPUs: one element per work item, so neighbouring work
+       items touch neighbouring elements (coalesced), or a flat range over short rows. */
+    bool cpu = ctx->info.type == CLB_DEVICE_CPU;
+    bool blocked = clb__cl_map_blocked >= 0 ? clb__cl_map_blocked != 0 : cpu;
+    bool flat = !blocked && flat_launch(plan);
+    int vec = flat ? 1 : blocked || cpu ? 8 : 1;
+    bool nt = clb__cl_streaming(cl, plan->numel * (int64_t)clb_dtype_size(out));
+    CLB_TRY(options_for(ctx, e, plan, wide, vec, blocked, nt, out, in, &options));
     CLB_TRY(clb__program_cache_get(cl->programs, CLB__KERNEL_EVAL, options, &program));
     if (count == 1 || wide) {
-        CLB_TRY(run_piece(cl, program, plan, handles, wide, flat, vec));
+        CLB_TRY(run_piece(cl, program, plan, handles, wide, flat, blocked, vec));
     } else {
         piece = malloc(sizeof *piece);
         if (!piece) CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a launch plan");
         for (int64_t i = 0; i < count; i++) {
             clb__plan_piece(plan, piece_shape, i, piece);
-            CLB_TRY(run_piece(cl, program, piece, handles, wide, flat, vec));
+            CLB_TRY(run_piece(cl, program, piece, handles, wide, flat, blocked, vec));
         }
     }
 cleanup:

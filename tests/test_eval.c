@@ -954,6 +954,71 @@ static void test_layouts(void **state)
     clbt_for_each_device(layouts_on_device);
 }
 
+#if CLB_HAVE_OPENCL
+extern int clb__cl_map_blocked;              /* src/cl_launch.h */
+extern int64_t clb__cl_streaming_min_bytes; /* src/cl_launch.h */
+#endif
+
+/* The launch paths a device does not take by itself: blocks of rows and chunks
+   per work item (CPU devices) and the grid (GPUs), and streaming stores forced
+   on for every size; rows that are multiples of the chunk and rows that are not,
+   a contiguous and a strided output. */
+static void work_splits_on_device(clb_context *ctx, const char *selector)
+{
+    (void)selector;
+    const char *names[3] = {"x", "mu", "var"};
+    const char *expr = "(x - mu) / sqrt(var + 1e-5) * 2 + x";
+    for (int mode = 0; mode < 3; mode++) {
+#if CLB_HAVE_OPENCL
+        clb__cl_map_blocked = mode < 2 ? mode : -1;
+        clb__cl_streaming_min_bytes = mode == 2 ? 0 : -1;
+#endif
+        for (int64_t inner = 16; inner <= 21; inner += 5) {
+            int64_t xs[2] = {6, inner}, vs[1] = {inner};
+            double xv[6 * 21], vv[21];
+            for (int i = 0; i < 6 * inner; i++) xv[i] = (i * 7) % 11 - 5;
+            for (int i = 0; i < inner; i++) vv[i] = 1 + i % 3;
+            clb_tensor *hin[3] = {from_doubles(host, CLB_FLOAT32, 2, xs, xv),
+                                  from_doubles(host, CLB_FLOAT32, 1, vs, vv),
+                                  from_doubles(host, CLB_FLOAT32, 1, vs, vv)};
+            clb_tensor *din[3] = {from_doubles(ctx, CLB_FLOAT32, 2, xs, xv),
+                                  from_doubles(ctx, CLB_FLOAT32, 1, vs, vv),
+                                  from_doubles(ctx, CLB_FLOAT32, 1, vs, vv)};
+            clb_tensor *want = NULL, *got = NULL, *base = NULL, *view = NULL;
+            char why[256];
+            CLBT_OK(clb_eval(host, expr, 3, names, (const clb_tensor *const *)hin, &want));
+            CLBT_OK(clb_eval(ctx, expr, 3, names, (const clb_tensor *const *)din, &got));
+            if (!same_values(got, want, false, why, sizeof why))
+                fail_msg("mode %d, rows of %lld: %s", mode, (long long)inner, why);
+            /* into the transpose of an (inner, 6) tensor: a strided output */
+            int64_t ts[2] = {inner, 6};
+            CLBT_OK(clb_tensor_empty(ctx, CLB_FLOAT32, 2, ts, &base));
+            CLBT_OK(clb_permute(base, (const int[]){1, 0}, &view));
+            CLBT_OK(clb_eval_into(ctx, expr, 3, names, (const clb_tensor *const *)din, view));
+            if (!same_values(view, want, false, why, sizeof why))
+                fail_msg("mode %d, strided output, rows of %lld: %s", mode, (long long)inner, why);
+            clb_tensor_release(view);
+            clb_tensor_release(base);
+            clb_tensor_release(got);
+            clb_tensor_release(want);
+            for (int k = 0; k < 3; k++) {
+                clb_tensor_release(hin[k]);
+                clb_tensor_release(din[k]);
+            }
+        }
+    }
+#if CLB_HAVE_OPENCL
+    clb__cl_map_blocked = -1;
+    clb__cl_streaming_min_bytes = -1;
+#endif
+}
+
+static void test_work_splits(void **state)
+{
+    (void)state;
+    clbt_for_each_device(work_splits_on_device);
+}
+
 /* ---- caching ------------------------------------------------------------------------------ */
 
 static void caching_on_device(clb_context *ctx, const char *selector)
@@ -1021,6 +1086,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_batch_norm_values, setup, teardown),
         cmocka_unit_test_setup_teardown(test_random_trees, setup, teardown),
         cmocka_unit_test_setup_teardown(test_layouts, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_work_splits, setup, teardown),
         cmocka_unit_test_setup_teardown(test_caching, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

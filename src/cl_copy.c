@@ -106,7 +106,7 @@ typedef struct copy_args {
 } copy_args;
 
 /* Sets the arguments of one plan piece and enqueues it. Called with the kernel locked. */
-static clb_status launch_piece(clb_context *ctx, const copy_spec *s, const clb__cl_kernel *k,
+static clb_status launch_piece(clb_context *ctx, const copy_spec *s, clb__cl_kernel *k,
                                const clb__plan *p, void *const *handles)
 {
     clb_status st = CLB_OK;
@@ -131,9 +131,8 @@ static clb_status launch_piece(clb_context *ctx, const copy_spec *s, const clb__
         args.inner_strides[o] = AXIS_STRIDE(o, nd - 1);
     }
     cl_mem mems[2] = {(cl_mem)handles[0], (cl_mem)handles[1]};
-    err = clSetKernelArg(kernel, 0, sizeof(cl_mem), &mems[0]);
-    if (err == CL_SUCCESS) err = clSetKernelArg(kernel, 1, sizeof(cl_mem), &mems[1]);
-    CLB_CL_CHECK(err, "clSetKernelArg");
+    CLB_TRY(clb__cl_set_arg(k, 0, sizeof(cl_mem), &mems[0]));
+    CLB_TRY(clb__cl_set_arg(k, 1, sizeof(cl_mem), &mems[1]));
 
     if (!s->table) {
         for (int a = 0; a < nd; a++) {
@@ -145,7 +144,7 @@ static clb_status launch_piece(clb_context *ctx, const copy_spec *s, const clb__
     }
 #undef AXIS_SHAPE
 #undef AXIS_STRIDE
-    CLB_CL_CHECK(clSetKernelArg(kernel, 2, sizeof args, &args), "clSetKernelArg");
+    CLB_TRY(clb__cl_set_arg(k, 2, sizeof args, &args));
 
     int64_t chunks = (inner + s->vec - 1) / s->vec;
     size_t local[2], global[2];

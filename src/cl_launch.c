@@ -6,6 +6,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Work-group size: a few times the kernel's SIMD width (so each compute unit
    has several warps/wavefronts to switch between), within what the kernel and
@@ -99,6 +100,13 @@ clb_status clb__cl_kernel_cache_create(cl_device_id device, clb__cl_kernel_cache
     return CLB_OK;
 }
 
+static void kernel_free(clb__cl_kernel *k)
+{
+    if (k->kernel) clReleaseKernel(k->kernel);
+    for (int i = 0; i < CLB__CL_CACHED_ARGS; i++) free(k->arg_value[i]);
+    free(k);
+}
+
 void clb__cl_kernel_cache_destroy(clb__cl_kernel_cache *c)
 {
     if (!c) return;
@@ -106,8 +114,7 @@ void clb__cl_kernel_cache_destroy(clb__cl_kernel_cache *c)
         clb__cl_kernel *k = c->buckets[b];
         while (k) {
             clb__cl_kernel *next = k->next;
-            clReleaseKernel(k->kernel);
-            free(k);
+            kernel_free(k);
             k = next;
         }
     }
@@ -188,11 +195,34 @@ clb_status clb__cl_kernel_add(clb__cl_context *cl, clb__kernel_id id, uint64_t k
         k = NULL;
     }
 cleanup:
-    if (k) {
-        if (k->kernel) clReleaseKernel(k->kernel);
-        free(k);
-    }
+    if (k) kernel_free(k);
     return st;
+}
+
+clb_status clb__cl_set_arg(clb__cl_kernel *k, cl_uint index, size_t size, const void *value)
+{
+    bool cached = index < CLB__CL_CACHED_ARGS;
+    if (cached && k->arg_value[index] && k->arg_size[index] == size &&
+        memcmp(k->arg_value[index], value, size) == 0)
+        return CLB_OK;
+    cl_int err = clSetKernelArg(k->kernel, index, size, value);
+    if (err != CL_SUCCESS) {
+        /* Unknown state now: the next launch sets the argument again. */
+        if (cached) {
+            free(k->arg_value[index]);
+            k->arg_value[index] = NULL;
+        }
+        return clb__cl_fail(err, "clSetKernelArg");
+    }
+    if (cached) {
+        if (k->arg_size[index] != size || !k->arg_value[index]) {
+            free(k->arg_value[index]);
+            k->arg_value[index] = malloc(size);
+            k->arg_size[index] = size;
+        }
+        if (k->arg_value[index]) memcpy(k->arg_value[index], value, size);
+    }
+    return CLB_OK;
 }
 
 void clb__cl_kernel_unlock(clb__cl_context *cl)

@@ -49,6 +49,8 @@ clb_status clb__cl_launch(clb__cl_context *cl, cl_kernel kernel, int64_t numel);
  * the context and reuse it. A kernel's arguments are shared state, so the cache
  * is locked from the lookup until the launch has been enqueued (OpenCL captures
  * argument values at enqueue), never while a program is built. */
+#define CLB__CL_CACHED_ARGS 8 /* arguments 0..7 of a kernel object are remembered */
+
 typedef struct clb__cl_kernel {
     struct clb__cl_kernel *next;
     clb__kernel_id id;
@@ -56,7 +58,16 @@ typedef struct clb__cl_kernel {
     cl_kernel kernel;
     size_t wg_multiple;   /* CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE */
     size_t wg_max;        /* min(CL_KERNEL_WORK_GROUP_SIZE, the device's item limit) */
+    /* The argument values last set (clb__cl_set_arg), so a launch that repeats one
+       skips the driver call: each costs PoCL an allocation and a copy. */
+    size_t arg_size[CLB__CL_CACHED_ARGS];
+    void *arg_value[CLB__CL_CACHED_ARGS];
 } clb__cl_kernel;
+
+/* Sets argument `index` of k's kernel unless it already holds exactly this value
+   (OpenCL keeps an argument until it is set again). Called with the kernel cache
+   locked, as every use of a cached kernel object. */
+clb_status clb__cl_set_arg(clb__cl_kernel *k, cl_uint index, size_t size, const void *value);
 
 typedef struct clb__cl_kernel_cache clb__cl_kernel_cache;
 clb_status clb__cl_kernel_cache_create(cl_device_id device, clb__cl_kernel_cache **out);

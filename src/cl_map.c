@@ -99,7 +99,7 @@ typedef struct map_args {
 } map_args;
 
 /* Sets the arguments of one plan piece and enqueues it. Called with the kernel locked. */
-static clb_status launch_piece(clb_context *ctx, const map_spec *s, const clb__cl_kernel *k,
+static clb_status launch_piece(clb_context *ctx, const map_spec *s, clb__cl_kernel *k,
                                const clb__plan *p, void *const *handles)
 {
     clb_status st = CLB_OK;
@@ -123,11 +123,10 @@ static clb_status launch_piece(clb_context *ctx, const map_spec *s, const clb__c
         args.offsets[o] = o < p->nops ? p->offsets[o] : 0;
         args.inner_strides[o] = AXIS_STRIDE(o, nd - 1);
     }
-    for (cl_uint i = 0; i < MAP_OPS && err == CL_SUCCESS; i++) {
+    for (cl_uint i = 0; i < MAP_OPS; i++) {
         cl_mem m = (cl_mem)handles[(int)i < p->nops ? i : 0];
-        err = clSetKernelArg(kernel, i, sizeof m, &m);
+        CLB_TRY(clb__cl_set_arg(k, i, sizeof m, &m));
     }
-    CLB_CL_CHECK(err, "clSetKernelArg");
 
     if (!s->table) {
         for (int a = 0; a < nd; a++) {
@@ -139,7 +138,7 @@ static clb_status launch_piece(clb_context *ctx, const map_spec *s, const clb__c
     }
 #undef AXIS_SHAPE
 #undef AXIS_STRIDE
-    CLB_CL_CHECK(clSetKernelArg(kernel, 4, sizeof args, &args), "clSetKernelArg");
+    CLB_TRY(clb__cl_set_arg(k, 4, sizeof args, &args));
 
     int64_t chunks = (inner + s->vec - 1) / s->vec;
     size_t local[2], global[2];

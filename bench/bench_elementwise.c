@@ -8,6 +8,9 @@
  * Then the tiny bias add (32,30)+(30,): 1000 calls and one clb_finish, per
  * call, against 1000 enqueues of an empty kernel measured the same way.
  *
+ * Last, NumPy times the same patterns (bench/numpy_elementwise.py) for the
+ * "x NumPy" speed-ups, when python3 with numpy is there.
+ *
  * usage: bench_elementwise [--device N] [--quick]   (N: global OpenCL device index) */
 #include "harness.h"
 
@@ -171,6 +174,41 @@ static void ref_close(ref *r)
     if (r->context) clReleaseContext(r->context);
 }
 
+/* ---- NumPy ------------------------------------------------------------------------------ */
+
+/* Times the same patterns in NumPy (bench/numpy_elementwise.py, through
+   $CLB_BENCH_PYTHON or /usr/bin/python3) in this run and prints the speed-ups:
+   our new-output call against NumPy's expression, our preallocated output
+   against NumPy's out=. Says so and prints nothing else without NumPy. */
+static void numpy_ratios(int quick, const pattern *patterns, int npat, const double *into_s,
+                         const double *new_s)
+{
+    const char *py = getenv("CLB_BENCH_PYTHON");
+    if (!py || !py[0]) py = "/usr/bin/python3";
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s %s/numpy_elementwise.py%s 2>/dev/null", py, CLB_BENCH_DIR,
+             quick ? " --quick" : "");
+    FILE *f = popen(cmd, "r");
+    char line[256];
+    int found = 0;
+    printf("\n%-34s %10s %10s %12s %12s\n", "NumPy, timed after the above", "new ms", "out= ms",
+           "x NumPy new", "x NumPy out=");
+    while (f && fgets(line, sizeof line, f)) {
+        for (int c = 0; c < npat; c++) {
+            size_t len = strlen(patterns[c].name);
+            double np_new, np_out;
+            if (strncmp(line, patterns[c].name, len) != 0 ||
+                sscanf(line + len, "%lf %lf", &np_new, &np_out) != 2 || new_s[c] <= 0)
+                continue;
+            printf("%-34s %10.3f %10.3f %11.2fx %11.2fx\n", patterns[c].name, np_new, np_out,
+                   np_new / (1e3 * new_s[c]), np_out / (1e3 * into_s[c]));
+            found++;
+        }
+    }
+    if (f) pclose(f);
+    if (!found) printf("  not measured (%s with numpy not found)\n", py);
+}
+
 /* ---- main --------------------------------------------------------------------------- */
 
 int main(int argc, char **argv)
@@ -225,7 +263,9 @@ int main(int argc, char **argv)
     printf("%-34s %7s %7s %9s %7s %7s %9s %7s %7s %8s %8s\n", "pattern (float32)", "copy", "stream",
            "into GB/s", "% copy", "% strm", "new GB/s", "% copy", "% strm", "into ms", "new ms");
     int rc = 0;
-    for (size_t c = 0; c < sizeof patterns / sizeof patterns[0]; c++) {
+    enum { NPAT = sizeof patterns / sizeof patterns[0] };
+    double into_s[NPAT] = {0}, new_s[NPAT] = {0};
+    for (size_t c = 0; c < NPAT; c++) {
         const pattern *p = &patterns[c];
         ta = random_tensor(p->ndim_a, p->a, 1);
         tb = random_tensor(p->ndim_b, p->b, 2);
@@ -251,6 +291,8 @@ int main(int argc, char **argv)
                 rc = 1;
             } else {
                 double copy = res[0].gbps, stream = res[1].gbps;
+                into_s[c] = res[2].median_s;
+                new_s[c] = res[3].median_s;
                 printf("%-34s %7.2f %7.2f %9.2f %6.1f%% %6.1f%% %9.2f %6.1f%% %6.1f%% %8.3f %8.3f\n",
                        p->name, copy, stream, res[2].gbps, 100 * res[2].gbps / copy,
                        100 * res[2].gbps / stream, res[3].gbps, 100 * res[3].gbps / copy,
@@ -264,6 +306,7 @@ int main(int argc, char **argv)
     }
     ref_copy_close(&plain);
     ref_copy_close(&streaming);
+    numpy_ratios(quick, patterns, NPAT, into_s, new_s);
 
     /* Tiny launches: (32,30) + (30,) into a preallocated out. */
     const int calls = 1000;

@@ -34,6 +34,15 @@
 #define CLB_NT_OK 1
 #endif
 #endif
+/* Streaming stores are weakly ordered: a fence at the end of a kernel that made
+   them orders them before the completion the host waits on. */
+#if CLB_NT_OK && __has_builtin(__builtin_ia32_sfence)
+#define CLB_NT_FENCE() __builtin_ia32_sfence()
+#elif CLB_NT_OK
+#define CLB_NT_FENCE() mem_fence(CLK_GLOBAL_MEM_FENCE)
+#else
+#define CLB_NT_FENCE() ((void)0)
+#endif
 /* Whether p is aligned for a vector store of n elements of its type (n a power of 2). */
 #define CLB_ALIGNED(p, n) ((((uintptr_t)(p)) & ((n) * sizeof(*(p)) - 1)) == 0)
 

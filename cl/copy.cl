@@ -223,4 +223,5 @@ __kernel void clb_copy(__global clb_dst_t *dst, __global const clb_src_t *src, c
     if (isd == 1 && iss == 1) CLB_LOOPS(1, 1)
     else CLB_LOOPS(isd, iss)
 #endif
+    CLB_NT_FENCE();
 }

@@ -510,4 +510,5 @@ __kernel void clb_map(__global clb_out_t *out, __global const clb_in0_t *in0,
     if (is0 == 1 && is1 == 1 && is2 == 1 && is3 == 1) CLB_LOOPS(1, 1, 1, 1)
     else CLB_LOOPS(is0, is1, is2, is3)
 #endif
+    CLB_NT_FENCE();
 }

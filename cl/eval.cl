@@ -544,6 +544,7 @@ __kernel void clb_eval(__global CLB_STORAGE(CLB_OUT_DTYPE) *p0, CLB_PTR(1, CLB_I
             }
         }
     }
+    CLB_NT_FENCE();
 #else
     /* The row's start: the divisions above are paid once per CLB_RUN elements. */
     p0 += r0;

@@ -1,9 +1,13 @@
 /* Matmul benchmark (issue 4): GFLOP/s of (B,N,N) @ (N,N) float32 through
-   CLBlast (the library's default path for float32) and through the library's
-   own kernel (CLB_MATMUL_IMPL=kernel), against NumPy timed in the same run
-   through /usr/bin/python3. FLOP = 2 * B * N^3; GFLOP = 1e9.
+   CLBlast with its built-in parameters (CLB_MATMUL_IMPL=clblast,
+   CLB_MATMUL_TUNING=off), the library's own kernel (CLB_MATMUL_IMPL=kernel),
+   CLBlast with the parameters clb_matmul_tune found for the device (run first
+   in this process, or taken from the cache with --cached) and the dispatcher's
+   own pick, against NumPy timed in the same run through /usr/bin/python3.
+   FLOP = 2 * B * N^3; GFLOP = 1e9. The defaults are timed before anything
+   tunes: CLBlast cannot restore them within a process.
 
-   usage: bench_matmul [--device SEL] [--quick] */
+   usage: bench_matmul [--device SEL] [--quick] [--cached] */
 #include "harness.h"
 
 #include <stdio.h>
@@ -59,17 +63,41 @@ static double numpy_seconds(int64_t batch, int64_t side)
     return t;
 }
 
+/* Median and fastest run, as GFLOP/s in g[0] and g[1]. */
+static void measure(clb_context *ctx, const char *label, int quick, double flop, int *rc, double g[2])
+{
+    g[0] = g[1] = 0;
+    clbb_result res = clbb_measure(ctx, run_matmul, NULL, 0, quick ? 0.5 : 3.0, 20);
+    if (res.status != CLB_OK) {
+        printf("  %-15s %s: %s\n", label, clb_status_name(res.status), clb_last_error());
+        *rc = 1;
+        return;
+    }
+    g[0] = flop / res.median_s / 1e9;
+    g[1] = flop / res.min_s / 1e9;
+    printf("  %-15s median %8.2f ms  %8.2f GFLOP/s   fastest %8.2f ms  %8.2f GFLOP/s\n", label,
+           res.median_s * 1e3, g[0], res.min_s * 1e3, g[1]);
+}
+
+static void ratio(const char *what, const double *x, const char *of, const double *y)
+{
+    if (x[0] > 0 && y[0] > 0 && y[1] > 0)
+        printf("  %-15s %6.2fx %-15s (fastest runs: %.2fx)\n", what, x[0] / y[0], of, x[1] / y[1]);
+}
+
 int main(int argc, char **argv)
 {
     const char *device = NULL;
-    int quick = 0;
+    int quick = 0, cached = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick"))
             quick = 1;
+        else if (!strcmp(argv[i], "--cached"))
+            cached = 1;
         else if (!strcmp(argv[i], "--device") && i + 1 < argc)
             device = argv[++i];
         else {
-            fprintf(stderr, "usage: %s [--device SEL] [--quick]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--device SEL] [--quick] [--cached]\n", argv[0]);
             return 2;
         }
     }
@@ -88,25 +116,45 @@ int main(int argc, char **argv)
     printf("device: %s\n(%lld,%lld,%lld) @ (%lld,%lld) float32, %.2f GFLOP per run\n",
            clb_context_device_name(ctx), (long long)batch, (long long)side, (long long)side,
            (long long)side, (long long)side, flop / 1e9);
-    const char *impls[2] = {"clblast", "kernel"};
     int rc = 0;
-    for (int k = 0; k < 2; k++) {
-        setenv("CLB_MATMUL_IMPL", impls[k], 1);
-        clbb_result res = clbb_measure(ctx, run_matmul, NULL, 0, quick ? 0.5 : 3.0, 20);
-        if (res.status != CLB_OK) {
-            printf("  %-10s %s: %s\n", impls[k], clb_status_name(res.status), clb_last_error());
-            rc = 1;
-            continue;
-        }
-        printf("  %-10s median %8.2f ms  %8.2f GFLOP/s\n", impls[k], res.median_s * 1e3,
-               flop / res.median_s / 1e9);
-    }
+    setenv("CLB_MATMUL_TUNING", "off", 1);
+    setenv("CLB_MATMUL_IMPL", "clblast", 1);
+    double g_default[2], g_kernel[2], g_tuned[2], g_auto[2], g_numpy[2] = {0, 0};
+    measure(ctx, "clblast default", quick, flop, &rc, g_default);
+    setenv("CLB_MATMUL_IMPL", "kernel", 1);
+    measure(ctx, "kernel", quick, flop, &rc, g_kernel);
+    unsetenv("CLB_MATMUL_TUNING");
     unsetenv("CLB_MATMUL_IMPL");
+    if (!cached) {
+        clb_matmul_tune_result *r = malloc(sizeof *r);
+        clb_status st = r ? clb_matmul_tune(ctx, CLB_FLOAT32, 0, r) : CLB_ERR_OUT_OF_MEMORY;
+        if (st != CLB_OK) {
+            printf("  tuning failed: %s: %s\n", clb_status_name(st), clb_last_error());
+            rc = 1;
+        } else if (r->best >= 0) {
+            printf("  (clb_matmul_tune: %d candidates, best %.2f GFLOP/s on (%lld,256,256): %s)\n",
+                   r->count, r->candidates[r->best].gflops, (long long)r->batch,
+                   r->candidates[r->best].params);
+        }
+        free(r);
+    }
+    setenv("CLB_MATMUL_IMPL", "clblast", 1);
+    measure(ctx, "clblast tuned", quick, flop, &rc, g_tuned);
+    unsetenv("CLB_MATMUL_IMPL");
+    measure(ctx, "dispatcher", quick, flop, &rc, g_auto);
     double np_s = numpy_seconds(batch, side);
+    if (np_s > 0) g_numpy[0] = g_numpy[1] = flop / np_s / 1e9; /* its median of 3 */
     if (np_s > 0)
-        printf("  %-10s median %8.2f ms  %8.2f GFLOP/s\n", "numpy", np_s * 1e3, flop / np_s / 1e9);
+        printf("  %-15s median %8.2f ms  %8.2f GFLOP/s\n", "numpy", np_s * 1e3, g_numpy[0]);
     else
         printf("  numpy not available: no comparison\n");
+    printf("ratios:\n");
+    ratio("clblast tuned", g_tuned, "clblast default", g_default);
+    ratio("kernel", g_kernel, "clblast default", g_default);
+    ratio("dispatcher", g_auto, "clblast default", g_default);
+    ratio("clblast tuned", g_tuned, "numpy", g_numpy);
+    ratio("kernel", g_kernel, "numpy", g_numpy);
+    ratio("dispatcher", g_auto, "numpy", g_numpy);
     clb_tensor_release(a_t);
     clb_tensor_release(b_t);
     clb_context_release(ctx);

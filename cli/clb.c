@@ -6,6 +6,8 @@
  *   clb bench [--device SEL|all] [--quick] [--repeat N] [--csv F] [--json F] [--plot F.svg]
  *                              the broadcast patterns' speed on each device, as GB/s,
  *                              % of the device's copy bandwidth and speed-up over host
+ *   clb tune [--device SEL] [--dtype float32|float64] [--candidates N]
+ *                              tune CLBlast's GEMM for one device (clb_matmul_tune)
  *
  * One file per command (devices.c, demo.c, bench.c); report.c and plot.c
  * render benchmark results; the case table and timing live in bench/.
@@ -25,6 +27,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "devices")) return cmd_devices(argc - 2, argv + 2);
     if (!strcmp(cmd, "demo")) return cmd_demo(argc - 2, argv + 2);
     if (!strcmp(cmd, "bench")) return cmd_bench(argc - 2, argv + 2);
+    if (!strcmp(cmd, "tune")) return cmd_tune(argc - 2, argv + 2);
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         fputs(usage_text, stdout);
         return 0;

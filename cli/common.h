@@ -40,5 +40,6 @@ void json_string(FILE *f, const char *s);
 int cmd_devices(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_tune(int argc, char **argv);
 
 #endif /* CLB_CLI_COMMON_H */

@@ -236,6 +236,43 @@ CLB_API clb_status clb_eval_into(clb_context *ctx, const char *expr, int n,
                                  const char *const *names, const clb_tensor *const *inputs,
                                  clb_tensor *out);
 
+/* ---- matmul tuning ------------------------------------------------------- */
+/* Times CLBlast's GEMM with its built-in parameters, with up to max_candidates
+   (0: all, at most CLB_MATMUL_TUNE_MAX_CANDIDATES) parameter sets chosen for
+   CPUs and with the library's own kernel, on a (B, 256, 256) @ (256, 256) GEMM
+   of dtype (float32 or float64) on ctx's OpenCL device. The fastest CLBlast
+   parameters (when they beat the defaults) go to CLBlastOverrideParameters,
+   and the result is cached in CLB_CACHE_DIR (matmul-tuning-*.txt) for this
+   device, driver, CLBlast and library version: from then on the first matmul
+   of each process applies it, and float matmuls that the own kernel covers run
+   on whichever of it and CLBlast was faster. CLB_MATMUL_TUNING=off ignores the
+   cache. Each candidate compiles CLBlast's GEMM program once (15-30 s on PoCL).
+   GFLOP/s are of the fastest of 5-10 runs. CLBlast cannot restore its defaults
+   within a process, so if they win, this process keeps the fastest candidate
+   (later processes use the defaults); matmuls other threads run on the device
+   during the search may use candidate parameters.
+   The host backend or a build without CLBlast: CLB_ERR_UNSUPPORTED. */
+#define CLB_MATMUL_TUNE_MAX_CANDIDATES 16
+typedef struct clb_matmul_tune_candidate {
+    char params[384]; /* "GemmRoutine XGEMM_MIN_INDIRECT_SIZE=128 | Xgemm GEMMK=0 ..." */
+    double gflops;    /* 0: CLBlast refused it, failed, or computed a wrong result */
+    char error[256];  /* why, when gflops is 0 */
+} clb_matmul_tune_candidate;
+typedef struct clb_matmul_tune_result {
+    int64_t batch, m, n, k;  /* the GEMM timed: (batch, m, k) @ (k, n) */
+    double default_gflops;   /* CLBlast's own parameters; -1: not measurable in this
+                                process (it already handed CLBlast other parameters) */
+    double kernel_gflops;    /* the library's own kernel */
+    int count;               /* candidates timed */
+    int best;                /* index of the fastest candidate; -1 if none ran */
+    clb_matmul_tune_candidate candidates[CLB_MATMUL_TUNE_MAX_CANDIDATES];
+    int overrides;           /* 1: candidates[best] beat the defaults and is applied */
+    char choice[16];         /* "kernel" or "clblast": what serves the GEMMs both can do */
+    char cache_file[1024];   /* where the result was written; "" when caching is off */
+} clb_matmul_tune_result;
+CLB_API clb_status clb_matmul_tune(clb_context *ctx, clb_dtype dtype, int max_candidates,
+                                   clb_matmul_tune_result *out);
+
 #ifdef __cplusplus
 }
 #endif

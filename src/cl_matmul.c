@@ -1,9 +1,9 @@
 /* OpenCL driver for batched matmul.
  *
- * float32/float64 go to CLBlast: one GemmStridedBatched call when every
- * operand's batch is a single uniform stride after coalescing (a broadcast
- * operand has stride 0, which CLBlast 1.5 accepts: it only reads through the
- * stride), GemmBatched with per-matrix offsets for other broadcast patterns.
+ * float32/float64 go to CLBlast: one Gemm call for one matrix or for a batch
+ * against a broadcast b (folded into m), one GemmStridedBatched call for packed
+ * batches, GemmBatched with per-matrix offsets for every other pattern (see
+ * run_clblast for why broadcast strides must not reach GemmStridedBatched).
  * Transposed views become CLBlast's transpose flags; an operand that is
  * neither row- nor column-major (a broadcast or gapped inner axis) is copied
  * to a contiguous buffer first, the one case where nothing else works.
@@ -15,10 +15,15 @@
  * float, which is both more accurate than CLBlast's half GEMM and needs no
  * cl_khr_fp16) run on cl/matmul.cl's plain kernel, as does everything in
  * builds without CLBlast. CLBlast keeps its compiled kernels in memory only,
- * per process. */
+ * per process.
+ *
+ * clb_matmul_tune (cl_matmul_tune.c) replaces the CPU rule where it has run: it
+ * searches CLBlast parameters for the device, and its cached result says which
+ * of tuned CLBlast and our kernel serves the GEMMs both can do. */
 #include "cl_launch.h"
 
 #include "cl_errors.h"
+#include "cl_matmul_tune.h"
 #include "dtype.h"
 #include "fault.h"
 #include "kernels.h"
@@ -319,29 +324,52 @@ static clb_status run_clblast(clb_context *ctx, const clb__matmul_op *op_in, voi
     size_t m = (size_t)op->m, n = (size_t)op->n, k = (size_t)op->k;
     bool dbl = op->dtype == CLB_FLOAT64;
     CLBlastStatusCode s;
-    if (plan->ndim <= 1) {
-        /* Uniform batch: one strided-batched call (stride 0 = broadcast operand). */
-        size_t count = (size_t)plan->numel;
-        size_t so[3];
-        /* CLBlast refuses a zero C stride even for one matrix (InvalidDimension);
-           with one matrix no stride is ever applied, so any value serves. */
-        for (int q = 0; q < 3; q++) so[q] = plan->ndim == 1 ? (size_t)plan->strides[q][0] : 1;
-        size_t oa = (size_t)plan->offsets[1], ob = (size_t)plan->offsets[2], oc = (size_t)plan->offsets[0];
+    size_t count = (size_t)plan->numel;
+    size_t so[3];
+    for (int q = 0; q < 3; q++) so[q] = plan->ndim == 1 ? (size_t)plan->strides[q][0] : 0;
+    size_t oa = (size_t)plan->offsets[1], ob = (size_t)plan->offsets[2], oc = (size_t)plan->offsets[0];
+    /* Row-major C = A B is column-major C^T = B^T A^T: CLBlast's indirect path
+       then rearranges only a (its Xgemm kernel wants column-major b and c and a
+       transposed), where the row-major call rearranges a and out.
+       CLBlast's GemmStridedBatched is only safe for packed batches: its indirect
+       path (Xgemm with pre/post-processing, which it picks above its
+       GemmRoutine threshold) reads an operand that needs no temporary copy at
+       batch * rows * cols from the buffer's start, ignoring stride and offset.
+       A broadcast b under a packed a and out is one tall GEMM instead (the
+       batch folded into m), one matrix a plain GEMM, anything else GemmBatched,
+       whose offsets both paths honour. */
+    bool fold = plan->ndim == 1 && so[2] == 0 && ta == CLBlastTransposeNo && so[1] == m * lda &&
+                so[0] == m * ldc;
+    bool packed = plan->ndim == 1 && oa == 0 && ob == 0 && oc == 0 && so[1] == m * k &&
+                  so[2] == k * n && so[0] == m * n;
+    if (plan->ndim == 0 || fold) {
+        size_t rows = fold ? m * count : m;
         if (dbl)
-            s = CLBlastDgemmStridedBatched(CLBlastLayoutRowMajor, ta, tb, m, n, k, 1.0, A, oa, lda,
-                                           so[1], B, ob, ldb, so[2], 0.0, C, oc, ldc, so[0], count,
+            s = CLBlastDgemm(CLBlastLayoutColMajor, tb, ta, n, rows, k, 1.0, B, ob, ldb, A, oa, lda,
+                             0.0, C, oc, ldc, &cl->queue, NULL);
+        else
+            s = CLBlastSgemm(CLBlastLayoutColMajor, tb, ta, n, rows, k, 1.0f, B, ob, ldb, A, oa, lda,
+                             0.0f, C, oc, ldc, &cl->queue, NULL);
+        if (s != CLBlastSuccess) {
+            st = gemm_fail(s, "Gemm", op);
+            goto cleanup;
+        }
+    } else if (packed) {
+        if (dbl)
+            s = CLBlastDgemmStridedBatched(CLBlastLayoutColMajor, tb, ta, n, m, k, 1.0, B, ob, ldb,
+                                           so[2], A, oa, lda, so[1], 0.0, C, oc, ldc, so[0], count,
                                            &cl->queue, NULL);
         else
-            s = CLBlastSgemmStridedBatched(CLBlastLayoutRowMajor, ta, tb, m, n, k, 1.0f, A, oa, lda,
-                                           so[1], B, ob, ldb, so[2], 0.0f, C, oc, ldc, so[0], count,
+            s = CLBlastSgemmStridedBatched(CLBlastLayoutColMajor, tb, ta, n, m, k, 1.0f, B, ob, ldb,
+                                           so[2], A, oa, lda, so[1], 0.0f, C, oc, ldc, so[0], count,
                                            &cl->queue, NULL);
         if (s != CLBlastSuccess) {
             st = gemm_fail(s, "GemmStridedBatched", op);
             goto cleanup;
         }
     } else {
-        /* Broadcast patterns no single stride describes: one offset per matrix. */
-        size_t count = (size_t)plan->numel, esz = dbl ? sizeof(double) : sizeof(float);
+        /* Broadcast and gapped batches: one offset per matrix. */
+        size_t esz = dbl ? sizeof(double) : sizeof(float);
         for (int q = 0; q < 3; q++) lists.o[q] = malloc(count * sizeof(size_t));
         alphas = malloc(count * esz);
         betas = malloc(count * esz);
@@ -353,12 +381,12 @@ static clb_status run_clblast(clb_context *ctx, const clb__matmul_op *op_in, voi
         }
         clb__plan_for_each(plan, collect_offsets, &lists);
         if (dbl)
-            s = CLBlastDgemmBatched(CLBlastLayoutRowMajor, ta, tb, m, n, k, alphas, A, lists.o[1],
-                                    lda, B, lists.o[2], ldb, betas, C, lists.o[0], ldc, count,
+            s = CLBlastDgemmBatched(CLBlastLayoutColMajor, tb, ta, n, m, k, alphas, B, lists.o[2],
+                                    ldb, A, lists.o[1], lda, betas, C, lists.o[0], ldc, count,
                                     &cl->queue, NULL);
         else
-            s = CLBlastSgemmBatched(CLBlastLayoutRowMajor, ta, tb, m, n, k, alphas, A, lists.o[1],
-                                    lda, B, lists.o[2], ldb, betas, C, lists.o[0], ldc, count,
+            s = CLBlastSgemmBatched(CLBlastLayoutColMajor, tb, ta, n, m, k, alphas, B, lists.o[2],
+                                    ldb, A, lists.o[1], lda, betas, C, lists.o[0], ldc, count,
                                     &cl->queue, NULL);
         if (s != CLBlastSuccess) {
             st = gemm_fail(s, "GemmBatched", op);
@@ -402,11 +430,19 @@ clb_status clb__cl_matmul(clb_context *ctx, const clb__matmul_op *op, void *cons
        defaults (bench/bench_matmul); elsewhere CLBlast serves floats.
        CLB_MATMUL_IMPL=kernel or =clblast overrides the choice (benchmarks
        compare the two; also a way around a problem in either). */
-    const char *impl = getenv("CLB_MATMUL_IMPL");
-    bool force_own = impl && strcmp(impl, "kernel") == 0;
-    bool force_clblast = impl && strcmp(impl, "clblast") == 0;
+    const char *impl = clb__mm_force ? NULL : getenv("CLB_MATMUL_IMPL"); /* the search's own first */
+    bool force_own = clb__mm_force == 1 || (impl && strcmp(impl, "kernel") == 0);
+    bool force_clblast = clb__mm_force == 2 || (impl && strcmp(impl, "clblast") == 0);
+    /* A cached tuning (clb_matmul_tune) measured which of the two is faster on
+       this device; its CLBlast parameters are applied on the first call, also
+       under CLB_MATMUL_IMPL=clblast (not for the search's own calls). */
+    clb__mm_choice choice = CLB__MM_CHOICE_NONE;
+    if (!clb__mm_force && (op->dtype == CLB_FLOAT32 || op->dtype == CLB_FLOAT64))
+        choice = clb__mm_tuning_choice(ctx, op->dtype);
+    bool prefer_own = choice == CLB__MM_CHOICE_KERNEL ||
+                      (choice == CLB__MM_CHOICE_NONE && ctx->info.type == CLB_DEVICE_CPU);
     bool blocked = blocked_fits(op) && !force_clblast &&
-                   (force_own || ctx->info.type == CLB_DEVICE_CPU || !CLB_HAVE_CLBLAST);
+                   (force_own || prefer_own || !CLB_HAVE_CLBLAST);
 #if CLB_HAVE_CLBLAST
     if (!blocked && !force_own && (op->dtype == CLB_FLOAT32 || op->dtype == CLB_FLOAT64))
         return run_clblast(ctx, op, handles);

@@ -428,6 +428,45 @@ CLB_REAL_FUNCS(11, double)
     clb_index o0 = r0, o1 = r1, o2 = r2, o3 = r3, o4 = r4, o5 = r5, o6 = r6, o7 = r7, o8 = r8
 #endif
 
+/* Offset of inner element j of operand k from its row start, and the chunk's
+   pointers: per-chunk bases (64-bit pointer arithmetic, once per chunk) that
+   shadow p1..p8 inside the chunk, so the body's loads are base[v * stride]
+   with v a constant after unrolling, which the compiler turns into vector
+   loads (offsets summed in the 32-bit index type hide that they are consecutive). */
+#if CLB_NDIM >= 1
+#define CLB_INNER_OFF(k, j)                                                                        \
+    (CLB_INNER##k == 0   ? (clb_index)0                                                            \
+     : CLB_INNER##k == 1 ? (clb_index)(j)                                                          \
+                         : (clb_index)(j) * CLB_STRIDE(k, CLB_NDIM - 1))
+#else
+#define CLB_INNER_OFF(k, j) ((clb_index)0)
+#endif
+#define CLB_IN_PTR_T(k) __global const CLB_STORAGE(CLB_IN##k##_DTYPE) *const
+#define CLB_CHUNK_BASE(k, j0) CLB_IN_PTR_T(k) q##k##_ = p##k + r##k + CLB_INNER_OFF(k, j0)
+#define CLB_CHUNK_BASES(j0)                                                                        \
+    __global CLB_STORAGE(CLB_OUT_DTYPE) *const q0_ = p0 + r0 + CLB_INNER_OFF(0, j0);               \
+    CLB_CHUNK_BASE(1, j0);                                                                         \
+    CLB_CHUNK_BASE(2, j0);                                                                         \
+    CLB_CHUNK_BASE(3, j0);                                                                         \
+    CLB_CHUNK_BASE(4, j0);                                                                         \
+    CLB_CHUNK_BASE(5, j0);                                                                         \
+    CLB_CHUNK_BASE(6, j0);                                                                         \
+    CLB_CHUNK_BASE(7, j0);                                                                         \
+    CLB_CHUNK_BASE(8, j0)
+#define CLB_CHUNK_SHADOWS()                                                                        \
+    CLB_IN_PTR_T(1) p1 = q1_;                                                                      \
+    CLB_IN_PTR_T(2) p2 = q2_;                                                                      \
+    CLB_IN_PTR_T(3) p3 = q3_;                                                                      \
+    CLB_IN_PTR_T(4) p4 = q4_;                                                                      \
+    CLB_IN_PTR_T(5) p5 = q5_;                                                                      \
+    CLB_IN_PTR_T(6) p6 = q6_;                                                                      \
+    CLB_IN_PTR_T(7) p7 = q7_;                                                                      \
+    CLB_IN_PTR_T(8) p8 = q8_
+#define CLB_CHUNK_OFFSETS(v)                                                                       \
+    const clb_index o1 = CLB_INNER_OFF(1, v), o2 = CLB_INNER_OFF(2, v), o3 = CLB_INNER_OFF(3, v),  \
+                    o4 = CLB_INNER_OFF(4, v), o5 = CLB_INNER_OFF(5, v), o6 = CLB_INNER_OFF(6, v),  \
+                    o7 = CLB_INNER_OFF(7, v), o8 = CLB_INNER_OFF(8, v)
+
 typedef CLB_REG(CLB_OUT_DTYPE) clb_outv_t;
 #if CLB_NT_OK && CLB_OUT_DTYPE != 9 && CLB_INNER0 == 1 && CLB_VEC <= 16
 #define CLB_STREAM_CHUNK 1
@@ -515,27 +554,28 @@ __kernel void clb_eval(__global CLB_STORAGE(CLB_OUT_DTYPE) *p0, CLB_PTR(1, CLB_I
         for (long c = cfirst; c < cend; c++) {
             const clb_index j0 = (clb_index)(c * CLB_VEC);
             if ((long)j0 + CLB_VEC <= (long)inner) {
+                CLB_CHUNK_BASES(j0);
                 clb_outv_t r_[CLB_VEC];
+                {
+                    CLB_CHUNK_SHADOWS();
 #undef CLB_RESULT
 #define CLB_RESULT(x) r_[v] = (x)
-                _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++) {
-                    CLB_OFFSETS_AT(j0 + v);
-                    CLB_EVAL_BODY
-                }
+                    _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++) {
+                        CLB_CHUNK_OFFSETS(v);
+                        CLB_EVAL_BODY
+                    }
 #undef CLB_RESULT
 #define CLB_RESULT(x) CLB_STORE(CLB_OUT_DTYPE, p0, o0, x)
+                }
 #if CLB_STREAM_CHUNK
-                __global CLB_STORAGE(CLB_OUT_DTYPE) *q_ = p0 + r0 + j0;
-                if (CLB_ALIGNED(q_, CLB_VEC)) {
+                if (CLB_ALIGNED(q0_, CLB_VEC)) {
                     __builtin_nontemporal_store(CLB_CAT(vload, CLB_VEC)(0, r_),
-                                                (__global clb_outvec_t *)q_);
+                                                (__global clb_outvec_t *)q0_);
                     continue;
                 }
 #endif
-                _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++) {
-                    CLB_OFFSETS_AT(j0 + v);
-                    CLB_STORE(CLB_OUT_DTYPE, p0, o0, r_[v]);
-                }
+                _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++)
+                    CLB_STORE(CLB_OUT_DTYPE, q0_, CLB_INNER_OFF(0, v), r_[v]);
             } else {
                 for (clb_index j = j0; j < inner; j++) {
                     CLB_OFFSETS_AT(j);

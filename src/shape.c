@@ -84,10 +84,12 @@ clb_status clb__broadcast(int n, const int *ndims, const int64_t *const *shapes,
         return clb__fail(CLB_ERR_INVALID_ARGUMENT, "broadcast: out_ndim or out_shape is NULL");
     int nd = 0;
     for (int k = 0; k < n; k++) {
-        char what[48];
-        snprintf(what, sizeof what, "broadcast: shape of tensor %d", k);
-        clb_status st = clb__shape_check(ndims[k], shapes[k], what, NULL);
-        if (st != CLB_OK) return st;
+        if (clb__shape_check(ndims[k], shapes[k], "broadcast", NULL) != CLB_OK) {
+            /* Only now name the tensor: formatting on every call costs tiny launches. */
+            char what[48];
+            snprintf(what, sizeof what, "broadcast: shape of tensor %d", k);
+            return clb__shape_check(ndims[k], shapes[k], what, NULL);
+        }
         if (ndims[k] > nd) nd = ndims[k];
     }
     /* owner[d]: which tensor fixed the size of output axis d (-1: none yet, size 1). */

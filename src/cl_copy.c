@@ -191,7 +191,7 @@ clb_status clb__cl_copy(clb_context *ctx, const clb__plan *plan, void *const *ha
        vector instructions: bit copies move 32 bytes or more per step; casts take
        4 elements, which vectorises as well and compiles faster than 8. */
     size_t isz = clb_dtype_size(s.dst);
-    s.vec = s.blocked && s.src == s.dst ? (isz >= 4 ? 8 : (int)(32 / isz)) : 4;
+    s.vec = s.blocked && s.src == s.dst ? (isz >= 4 ? 16 : (int)(32 / isz)) : 4;
     /* OpenCL vectors stop at 16 elements (cl/copy.cl stores one per chunk). */
     s.nt = s.vec <= 16 && clb__cl_streaming(cl, plan->numel * (int64_t)isz);
 

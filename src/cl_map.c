@@ -194,7 +194,7 @@ clb_status clb__cl_map(clb_context *ctx, const clb__map_op *op, const clb__plan 
     s.table = plan->ndim > BYVAL_DIMS;
     s.blocked = clb__cl_map_blocked >= 0 ? clb__cl_map_blocked != 0
                                          : ctx->info.type == CLB_DEVICE_CPU;
-    s.vec = s.blocked ? 8 : 4;
+    s.vec = s.blocked ? 16 : 4;
     s.nt = clb__cl_streaming(cl, plan->numel * (int64_t)clb_dtype_size(op->out));
 
     uint64_t key = spec_key(&s);

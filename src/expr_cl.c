@@ -394,7 +394,7 @@ clb_status clb__expr_cl_run(clb_context *ctx, const clb__expr *e, const clb__pla
     bool cpu = ctx->info.type == CLB_DEVICE_CPU;
     bool blocked = clb__cl_map_blocked >= 0 ? clb__cl_map_blocked != 0 : cpu;
     bool flat = !blocked && flat_launch(plan);
-    int vec = flat ? 1 : blocked || cpu ? 8 : 1;
+    int vec = flat ? 1 : blocked ? 16 : cpu ? 8 : 1;
     bool nt = clb__cl_streaming(cl, plan->numel * (int64_t)clb_dtype_size(out));
     CLB_TRY(options_for(ctx, e, plan, wide, vec, blocked, nt, out, in, &options));
     CLB_TRY(clb__program_cache_get(cl->programs, CLB__KERNEL_EVAL, options, &program));

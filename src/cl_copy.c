@@ -188,8 +188,10 @@ clb_status clb__cl_copy(clb_context *ctx, const clb__plan *plan, void *const *ha
                                          : ctx->info.type == CLB_DEVICE_CPU;
     /* A GPU work item takes 4 elements per step: coalesced across neighbouring
        items and few registers. A CPU work item's unrolled loads and stores become
-       vector instructions: bit copies move 32 bytes or more per step; casts take
-       4 elements, which vectorises as well and compiles faster than 8. */
+       vector instructions: bit copies move 32 bytes or more per step (16 elements
+       of 4 and 8 bytes: a whole cache line per streaming store, and the loop
+       overhead spread over more bytes); casts take 4 elements, which vectorises
+       as well and compiles faster. */
     size_t isz = clb_dtype_size(s.dst);
     s.vec = s.blocked && s.src == s.dst ? (isz >= 4 ? 16 : (int)(32 / isz)) : 4;
     /* OpenCL vectors stop at 16 elements (cl/copy.cl stores one per chunk). */

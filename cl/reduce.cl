@@ -243,12 +243,13 @@ __kernel void clb_reduce(__global clb_out_t *out, __global const clb_in_t *in,
  *     of 16): item (o, c) sums whole rows q of output o for q in chunk c, 16
  *     lanes at a time, in blocks of 64 elements Kahan-added into the lanes;
  *   clb_reduce_cols: the innermost kept axis is contiguous (a multiple of 16
- *     outputs): an item owns `width` 16-wide vectors of outputs and walks the
- *     reduced indices of its band, Kahan-adding one row segment per index.
- * One chunk writes results; several write partials out[o * chunks + c] for the
- * general kernel's second pass. */
+ *     outputs): an item owns a tile of up to a few thousand outputs and a band
+ *     of the reduced range, streams eight row segments at a time and keeps its
+ *     Kahan accumulators in local memory (see there).
+ * One chunk writes results; several write partials for a second pass: rows
+ * out[o * chunks + c] (the general kernel's), columns out[c * kept + o] (this
+ * column kernel's again, over `chunks` contiguous rows). */
 #if CLB_KAHAN && CLB_IN_DTYPE >= 9
-#define CLB_COL_VECTORS 16 /* most 16-wide vectors one column item owns */
 #if CLB_ACC_DTYPE == 11
 typedef double16 clb_acc16_t;
 #else
@@ -324,10 +325,24 @@ __kernel void clb_reduce_rows(__global clb_out_t *out, __global const clb_in_t *
 #endif
 }
 
+/* Leaves the input offset of the current row of the reduced table in `at`, then
+   advances the row iterator (q, i, qoff) by one row. */
+#define CLB_NEXT_ROW(at)                                                                           \
+    do {                                                                                           \
+        (at) = base + qoff + i * s_inner;                                                          \
+        if (++i == n_inner) {                                                                      \
+            i = 0;                                                                                 \
+            ++q;                                                                                   \
+            qoff = 0;                                                                              \
+            CLB_WALK(q, red_ndim - 1, CLB_RSHAPE, CLB_RSTRIDE, qoff);                              \
+        }                                                                                          \
+    } while (0)
+
 __kernel void clb_reduce_cols(__global clb_out_t *out, __global const clb_in_t *in,
-                              clb_index out_offset, clb_index in_offset, clb_index kept_numel,
-                              clb_index red_numel, clb_index chunk, int kept_ndim, int red_ndim,
-                              int chunks, int width, long param, CLB_TABLE_ARGS)
+                              __local clb_acc_t *scratch, clb_index out_offset,
+                              clb_index in_offset, clb_index kept_numel, clb_index red_numel,
+                              clb_index chunk, int kept_ndim, int red_ndim, int chunks, int tile,
+                              long param, CLB_TABLE_ARGS)
 {
 #if !CLB_WIDE_TABLE
     clb_index kshape[CLB_BYVAL_DIMS], kstride[CLB_BYVAL_DIMS];
@@ -337,63 +352,71 @@ __kernel void clb_reduce_cols(__global clb_out_t *out, __global const clb_in_t *
     vstore8(rshape_v, 0, rshape);
     vstore8(rstride_v, 0, rstride);
 #endif
-    /* Item (v, c) owns outputs [16 * width * v, + 16 * width) and band c of the
-       reduced range; items of one band are consecutive, so a thread sweeps a
-       band across all columns while the band is in cache, and each reduced step
-       reads 64 * width contiguous bytes. */
-    const clb_index g = (clb_index)get_global_id(0), nv = kept_numel / (16 * width);
-    const clb_index c = g / nv, v = g - c * nv, o = v * 16 * width;
+    /* The contiguous kept extent `cols` splits into tiles of `tile` outputs; item
+       (c, a, t) owns tile t of kept row a (the outer kept axes, row-major) and
+       band c of the reduced range. It streams whole row segments of its band,
+       eight rows at a time (eight sequential streams), and Kahan-adds their
+       plain sum into accumulators kept in its slice of the work-group's local
+       `scratch` (2 * tile accumulators: sums, then compensations; on a CPU a
+       per-thread buffer that stays in cache). */
+    const clb_index cols = CLB_KSHAPE(kept_ndim - 1);
+    const clb_index tiles = (cols + tile - 1) / tile, owners = kept_numel / cols;
+    const clb_index g = (clb_index)get_global_id(0);
+    const clb_index c = g / (owners * tiles), rest = g - c * (owners * tiles);
+    const clb_index a = rest / tiles, t = rest - a * tiles;
     if (c >= chunks) return;
-    clb_index base = in_offset;
-    CLB_WALK(o, kept_ndim, CLB_KSHAPE, CLB_KSTRIDE, base);
+    const clb_index j0 = t * tile, w = min((clb_index)tile, cols - j0), o = a * cols + j0;
+    __local clb_acc_t *sum = scratch + (clb_index)get_local_id(0) * 2 * tile, *cmp = sum + tile;
+    clb_index base = in_offset + j0;
+    CLB_WALK(a * cols, kept_ndim, CLB_KSHAPE, CLB_KSTRIDE, base);
+    for (clb_index j = 0; j < w; j += 16) {
+        vstore16((clb_acc16_t)0, 0, sum + j);
+        vstore16((clb_acc16_t)0, 0, cmp + j);
+    }
     const clb_index n_inner = CLB_RSHAPE(red_ndim - 1), s_inner = CLB_RSTRIDE(red_ndim - 1);
-    clb_acc16_t s[CLB_COL_VECTORS], comp[CLB_COL_VECTORS];
-    for (int w = 0; w < width; ++w) s[w] = 0, comp[w] = 0;
     clb_index r = c * chunk;
     const clb_index end = min(r + chunk, red_numel);
-    if (r < end) {
-        clb_index q = r / n_inner, i = r - q * n_inner, qoff = 0;
-        CLB_WALK(q, red_ndim - 1, CLB_RSHAPE, CLB_RSTRIDE, qoff);
-        while (r < end) {
-            const clb_index at = base + qoff + i * s_inner;
-            if (i + 4 <= n_inner && r + 4 <= end) {
-                /* Four steps added plainly, then one compensated add: a quarter
-                   of the Kahan work, same accuracy bound. */
-                for (int w = 0; w < width; ++w) {
-                    const clb_index p = at + 16 * w;
-                    clb_acc16_t blk = (CLB_VLOAD16(in, p) + CLB_VLOAD16(in, p + s_inner)) +
-                                      (CLB_VLOAD16(in, p + 2 * s_inner) + CLB_VLOAD16(in, p + 3 * s_inner));
-                    CLB_KAHAN_ADD(s[w], comp[w], blk);
-                }
-                r += 4;
-                i += 4;
-            } else {
-                for (int w = 0; w < width; ++w) CLB_KAHAN_ADD(s[w], comp[w], CLB_VLOAD16(in, at + 16 * w));
-                ++r;
-                ++i;
-            }
-            if (i == n_inner) {
-                i = 0;
-                ++q;
-                qoff = 0;
-                CLB_WALK(q, red_ndim - 1, CLB_RSHAPE, CLB_RSTRIDE, qoff);
-            }
+    clb_index q = r / n_inner, i = r - q * n_inner, qoff = 0;
+    CLB_WALK(q, red_ndim - 1, CLB_RSHAPE, CLB_RSTRIDE, qoff);
+    for (; r + 8 <= end; r += 8) {
+        clb_index p0, p1, p2, p3, p4, p5, p6, p7;
+        CLB_NEXT_ROW(p0);
+        CLB_NEXT_ROW(p1);
+        CLB_NEXT_ROW(p2);
+        CLB_NEXT_ROW(p3);
+        CLB_NEXT_ROW(p4);
+        CLB_NEXT_ROW(p5);
+        CLB_NEXT_ROW(p6);
+        CLB_NEXT_ROW(p7);
+        for (clb_index j = 0; j < w; j += 16) {
+            clb_acc16_t x = ((CLB_VLOAD16(in, p0 + j) + CLB_VLOAD16(in, p1 + j)) +
+                             (CLB_VLOAD16(in, p2 + j) + CLB_VLOAD16(in, p3 + j))) +
+                            ((CLB_VLOAD16(in, p4 + j) + CLB_VLOAD16(in, p5 + j)) +
+                             (CLB_VLOAD16(in, p6 + j) + CLB_VLOAD16(in, p7 + j)));
+            clb_acc16_t sv = vload16(0, sum + j), cv = vload16(0, cmp + j);
+            CLB_KAHAN_ADD(sv, cv, x);
+            vstore16(sv, 0, sum + j);
+            vstore16(cv, 0, cmp + j);
         }
     }
-    for (int w = 0; w < width; ++w) {
-        clb_acc16_t x = s[w] - comp[w];
-#if CLB_FINAL
-        if (param >= 0) x = x / (clb_acc_t)param; /* MEAN; -1: a plain sum */
-#endif
-        for (int l = 0; l < 16; ++l) {
-            const clb_index k = o + 16 * w + l;
-#if CLB_FINAL
-            CLB_STORE(CLB_OUT_DTYPE, out, out_offset + k,
-                      CLB_CONVERT(CLB_OUT_DTYPE, CLB_ACC_DTYPE, ((clb_acc_t *)&x)[l]));
-#else
-            out[k * chunks + c] = ((clb_acc_t *)&x)[l];
-#endif
+    for (; r < end; ++r) {
+        clb_index p0;
+        CLB_NEXT_ROW(p0);
+        for (clb_index j = 0; j < w; j += 16) {
+            clb_acc16_t sv = vload16(0, sum + j), cv = vload16(0, cmp + j);
+            CLB_KAHAN_ADD(sv, cv, CLB_VLOAD16(in, p0 + j));
+            vstore16(sv, 0, sum + j);
+            vstore16(cv, 0, cmp + j);
         }
+    }
+    for (clb_index j = 0; j < w; ++j) {
+        clb_acc_t x = sum[j] - cmp[j];
+#if CLB_FINAL
+        x = CLB_MEAN_DIVIDE(x, param);
+        CLB_STORE(CLB_OUT_DTYPE, out, out_offset + o + j, CLB_CONVERT(CLB_OUT_DTYPE, CLB_ACC_DTYPE, x));
+#else
+        out[c * kept_numel + o + j] = x; /* band-major: the second pass is this kernel */
+#endif
     }
 #if !CLB_FINAL
     (void)param;

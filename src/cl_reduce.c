@@ -3,7 +3,8 @@
    devices a contiguous row/column fast path for float sums and means) and its
    shape, and runs one pass, or two when the outputs alone would leave the
    device mostly idle (few outputs, long reductions): the first writes
-   accumulator partials, the general kernel reduces them. */
+   accumulator partials, the general kernel (the column kernel for the column
+   path's) reduces them. */
 #include "cl_launch.h"
 
 #include "cl_errors.h"
@@ -265,13 +266,30 @@ cleanup:
     return st;
 }
 
+/* Work-groups that keep every compute unit busy with a few to switch between. */
+static int64_t groups_wanted(const clb_context *ctx)
+{
+    int64_t cus = ctx->info.compute_units > 0 ? ctx->info.compute_units : 1;
+    return ctx->info.type == CLB_DEVICE_CPU ? 4 * cus : 16 * cus;
+}
+
+/* Whether the CPU fast paths are taken: on CPU devices, unless CLB_REDUCE_FAST
+   is 0 (never) or 1 (on any device): the tests run the same shapes through the
+   other kernels that way, on the Oclgrind simulator too. */
+static bool fast_paths_on(const clb_context *ctx)
+{
+    const char *env = getenv("CLB_REDUCE_FAST");
+    if (env && (env[0] == '0' || env[0] == '1') && env[1] == '\0') return env[0] == '1';
+    return ctx->info.type == CLB_DEVICE_CPU;
+}
+
 /* The CPU fast paths of cl/reduce.cl (see there): which one fits t, if any. */
 typedef enum fast_kind { FAST_NONE = 0, FAST_ROWS, FAST_COLS } fast_kind;
 
 static fast_kind fast_path(const clb_context *ctx, const reduce_launch *l, const reduce_tables *t)
 {
     bool kahan = (l->op == CLB_SUM || l->op == CLB_MEAN) && clb__dtype_is_float(l->in);
-    if (ctx->info.type != CLB_DEVICE_CPU || !kahan || t->red_numel == 0 || t->red_ndim == 0)
+    if (!fast_paths_on(ctx) || !kahan || t->red_numel == 0 || t->red_ndim == 0)
         return FAST_NONE;
     int64_t len = t->rshape[t->red_ndim - 1];
     if (t->rstride[t->red_ndim - 1] == 1 && len % 16 == 0 && len >= 64) return FAST_ROWS;
@@ -280,21 +298,35 @@ static fast_kind fast_path(const clb_context *ctx, const reduce_launch *l, const
     return FAST_NONE;
 }
 
-/* 16-wide output vectors per column item: up to 16 (1 KiB of float32 per
-   reduced step), dividing the contiguous kept extent. */
-static int64_t col_width(const reduce_tables *t)
+/* Outputs per column item: the contiguous kept extent, in tiles of at most
+   COL_TILE, fewer when the accumulators of a work-group's items (2 * tile
+   each, in local memory) would take more than half the device's. */
+#define COL_TILE 4096
+static int64_t col_tile(const reduce_tables *t, int64_t per_item_max)
 {
-    int64_t vectors = t->kshape[t->kept_ndim - 1] / 16, w = 16;
-    while (vectors % w != 0) w--;
-    return w;
+    int64_t cols = t->kshape[t->kept_ndim - 1];
+    int64_t tile = per_item_max < COL_TILE ? per_item_max / 16 * 16 : COL_TILE;
+    if (tile < 16) tile = 16;
+    return cols < tile ? cols : tile;
 }
 
-/* Items the fast paths aim for per launch (a few hundred: the thread pool
+/* Column items per band: (outer kept index, tile) pairs. */
+static int64_t col_owners(const reduce_tables *t, int64_t tile)
+{
+    int64_t cols = t->kshape[t->kept_ndim - 1];
+    return t->kept_numel / cols * ((cols + tile - 1) / tile);
+}
+
+/* Items the row path aims for per launch (a few hundred: the thread pool
    balances them, and partials stay few). */
 #define FAST_ITEMS 256
+/* Work items per group when a fast path has many (see run_fast). */
+#define FAST_GROUP 64
+/* Fewest rows in a column item's band. */
+#define COL_MIN_BAND 64
 
-/* Enqueues a fast-path pass with `chunks` items per output (row) or per 16
-   outputs (column). */
+/* Enqueues a fast-path pass with `chunks` items per output (row) or per column
+   item (a tile of a kept row). */
 static clb_status run_fast(clb_context *ctx, const reduce_launch *l, const reduce_tables *t,
                            fast_kind kind, int64_t chunks)
 {
@@ -305,6 +337,22 @@ static clb_status run_fast(clb_context *ctx, const reduce_launch *l, const reduc
     cl_mem table = NULL;
     cl_int err = CL_SUCCESS;
     bool wide_table = t->kept_ndim > CLB__CL_BYVAL_DIMS || t->red_ndim > CLB__CL_BYVAL_DIMS;
+    /* One item per work-group (a CPU runs a group as a loop on one core), or
+       FAST_GROUP when there are so many items that a group's own cost would show;
+       only these two sizes, as PoCL compiles each local size it meets. Items past
+       the end return at once. Rows may have no kept axis at all: the column tile
+       only exists for columns, and sets how many items there are. */
+    int64_t tile = kind == FAST_COLS ? col_tile(t, COL_TILE) : 0;
+    int64_t owners = kind == FAST_ROWS ? t->kept_numel : col_owners(t, tile);
+    size_t local = owners * chunks >= 4 * FAST_GROUP * groups_wanted(ctx) ? FAST_GROUP : 1;
+    if (kind == FAST_COLS) {
+        cl_ulong lmem = 0;
+        err = clGetDeviceInfo(cl->device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof lmem, &lmem, NULL);
+        CLB_CL_CHECK(err, "clGetDeviceInfo(CL_DEVICE_LOCAL_MEM_SIZE)");
+        tile = col_tile(t, (int64_t)(lmem / 2 / (local * 2 * clb_dtype_size(l->acc))));
+        owners = col_owners(t, tile);
+    }
+    int64_t items = owners * chunks;
     int64_t span = t->in_offset + t->kept_numel * chunks;
     for (int d = 0; d < t->kept_ndim; d++) span += (t->kshape[d] - 1) * abs64(t->kstride[d]);
     for (int d = 0; d < t->red_ndim; d++) span += (t->rshape[d] - 1) * abs64(t->rstride[d]);
@@ -322,16 +370,15 @@ static clb_status run_fast(clb_context *ctx, const reduce_launch *l, const reduc
 
     int64_t extent = kind == FAST_ROWS ? t->red_numel / t->rshape[t->red_ndim - 1] : t->red_numel;
     int64_t chunk = (extent + chunks - 1) / chunks;
-    /* Rows may have no kept axis at all: the column width only exists for columns. */
-    int64_t width = kind == FAST_COLS ? col_width(t) : 0;
-    int64_t owners = kind == FAST_ROWS ? t->kept_numel : t->kept_numel / (16 * width);
     cl_mem mems[2] = {l->dst, l->src};
     cl_long scal[5] = {l->final ? t->out_offset : 0, t->in_offset, t->kept_numel, extent, chunk};
-    cl_int ints[4] = {t->kept_ndim, t->red_ndim, (cl_int)chunks, (cl_int)width};
+    cl_int ints[4] = {t->kept_ndim, t->red_ndim, (cl_int)chunks, (cl_int)tile};
     cl_long param = op_param(l);
     cl_uint arg = 0;
     err = clSetKernelArg(kernel, arg++, sizeof(cl_mem), &mems[0]);
     if (err == CL_SUCCESS) err = clSetKernelArg(kernel, arg++, sizeof(cl_mem), &mems[1]);
+    if (err == CL_SUCCESS && kind == FAST_COLS)
+        err = clSetKernelArg(kernel, arg++, local * 2 * (size_t)tile * clb_dtype_size(l->acc), NULL);
     for (int i = 0; i < 5 && err == CL_SUCCESS; i++) {
         cl_int narrow = (cl_int)scal[i];
         err = wide ? clSetKernelArg(kernel, arg++, sizeof(cl_long), &scal[i])
@@ -342,21 +389,14 @@ static clb_status run_fast(clb_context *ctx, const reduce_launch *l, const reduc
     if (err == CL_SUCCESS) err = clSetKernelArg(kernel, arg++, sizeof param, &param);
     CLB_CL_CHECK(err, "clSetKernelArg");
     CLB_TRY(set_tables(cl, kernel, t, wide, arg, &table));
-    size_t global = (size_t)(owners * chunks);
-    err = clEnqueueNDRangeKernel(cl->queue, kernel, 1, NULL, &global, NULL, 0, NULL, NULL);
+    size_t global = ((size_t)items + local - 1) / local * local;
+    err = clEnqueueNDRangeKernel(cl->queue, kernel, 1, NULL, &global, &local, 0, NULL, NULL);
     if (CLB__FAULT(CLB__FAULT_ENQUEUE)) err = CL_OUT_OF_RESOURCES;
     CLB_CL_CHECK(err, "clEnqueueNDRangeKernel");
 cleanup:
     if (kernel) clReleaseKernel(kernel);
     if (table) clReleaseMemObject(table);
     return st;
-}
-
-/* Work-groups that keep every compute unit busy with a few to switch between. */
-static int64_t groups_wanted(const clb_context *ctx)
-{
-    int64_t cus = ctx->info.compute_units > 0 ? ctx->info.compute_units : 1;
-    return ctx->info.type == CLB_DEVICE_CPU ? 4 * cus : 16 * cus;
 }
 
 /* Chunks of the reduced range per output for the general kernel: more than one
@@ -372,14 +412,21 @@ static int64_t general_chunks(const clb_context *ctx, const reduce_tables *t)
     return chunks > by_work ? (by_work > 1 ? by_work : 1) : chunks;
 }
 
-/* Chunks per owner (output row, or column item) for the fast paths: enough
-   items for every thread to take many. */
-static int64_t fast_chunks(const reduce_tables *t, fast_kind kind)
+/* Chunks per owner (output row, or column item) for the fast paths. Rows:
+   enough items for every thread to take many. Columns: bands of at least
+   COL_MIN_BAND rows, enough items for each compute unit to take several
+   (each band costs a tile of partials and scratch). */
+static int64_t fast_chunks(const clb_context *ctx, const reduce_tables *t, fast_kind kind)
 {
-    int64_t owners = kind == FAST_ROWS ? t->kept_numel : t->kept_numel / (16 * col_width(t));
-    int64_t extent = kind == FAST_ROWS ? t->red_numel / t->rshape[t->red_ndim - 1] : t->red_numel;
-    int64_t chunks = owners >= FAST_ITEMS ? 1 : (FAST_ITEMS + owners - 1) / owners;
-    return chunks > extent ? extent : chunks;
+    if (kind == FAST_ROWS) {
+        int64_t owners = t->kept_numel, extent = t->red_numel / t->rshape[t->red_ndim - 1];
+        int64_t chunks = owners >= FAST_ITEMS ? 1 : (FAST_ITEMS + owners - 1) / owners;
+        return chunks > extent ? extent : chunks;
+    }
+    int64_t owners = col_owners(t, col_tile(t, COL_TILE)), want = 4 * groups_wanted(ctx);
+    int64_t chunks = owners >= want ? 1 : (want + owners - 1) / owners;
+    int64_t most = t->red_numel / COL_MIN_BAND;
+    return chunks > most ? (most > 1 ? most : 1) : chunks;
 }
 
 clb_status clb__cl_reduce(clb_context *ctx, const clb__reduce_op *op, const clb__plan *plan,
@@ -403,7 +450,7 @@ clb_status clb__cl_reduce(clb_context *ctx, const clb__reduce_op *op, const clb_
     split_plan(plan, op, t);
 
     fast_kind fast = fast_path(ctx, &l, t);
-    int64_t chunks = fast != FAST_NONE ? fast_chunks(t, fast) : general_chunks(ctx, t);
+    int64_t chunks = fast != FAST_NONE ? fast_chunks(ctx, t, fast) : general_chunks(ctx, t);
     if (chunks > 1) {
         size_t bytes = (size_t)t->kept_numel * (size_t)chunks * clb_dtype_size(l.acc);
         partial = clCreateBuffer(cl->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
@@ -415,15 +462,17 @@ clb_status clb__cl_reduce(clb_context *ctx, const clb__reduce_op *op, const clb_
         CLB_TRY(fast != FAST_NONE ? run_fast(ctx, &first, t, fast, chunks)
                                   : run_pass(ctx, &first, t, chunks));
         /* The partials form a (kept, chunks) matrix, reduced along its rows by the
-           general kernel. */
+           general kernel; the column path's form a (chunks, kept) one, reduced
+           along its columns by the column kernel (a few contiguous rows). */
         int64_t kept = t->kept_numel, out_offset = t->out_offset;
+        bool cols = fast == FAST_COLS;
         memset(t, 0, offsetof(reduce_tables, kshape));
-        t->kept_ndim = 1, t->kshape[0] = kept, t->kstride[0] = chunks;
-        t->red_ndim = 1, t->rshape[0] = chunks, t->rstride[0] = 1;
+        t->kept_ndim = 1, t->kshape[0] = kept, t->kstride[0] = cols ? 1 : chunks;
+        t->red_ndim = 1, t->rshape[0] = chunks, t->rstride[0] = cols ? kept : 1;
         t->kept_numel = kept, t->red_numel = chunks, t->out_offset = out_offset;
         l.in = l.acc;
         l.src = partial;
-        fast = FAST_NONE;
+        fast = cols ? FAST_COLS : FAST_NONE;
     }
     CLB_TRY(fast != FAST_NONE ? run_fast(ctx, &l, t, fast, 1) : run_pass(ctx, &l, t, 1));
 cleanup:

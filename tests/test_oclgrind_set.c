@@ -12,8 +12,10 @@
  *    each float), with broadcasting and a permuted input; every unary op;
  *    where with three broadcast operands;
  *  - reduce: every op on each dtype class, over an inner, an outer, a middle
- *    and all axes; sum_to_shape;
- *  - matmul on float32, float64 and int32 with a broadcast batch.
+ *    and all axes; sum_to_shape; the CPU row/column fast paths (forced on
+ *    with CLB_REDUCE_FAST=1) for each float dtype, one and two passes;
+ *  - matmul on float32, float64 and int32 with a broadcast batch;
+ *  - streaming stores (forced on): copies, a repeat, a cast and adds.
  * Each result is compared with the host backend's. Operations a device does
  * not have yet (CLB_ERR_UNSUPPORTED) or a dtype it lacks (CLB_ERR_DTYPE) are
  * counted and skipped, so kernels are checked here as soon as they land. */
@@ -276,6 +278,36 @@ static void reductions(clb_context *ctx)
         clb_tensor_release(h);
         clb_tensor_release(d);
     }
+    /* The CPU fast paths (float SUM/MEAN), forced on: columns in one pass and in
+       two bands, rows in one pass and in partials (then the general kernel). */
+    static const struct {
+        int ndim;
+        int64_t shape[3];
+        int naxes, axes[2];
+    } fast[4] = {{2, {9, 32}, 1, {0, 0}}, {2, {130, 16}, 1, {0, 0}},
+                 {2, {1, 64}, 1, {1, 0}}, {3, {3, 2, 64}, 2, {0, 2}}};
+    static const clb_dtype fast_dtypes[3] = {CLB_FLOAT16, CLB_FLOAT32, CLB_FLOAT64};
+    setenv("CLB_REDUCE_FAST", "1", 1);
+    for (int f = 0; f < 3; f++) {
+        for (int k = 0; k < 4; k++) {
+            clb_tensor *h = make(host, fast_dtypes[f], fast[k].ndim, fast[k].shape, 57u + (unsigned)k);
+            clb_tensor *d = on(ctx, h);
+            for (int op = CLB_SUM; op <= CLB_MEAN; op++) {
+                clb_tensor *hr = NULL, *dr = NULL;
+                snprintf(what, sizeof what, "fast-path %s of %s, case %d",
+                         clb_reduce_op_name((clb_reduce_op)op), clb_dtype_name(fast_dtypes[f]), k);
+                clb_status hs = clb_reduce((clb_reduce_op)op, h, fast[k].naxes, fast[k].axes, 0, &hr);
+                if (hs == CLB_OK &&
+                    !declined(clb_reduce((clb_reduce_op)op, d, fast[k].naxes, fast[k].axes, 0, &dr), what))
+                    compare(dr, hr, what);
+                clb_tensor_release(hr);
+                clb_tensor_release(dr);
+            }
+            clb_tensor_release(h);
+            clb_tensor_release(d);
+        }
+    }
+    unsetenv("CLB_REDUCE_FAST");
     static const clb_dtype mm[3] = {CLB_FLOAT32, CLB_FLOAT64, CLB_INT32};
     for (int m = 0; m < 3; m++) {
         clb_tensor *ha = make(host, mm[m], 3, (const int64_t[]){2, 3, 4}, 3), *da = on(ctx, ha);
@@ -293,11 +325,72 @@ static void reductions(clb_context *ctx)
     }
 }
 
+#if CLB_HAVE_OPENCL
+extern int64_t clb__cl_streaming_min_bytes; /* src/cl_launch.h */
+
+/* Streaming stores forced on: contiguous and broadcast bit copies of each
+   width, a cast, and float32/int64 adds, on rows that are multiples of the
+   vector width (the vector store) and rows that are not (the plain store). */
+static void streaming(clb_context *ctx)
+{
+    char what[128];
+    clb__cl_streaming_min_bytes = 0;
+    static const clb_dtype dts[4] = {CLB_UINT8, CLB_INT16, CLB_FLOAT32, CLB_INT64};
+    for (int w = 0; w < 4; w++) {
+        for (int64_t inner = 16; inner <= 19; inner += 3) {
+            const int64_t shape[2] = {3, inner};
+            clb_tensor *hs = make(host, dts[w], 2, shape, 3u + (unsigned)w), *ds = on(ctx, hs);
+            clb_tensor *hr = NULL, *dr = NULL;
+            snprintf(what, sizeof what, "streaming %s repeat, rows of %lld", clb_dtype_name(dts[w]),
+                     (long long)inner);
+            CLBT_OK(clb_repeat(hs, 2, (const int64_t[]){2, 1}, &hr));
+            if (!declined(clb_repeat(ds, 2, (const int64_t[]){2, 1}, &dr), what)) compare(dr, hr, what);
+            clb_tensor_release(hr);
+            clb_tensor_release(dr);
+            hr = dr = NULL;
+            /* (3, 1) -> (3, inner): the broadcast path */
+            clb_tensor *hc = make(host, dts[w], 2, (const int64_t[]){3, 1}, 5u), *dc = on(ctx, hc);
+            clb_tensor *he = NULL, *de = NULL;
+            CLBT_OK(clb_expand(hc, 2, shape, &he));
+            CLBT_OK(clb_expand(dc, 2, shape, &de));
+            snprintf(what, sizeof what, "streaming %s expand copy", clb_dtype_name(dts[w]));
+            CLBT_OK(clb_contiguous(he, &hr));
+            if (!declined(clb_contiguous(de, &dr), what)) compare(dr, hr, what);
+            clb_tensor_release(hr);
+            clb_tensor_release(dr);
+            hr = dr = NULL;
+            snprintf(what, sizeof what, "streaming %s cast to float32", clb_dtype_name(dts[w]));
+            CLBT_OK(clb_cast(hs, CLB_FLOAT32, &hr));
+            if (!declined(clb_cast(ds, CLB_FLOAT32, &dr), what)) compare(dr, hr, what);
+            clb_tensor_release(hr);
+            clb_tensor_release(dr);
+            hr = dr = NULL;
+            snprintf(what, sizeof what, "streaming %s add, rows of %lld", clb_dtype_name(dts[w]),
+                     (long long)inner);
+            CLBT_OK(clb_binary(CLB_ADD, hs, hc, &hr));
+            if (!declined(clb_binary(CLB_ADD, ds, dc, &dr), what)) compare(dr, hr, what);
+            clb_tensor_release(hr);
+            clb_tensor_release(dr);
+            clb_tensor_release(he);
+            clb_tensor_release(de);
+            clb_tensor_release(hc);
+            clb_tensor_release(dc);
+            clb_tensor_release(hs);
+            clb_tensor_release(ds);
+        }
+    }
+    clb__cl_streaming_min_bytes = -1;
+}
+#endif
+
 static void all(clb_context *ctx, const char *selector)
 {
     (void)selector;
     copies(ctx);
     elementwise(ctx);
+#if CLB_HAVE_OPENCL
+    streaming(ctx);
+#endif
     reductions(ctx);
 }
 

@@ -2,7 +2,8 @@
  * random cases (fixed seed) over every op and dtype, shapes up to 5-D with
  * permuted and broadcast views, zero-size and 0-d tensors, keepdim, negative
  * axes; the seed's per-channel statistics and batch-norm; the float32
- * accuracy bound on 2^24 elements; sum_to_shape against its definition. */
+ * accuracy bound on 2^24 elements; sum_to_shape against its definition; the
+ * CPU fast paths' edge shapes and accuracy, forced on every device. */
 #include "testutil.h"
 
 #include <math.h>
@@ -372,6 +373,135 @@ static void test_accuracy(void **state)
     clbt_for_each_device(body_accuracy);
 }
 
+/* ---- CPU fast paths: contiguous rows, tiled columns ----------------------------------- */
+
+/* CLB_REDUCE_FAST forces the CPU fast paths of src/cl_reduce.c on (1) or off (0)
+   on any device; NULL restores the default (CPU devices only). */
+static void force_fast(const char *v)
+{
+    if (v) setenv("CLB_REDUCE_FAST", v, 1);
+    else unsetenv("CLB_REDUCE_FAST");
+}
+
+/* Shapes each fast path takes, with their edges: one row, fewer rows than a
+   block of eight, row tails, several bands (two passes), tiles of 4096 with a
+   16-wide last tile, several kept and reduced axes (the row walk wraps inside a
+   block), permuted and broadcast (stride-0 rows) views; every op and float
+   dtype (the fast paths take SUM and MEAN, the rest must still be right). */
+static void body_fast_paths(clb_context *ctx, const char *sel)
+{
+    (void)sel;
+    clb_context *host = host_ctx();
+    uint64_t rng = 515;
+    bool sim = is_simulator(ctx);
+    static const struct {
+        int ndim;
+        int64_t shape[4];
+        int naxes;
+        int axes[3];
+        int view;           /* 0 contiguous, 1 permuted (perm), 2 broadcast (base) */
+        int perm[4];
+        int64_t base[4];
+        bool big;           /* skipped on the simulator */
+    } cases[] = {
+        /* columns: kept innermost contiguous */
+        {2, {1, 16}, 1, {0}, 0, {0}, {0}, false},
+        {2, {7, 32}, 1, {0}, 0, {0}, {0}, false},
+        {2, {9, 48}, 1, {-2}, 0, {0}, {0}, false},
+        {2, {130, 16}, 1, {0}, 0, {0}, {0}, false},
+        {2, {1000, 64}, 1, {0}, 0, {0}, {0}, true},
+        {2, {77, 4112}, 1, {0}, 0, {0}, {0}, true},
+        {4, {4, 3, 5, 32}, 2, {0, 2}, 0, {0}, {0}, false},
+        {2, {64, 40}, 1, {1}, 1, {1, 0}, {0}, false},
+        {2, {100, 64}, 1, {0}, 2, {0}, {1, 64}, false},
+        {3, {6, 20, 32}, 1, {1}, 2, {0}, {6, 1, 32}, false},
+        /* rows: innermost reduced axis contiguous */
+        {2, {3, 64}, 1, {1}, 0, {0}, {0}, false},
+        {2, {1, 80}, 1, {-1}, 0, {0}, {0}, false},
+        {3, {5, 7, 80}, 2, {0, 2}, 0, {0}, {0}, false},
+        {4, {6, 3, 8, 64}, 3, {0, 2, 3}, 0, {0}, {0}, true},
+        {3, {4, 3, 64}, 2, {0, 2}, 2, {0}, {1, 3, 64}, false},
+        {2, {300, 128}, 1, {1}, 0, {0}, {0}, true},
+    };
+    const clb_dtype floats[3] = {CLB_FLOAT32, CLB_FLOAT16, CLB_FLOAT64};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        if (sim && cases[k].big) continue;
+        for (int f = 0; f < 3; f++) {
+            for (int op = 0; op < 5; op++) {
+                /* On the simulator: SUM and MEAN only (one program family). */
+                if (sim && op > CLB_MEAN) continue;
+                rcase c = {.ndim = cases[k].ndim, .dtype = floats[f], .op = (clb_reduce_op)op,
+                           .naxes = cases[k].naxes, .keepdim = (int)((k + (size_t)op) % 2),
+                           .view = cases[k].view};
+                memcpy(c.shape, cases[k].shape, sizeof c.shape);
+                memcpy(c.axes, cases[k].axes, sizeof c.axes);
+                memcpy(c.perm, cases[k].perm, sizeof c.perm);
+                memcpy(c.base_shape, cases[k].base, sizeof c.base_shape);
+                run_case(ctx, host, &c, &rng, (int)k);
+            }
+        }
+    }
+    clb_context_release(host);
+}
+
+/* The fast paths on every device (forced on), the other kernels on the same
+   shapes (forced off), then each device's default. */
+static void test_fast_paths(void **state)
+{
+    (void)state;
+    force_fast("1");
+    clbt_for_each_device(body_fast_paths);
+    force_fast("0");
+    clbt_for_each_device(body_fast_paths);
+    force_fast(NULL);
+    clbt_for_each_device(body_fast_paths);
+}
+
+/* The accuracy bound through the fast paths: float32 column sums of (2^20, 16)
+   and per-channel sums of (16, 4, 2^18), 2^24 elements each, every output
+   within 1e-5 relative of the float64 sum. */
+static void body_fast_accuracy(clb_context *ctx, const char *sel)
+{
+    (void)sel;
+    const int64_t n = (int64_t)1 << (is_simulator(ctx) ? 14 : 24);
+    float *x = malloc((size_t)n * sizeof *x);
+    double exact[16];
+    assert_non_null(x);
+    uint64_t rng = 1234;
+    for (int64_t i = 0; i < n; i++) x[i] = (float)(clbt_rand(&rng) >> 40) / (float)(1 << 24) + 0.5f;
+    for (int layout = 0; layout < 2; layout++) {
+        /* layout 0: (n / 16, 16) over axis 0; 1: (16, 4, n / 64) over axes (0, 2). */
+        const int64_t cols_shape[2] = {n / 16, 16}, chan_shape[3] = {16, 4, n / 64};
+        const int ax0[1] = {0}, ax02[2] = {0, 2};
+        int outputs = layout == 0 ? 16 : 4;
+        for (int o = 0; o < outputs; o++) exact[o] = 0;
+        for (int64_t i = 0; i < n; i++) exact[layout == 0 ? i % 16 : (i / (n / 64)) % 4] += x[i];
+        clb_tensor *t = layout == 0 ? clbt_tensor(ctx, CLB_FLOAT32, 2, cols_shape, x)
+                                    : clbt_tensor(ctx, CLB_FLOAT32, 3, chan_shape, x);
+        clb_tensor *s = NULL;
+        CLBT_OK(clb_reduce(CLB_SUM, t, layout == 0 ? 1 : 2, layout == 0 ? ax0 : ax02, 0, &s));
+        float *got = clbt_read(s);
+        for (int o = 0; o < outputs; o++) {
+            double rel = fabs(got[o] - exact[o]) / exact[o];
+            if (rel > 1e-5)
+                fail_msg("layout %d output %d: sum = %.9g, float64 sum %.9g: relative error %.3g",
+                         layout, o, got[o], exact[o], rel);
+        }
+        free(got);
+        clb_tensor_release(s);
+        clb_tensor_release(t);
+    }
+    free(x);
+}
+
+static void test_fast_accuracy(void **state)
+{
+    (void)state;
+    force_fast("1");
+    clbt_for_each_device(body_fast_accuracy);
+    force_fast(NULL);
+}
+
 /* ---- empty reductions -------------------------------------------------------------- */
 
 static void body_empty(clb_context *ctx, const char *sel)
@@ -569,7 +699,8 @@ int main(void)
         cmocka_unit_test(test_high_rank),
         cmocka_unit_test(test_accuracy),       cmocka_unit_test(test_empty),
         cmocka_unit_test(test_channel_stats),  cmocka_unit_test(test_batch_norm),
-        cmocka_unit_test(test_sum_to_shape),
+        cmocka_unit_test(test_sum_to_shape),   cmocka_unit_test(test_fast_paths),
+        cmocka_unit_test(test_fast_accuracy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,9 +14,8 @@
  * usage: bench_elementwise [--device N] [--quick]   (N: global OpenCL device index) */
 #include "harness.h"
 
-#include "bench_ref_kernels.h"
+#include "refcopy.h"
 
-#include <CL/cl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,111 +66,6 @@ static clb_tensor *random_tensor(int ndim, const int64_t *shape, uint64_t seed)
     clb_tensor_from_host(ctx, CLB_FLOAT32, ndim, shape, data, &t);
     free(data);
     return t;
-}
-
-/* ---- raw OpenCL references ------------------------------------------------------- */
-
-typedef struct ref {
-    cl_context context;
-    cl_command_queue queue;
-    cl_program program;
-    cl_kernel copy, copy_stream, empty;
-} ref;
-
-static int ref_open(int index, ref *r)
-{
-    cl_platform_id plats[16];
-    cl_uint np = 0;
-    if (clGetPlatformIDs(16, plats, &np) != CL_SUCCESS) return -1;
-    int seen = 0;
-    for (cl_uint p = 0; p < np; p++) {
-        cl_device_id devs[64];
-        cl_uint nd = 0;
-        if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 64, devs, &nd) != CL_SUCCESS) continue;
-        if (index >= seen + (int)nd) {
-            seen += (int)nd;
-            continue;
-        }
-        cl_device_id dev = devs[index - seen];
-        cl_int err;
-        r->context = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-        r->queue = clCreateCommandQueue(r->context, dev, 0, &err);
-        const char *src = (const char *)clb__cl_sources[0].bytes;
-        size_t len = clb__cl_sources[0].length;
-        r->program = clCreateProgramWithSource(r->context, 1, &src, &len, &err);
-        if (clBuildProgram(r->program, 1, &dev, "", NULL, NULL) != CL_SUCCESS) return -1;
-        r->copy = clCreateKernel(r->program, "ref_copy", &err);
-        r->copy_stream = clCreateKernel(r->program, "ref_copy_stream", &err);
-        if (err != CL_SUCCESS) return -1;
-        r->empty = clCreateKernel(r->program, "ref_empty", &err);
-        return err == CL_SUCCESS ? 0 : -1;
-    }
-    return -1;
-}
-
-/* One reference copy kernel over two buffers of `bytes` bytes, as a harness case. */
-typedef struct ref_copy {
-    ref *r;
-    cl_kernel kernel;
-    cl_mem src, dst;
-    size_t global;
-} ref_copy;
-
-static int ref_copy_setup(ref *r, cl_kernel kernel, size_t bytes, ref_copy *c)
-{
-    cl_int err;
-    c->r = r;
-    c->kernel = kernel;
-    c->global = bytes / 16;
-    c->src = clCreateBuffer(r->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
-    if (err != CL_SUCCESS) return -1;
-    c->dst = clCreateBuffer(r->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
-    if (err != CL_SUCCESS) return -1;
-    float pattern_value = 1.5f; /* also the first touch of every page */
-    clEnqueueFillBuffer(r->queue, c->src, &pattern_value, sizeof pattern_value, 0, bytes, 0, NULL,
-                        NULL);
-    clEnqueueFillBuffer(r->queue, c->dst, &pattern_value, sizeof pattern_value, 0, bytes, 0, NULL,
-                        NULL);
-    return clFinish(r->queue) == CL_SUCCESS ? 0 : -1;
-}
-
-static clb_status ref_copy_run(void *u)
-{
-    ref_copy *c = u;
-    clSetKernelArg(c->kernel, 0, sizeof c->src, &c->src);
-    clSetKernelArg(c->kernel, 1, sizeof c->dst, &c->dst);
-    if (clEnqueueNDRangeKernel(c->r->queue, c->kernel, 1, NULL, &c->global, NULL, 0, NULL, NULL) !=
-            CL_SUCCESS ||
-        clFinish(c->r->queue) != CL_SUCCESS)
-        return CLB_ERR_OPENCL;
-    return CLB_OK;
-}
-
-static void ref_copy_close(ref_copy *c)
-{
-    if (c->src) clReleaseMemObject(c->src);
-    if (c->dst) clReleaseMemObject(c->dst);
-}
-
-/* Seconds per call of `calls` empty-kernel enqueues followed by one clFinish. */
-static double ref_empty_per_call(ref *r, int calls)
-{
-    size_t global = 1;
-    double t0 = clbb_now();
-    for (int i = 0; i < calls; i++)
-        clEnqueueNDRangeKernel(r->queue, r->empty, 1, NULL, &global, NULL, 0, NULL, NULL);
-    clFinish(r->queue);
-    return (clbb_now() - t0) / calls;
-}
-
-static void ref_close(ref *r)
-{
-    if (r->copy) clReleaseKernel(r->copy);
-    if (r->copy_stream) clReleaseKernel(r->copy_stream);
-    if (r->empty) clReleaseKernel(r->empty);
-    if (r->program) clReleaseProgram(r->program);
-    if (r->queue) clReleaseCommandQueue(r->queue);
-    if (r->context) clReleaseContext(r->context);
 }
 
 /* ---- NumPy ------------------------------------------------------------------------------ */
@@ -239,8 +133,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_elementwise: %s\n", clb_last_error());
         return 2;
     }
-    ref r = {0};
-    if (ref_open(device, &r) != 0) {
+    clbb_ref r = {0};
+    if (clbb_ref_open(clb_context_device_name(ctx), &r) != 0) {
         fprintf(stderr, "bench_elementwise: cannot build the reference kernels on device %d\n",
                 device);
         return 2;
@@ -248,9 +142,9 @@ int main(int argc, char **argv)
     /* Each pattern is timed interleaved with the two reference copies, so its
        ratios compare runs made under the same machine load. */
     size_t copy_bytes = (size_t)(((int64_t)1 << 26) / s) * 4;
-    ref_copy plain = {0}, streaming = {0};
-    if (ref_copy_setup(&r, r.copy, copy_bytes, &plain) != 0 ||
-        ref_copy_setup(&r, r.copy_stream, copy_bytes, &streaming) != 0) {
+    clbb_ref_copy plain = {0}, streaming = {0};
+    if (clbb_ref_copy_setup(&r, r.copy, copy_bytes, &plain) != 0 ||
+        clbb_ref_copy_setup(&r, r.copy_stream, copy_bytes, &streaming) != 0) {
         fprintf(stderr, "bench_elementwise: cannot set up the reference copies\n");
         return 2;
     }
@@ -276,8 +170,8 @@ int main(int argc, char **argv)
             double bytes = 4.0 * (double)(numel(p->ndim_a, p->a) + numel(p->ndim_b, p->b) +
                                           numel(p->ndim_out, p->out));
             const clbb_timed cases[4] = {
-                {ref_copy_run, &plain, 2.0 * (double)copy_bytes},
-                {ref_copy_run, &streaming, 2.0 * (double)copy_bytes},
+                {clbb_ref_copy_run, &plain, 2.0 * (double)copy_bytes},
+                {clbb_ref_copy_run, &streaming, 2.0 * (double)copy_bytes},
                 {run_into, NULL, bytes},
                 {run_new, NULL, bytes},
             };
@@ -304,8 +198,8 @@ int main(int argc, char **argv)
         clb_tensor_release(tout);
         ta = tb = tout = NULL;
     }
-    ref_copy_close(&plain);
-    ref_copy_close(&streaming);
+    clbb_ref_copy_close(&plain);
+    clbb_ref_copy_close(&streaming);
     numpy_ratios(quick, patterns, NPAT, into_s, new_s);
 
     /* Tiny launches: (32,30) + (30,) into a preallocated out. */
@@ -322,7 +216,7 @@ int main(int argc, char **argv)
         clb_finish(ctx);
         double t = (clbb_now() - t0) / calls;
         if (t < best) best = t;
-        t = ref_empty_per_call(&r, calls);
+        t = clbb_ref_empty_per_call(&r, calls);
         if (t < empty) empty = t;
     }
     printf("\ntiny bias add (32,30)+(30,): %.2f us per call; empty kernel enqueue %.2f us; "
@@ -331,7 +225,7 @@ int main(int argc, char **argv)
     clb_tensor_release(ta);
     clb_tensor_release(tb);
     clb_tensor_release(tout);
-    ref_close(&r);
+    clbb_ref_close(&r);
     clb_context_release(ctx);
     return rc;
 }

@@ -4,8 +4,9 @@
  *     op sequence (sub, add, sqrt, div: four launches, three temporaries), and
  *     NumPy's multi-op expression (python3 with numpy, timed the same way);
  *   - a 6-input where(m > 0, a * b + c, d - e) with different broadcast shapes;
- *   - the device's contiguous copy (clb_cast to the same dtype), the practical
- *     limit of memory-bound work.
+ *   - the device's copy bandwidth: a plain and a streaming copy kernel
+ *     (bench/refcopy.h; "% copy" is of the plain one) and the library's own
+ *     copy (clb_cast to the same dtype).
  * GB/s count logical bytes: each input read once, the output written once
  * (GB = 1e9). Ratios are of median times; the cases are timed interleaved (one
  * run of each in turn), so they compare runs made under the same load.
@@ -13,6 +14,9 @@
  * usage: bench_eval [--device SEL] [--quick] [--no-numpy]
  * $CLB_BENCH_PYTHON names the python with numpy (default /usr/bin/python3). */
 #include "harness.h"
+#if CLBB_HAVE_REFCOPY
+#include "refcopy.h"
+#endif
 
 #include <math.h>
 #include <stdio.h>
@@ -176,14 +180,20 @@ static double numpy_median(int64_t rows, int quick)
     return t;
 }
 
-static void report(const char *what, clbb_result r, double copy_gbps)
+/* % copy: of the plain copy kernel (else of clb_cast, without an OpenCL reference);
+   % strm: of the streaming copy kernel. */
+static double copy_ref, stream_ref;
+
+static void report(const char *what, clbb_result r)
 {
     if (r.status != CLB_OK) {
         printf("  %-40s %s: %s\n", what, clb_status_name(r.status), clb_last_error());
         return;
     }
-    printf("  %-40s %9.3f ms %9.2f GB/s %8.1f%% of copy\n", what, r.median_s * 1e3, r.gbps,
-           copy_gbps > 0 ? 100.0 * r.gbps / copy_gbps : 0);
+    printf("  %-40s %9.3f ms %9.2f GB/s %7.1f%% copy", what, r.median_s * 1e3, r.gbps,
+           copy_ref > 0 ? 100.0 * r.gbps / copy_ref : 0);
+    if (stream_ref > 0) printf(" %7.1f%% strm", 100.0 * r.gbps / stream_ref);
+    printf("\n");
 }
 
 int main(int argc, char **argv)
@@ -218,24 +228,43 @@ int main(int argc, char **argv)
     double bn_bytes = 8.0 * n + 2 * 256 * 4;  /* x read, out written, mu and var */
     double w_bytes = 16.0 * n + 4.0 * (double)rows + 2 * 256 * 4; /* a c e read, out written, m b d */
     /* Timed interleaved, a round of each case at a time: the ratios then compare
-       runs made under the same machine load. */
-    const clbb_timed cases[5] = {
-        {run_copy, ctx, 8.0 * n},        {run_eval, ctx, bn_bytes},  {run_eval_into, ctx, bn_bytes},
-        {run_unfused, ctx, bn_bytes},    {run_where6, ctx, w_bytes},
+       runs made under the same machine load. The raw reference copies
+       (bench/refcopy.h) join when the device is an OpenCL device. */
+    enum { NCASES = 7 };
+    clbb_timed cases[NCASES] = {
+        {run_copy, ctx, 8.0 * n},     {run_eval, ctx, bn_bytes}, {run_eval_into, ctx, bn_bytes},
+        {run_unfused, ctx, bn_bytes}, {run_where6, ctx, w_bytes},
     };
-    clbb_result res[5];
-    clbb_measure_interleaved(ctx, 5, cases, quick ? 7 : 15, res);
+    int count = 5;
+#if CLBB_HAVE_REFCOPY
+    clbb_ref ref = {0};
+    clbb_ref_copy plain = {0}, streaming = {0};
+    if (clbb_ref_open(clb_context_device_name(ctx), &ref) == 0 &&
+        clbb_ref_copy_setup(&ref, ref.copy, (size_t)(4.0 * n), &plain) == 0 &&
+        clbb_ref_copy_setup(&ref, ref.copy_stream, (size_t)(4.0 * n), &streaming) == 0) {
+        cases[count++] = (clbb_timed){clbb_ref_copy_run, &plain, 8.0 * n};
+        cases[count++] = (clbb_timed){clbb_ref_copy_run, &streaming, 8.0 * n};
+    }
+#endif
+    clbb_result res[NCASES];
+    clbb_measure_interleaved(ctx, count, cases, quick ? 7 : 15, res);
     clbb_result copy = res[0], eval = res[1], into = res[2], unfused = res[3], where6 = res[4];
+    copy_ref = count > 5 ? res[5].gbps : copy.gbps;
+    stream_ref = count > 5 ? res[6].gbps : 0;
     int valid = eval.status == CLB_OK && validate(ctx);
     double np_s = numpy ? numpy_median(rows, quick) : 0;
 
     printf("device: %s\n", clb_context_device_name(ctx));
     printf("batch-norm normalize \"%s\", x (%lld, 256) float32, mu/var (256,)\n", bn_expr,
            (long long)rows);
-    report("copy (clb_cast f32 -> f32)", copy, copy.gbps);
-    report("clb_eval", eval, copy.gbps);
-    report("clb_eval_into (preallocated out)", into, copy.gbps);
-    report("unfused: sub, add, sqrt, div", unfused, copy.gbps);
+    if (count > 5) {
+        report("copy: plain copy kernel", res[5]);
+        report("stream: streaming copy kernel", res[6]);
+    }
+    report("clb_cast f32 -> f32", copy);
+    report("clb_eval", eval);
+    report("clb_eval_into (preallocated out)", into);
+    report("unfused: sub, add, sqrt, div", unfused);
     if (np_s > 0)
         printf("  %-40s %9.3f ms %9.2f GB/s\n", "NumPy (x - mu) / np.sqrt(var + 1e-5)", np_s * 1e3,
                bn_bytes / np_s / 1e9);
@@ -243,20 +272,25 @@ int main(int argc, char **argv)
         printf("  %-40s not measured (python3 with numpy not found)\n", "NumPy");
     printf("6 inputs \"%s\": m (%lld, 1), a c e (%lld, 256), b (256,), d (1, 256)\n", where_expr,
            (long long)rows, (long long)rows);
-    report("clb_eval, 6 inputs", where6, copy.gbps);
+    report("clb_eval, 6 inputs", where6);
     if (eval.status == CLB_OK) {
         printf("ratios (median times):\n");
         if (unfused.status == CLB_OK)
             printf("  clb_eval vs unfused ops:  %.2fx faster\n", unfused.median_s / eval.median_s);
         if (np_s > 0) printf("  clb_eval vs NumPy:        %.2fx faster\n", np_s / eval.median_s);
-        if (copy.status == CLB_OK)
+        if (copy_ref > 0)
             printf("  clb_eval vs copy:         %.1f%% of copy bandwidth\n",
-                   100.0 * eval.gbps / copy.gbps);
-        if (where6.status == CLB_OK && copy.status == CLB_OK)
+                   100.0 * eval.gbps / copy_ref);
+        if (where6.status == CLB_OK && copy_ref > 0)
             printf("  6-input where vs copy:    %.1f%% of copy bandwidth\n",
-                   100.0 * where6.gbps / copy.gbps);
+                   100.0 * where6.gbps / copy_ref);
         printf("  result check:             %s\n", valid ? "ok" : "MISMATCH");
     }
+#if CLBB_HAVE_REFCOPY
+    clbb_ref_copy_close(&plain);
+    clbb_ref_copy_close(&streaming);
+    clbb_ref_close(&ref);
+#endif
     teardown();
     clb_context_release(ctx);
     return eval.status == CLB_OK && !valid ? 1 : 0;

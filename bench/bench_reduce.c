@@ -2,15 +2,19 @@
      sum (R,C) float32 over axis 0 -> (C,)      (column reduction)
      sum_to_shape (R,C) -> (R,1)                 (row reduction)
      mean (N,3,H,W) over (0,2,3) keepdim         (per-channel statistics)
-   against the device's copy bandwidth measured in the same run (clb_cast
-   float32 -> float32 of a contiguous tensor of the same size; bytes read +
-   written), and against NumPy timed in the same run through /usr/bin/python3
+   against the device's copy bandwidth measured in the same run, interleaved:
+   a plain and a streaming copy kernel (bench/refcopy.h) over x's size, and
+   the library's own copy (clb_cast float32 -> float32); bytes read + written;
+   and against NumPy timed in the same run through /usr/bin/python3
    (skipped with a note when NumPy is not importable). GB = 1e9 bytes; GB/s,
    % of copy and x numpy from median times (the min column shows how far a
    loaded machine spreads them).
 
    usage: bench_reduce [--device SEL] [--quick] */
 #include "harness.h"
+#if CLBB_HAVE_REFCOPY
+#include "refcopy.h"
+#endif
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,38 +138,78 @@ int main(int argc, char **argv)
         return 1;
     }
     double xn = (double)r * (double)c, in = (double)n * 3 * (double)hw * (double)hw;
+    enum { NCASES = 6 };
     struct {
         const char *name;
         clbb_run_fn run;
+        void *user;
         double bytes;
-    } cases[4] = {
-        {"copy f32 (cast, same size as x)", run_copy, 8.0 * xn},
-        {"sum (R,C) axis 0 -> (C,)", run_columns, 4.0 * xn + 4.0 * (double)c},
-        {"sum_to_shape (R,C) -> (R,1)", run_rows, 4.0 * xn + 4.0 * (double)r},
-        {"mean (N,3,H,W) over (0,2,3)", run_channels, 4.0 * in + 12.0},
+    } cases[NCASES] = {
+        {"copy: plain copy kernel", NULL, NULL, 8.0 * xn},
+        {"stream: streaming copy kernel", NULL, NULL, 8.0 * xn},
+        {"clb_cast f32 -> f32 (same size as x)", run_copy, NULL, 8.0 * xn},
+        {"sum (R,C) axis 0 -> (C,)", run_columns, NULL, 4.0 * xn + 4.0 * (double)c},
+        {"sum_to_shape (R,C) -> (R,1)", run_rows, NULL, 4.0 * xn + 4.0 * (double)r},
+        {"mean (N,3,H,W) over (0,2,3)", run_channels, NULL, 4.0 * in + 12.0},
     };
+#if CLBB_HAVE_REFCOPY
+    /* The raw reference copies (bench/refcopy.h) over x's size, when the
+       context's device is an OpenCL device. */
+    clbb_ref ref = {0};
+    clbb_ref_copy plain = {0}, streaming = {0};
+    if (clbb_ref_open(clb_context_device_name(ctx), &ref) == 0 &&
+        clbb_ref_copy_setup(&ref, ref.copy, (size_t)(4.0 * xn), &plain) == 0 &&
+        clbb_ref_copy_setup(&ref, ref.copy_stream, (size_t)(4.0 * xn), &streaming) == 0) {
+        cases[0].run = clbb_ref_copy_run, cases[0].user = &plain;
+        cases[1].run = clbb_ref_copy_run, cases[1].user = &streaming;
+    }
+#endif
     double np_t[3];
     numpy_times(r, c, n, hw, np_t);
+    /* Timed interleaved, a run of each case in turn: ratios between cases then
+       compare runs made under the same machine load. */
+    clbb_timed timed[NCASES];
+    int which[NCASES], count = 0;
+    for (int k = 0; k < NCASES; k++)
+        if (cases[k].run) {
+            timed[count] = (clbb_timed){cases[k].run, cases[k].user, cases[k].bytes};
+            which[count++] = k;
+        }
+    clbb_result got[NCASES];
+    clbb_measure_interleaved(ctx, count, timed, quick ? 7 : 15, got);
+    clbb_result res[NCASES] = {{0}};
+    for (int i = 0; i < count; i++) res[which[i]] = got[i];
+    /* % copy: of the plain copy kernel, else (no OpenCL reference) of clb_cast;
+       % strm: of the streaming copy kernel. */
+    double copy_gbps = cases[0].run ? res[0].gbps : res[2].gbps;
+    double stream_gbps = cases[1].run ? res[1].gbps : 0;
     printf("device: %s\nx = (%lld, %lld) float32, img = (%lld, 3, %d, %d) float32\n",
            clb_context_device_name(ctx), (long long)r, (long long)c, (long long)n, (int)hw, (int)hw);
-    printf("  %-34s %8s %10s %10s %11s %10s %9s\n", "case", "min ms", "median ms", "GB/s",
-           "% of copy", "numpy ms", "x numpy");
-    double copy_gbps = 0;
+    printf("median of %d interleaved rounds; %% copy: of the plain copy kernel's GB/s%s\n",
+           quick ? 7 : 15, cases[0].run ? "" : " (no OpenCL reference: of clb_cast's)");
+    printf("  %-36s %8s %10s %8s %8s %8s %9s %8s\n", "case", "min ms", "median ms", "GB/s",
+           "% copy", "% strm", "numpy ms", "x numpy");
     int rc = 0;
-    for (int k = 0; k < 4; k++) {
-        clbb_result res = clbb_measure(ctx, cases[k].run, NULL, cases[k].bytes, quick ? 0.3 : 2.0, 50);
-        if (res.status != CLB_OK) {
-            printf("  %-34s %s: %s\n", cases[k].name, clb_status_name(res.status), clb_last_error());
+    for (int k = 0; k < NCASES; k++) {
+        if (!cases[k].run) continue;
+        if (res[k].status != CLB_OK) {
+            printf("  %-36s %s: %s\n", cases[k].name, clb_status_name(res[k].status),
+                   clb_last_error());
             rc = 1;
             continue;
         }
-        if (k == 0) copy_gbps = res.gbps;
-        double npt = k > 0 ? np_t[k - 1] : 0;
-        printf("  %-34s %8.2f %10.2f %10.2f %10.1f%% %10.2f %8.2fx\n", cases[k].name,
-               res.min_s * 1e3, res.median_s * 1e3,
-               res.gbps, copy_gbps > 0 ? 100.0 * res.gbps / copy_gbps : 0, npt * 1e3,
-               npt > 0 ? npt / res.median_s : 0);
+        double npt = k > 2 ? np_t[k - 3] : 0;
+        printf("  %-36s %8.2f %10.2f %8.2f %7.1f%% %7.1f%% %9.2f %7.2fx\n", cases[k].name,
+               res[k].min_s * 1e3, res[k].median_s * 1e3, res[k].gbps,
+               copy_gbps > 0 ? 100.0 * res[k].gbps / copy_gbps : 0,
+               stream_gbps > 0 ? 100.0 * res[k].gbps / stream_gbps : 0, npt * 1e3,
+               npt > 0 ? npt / res[k].median_s : 0);
     }
+#if CLBB_HAVE_REFCOPY
+    clbb_ref_copy_close(&plain);
+    clbb_ref_copy_close(&streaming);
+    clbb_ref_close(&ref);
+#endif
     if (np_t[0] == 0) printf("  (numpy not available: no comparison)\n");
     clb_tensor_release(state.x);
     clb_tensor_release(state.img);

@@ -29,3 +29,17 @@ __kernel void ref_copy_stream(__global const float4 *src, __global float4 *dst)
 __kernel void ref_empty(void)
 {
 }
+
+/* Does nothing, with clb_map's argument list (cl/elementwise.cl: four buffers
+   and the 408-byte launch description): what a driver's own work per launch
+   (copying arguments, building the command) costs before any planning. */
+typedef struct ref_map_args {
+    long words[51];
+} ref_map_args;
+
+__kernel void ref_empty_map_args(__global float *out, __global const float *in0,
+                                 __global const float *in1, __global const float *in2,
+                                 ref_map_args a)
+{
+}
+

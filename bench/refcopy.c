@@ -33,6 +33,15 @@ int clbb_ref_open(const char *device_name, clbb_ref *r)
         r->copy_stream = clCreateKernel(r->program, "ref_copy_stream", &err);
         if (err != CL_SUCCESS) return -1;
         r->empty = clCreateKernel(r->program, "ref_empty", &err);
+        if (err != CL_SUCCESS) return -1;
+        r->empty_args = clCreateKernel(r->program, "ref_empty_map_args", &err);
+        if (err != CL_SUCCESS) return -1;
+        r->arg_buffer = clCreateBuffer(r->context, CL_MEM_READ_WRITE, 4096, NULL, &err);
+        if (err != CL_SUCCESS) return -1;
+        cl_long words[51] = {0};
+        for (cl_uint i = 0; i < 4 && err == CL_SUCCESS; i++)
+            err = clSetKernelArg(r->empty_args, i, sizeof(cl_mem), &r->arg_buffer);
+        if (err == CL_SUCCESS) err = clSetKernelArg(r->empty_args, 4, sizeof words, words);
         return err == CL_SUCCESS ? 0 : -1;
     }
     return -1;
@@ -74,12 +83,16 @@ void clbb_ref_copy_close(clbb_ref_copy *c)
     if (c->dst) clReleaseMemObject(c->dst);
 }
 
-double clbb_ref_empty_per_call(clbb_ref *r, int calls)
+double clbb_ref_empty_per_call(clbb_ref *r, int calls, int with_args)
 {
-    size_t global = 1;
+    size_t global[2] = {1, 1}, local[2] = {1, 1};
     double t0 = clbb_now();
-    for (int i = 0; i < calls; i++)
-        clEnqueueNDRangeKernel(r->queue, r->empty, 1, NULL, &global, NULL, 0, NULL, NULL);
+    for (int i = 0; i < calls; i++) {
+        if (with_args)
+            clEnqueueNDRangeKernel(r->queue, r->empty_args, 2, NULL, global, local, 0, NULL, NULL);
+        else
+            clEnqueueNDRangeKernel(r->queue, r->empty, 1, NULL, global, NULL, 0, NULL, NULL);
+    }
     clFinish(r->queue);
     return (clbb_now() - t0) / calls;
 }
@@ -89,6 +102,8 @@ void clbb_ref_close(clbb_ref *r)
     if (r->copy) clReleaseKernel(r->copy);
     if (r->copy_stream) clReleaseKernel(r->copy_stream);
     if (r->empty) clReleaseKernel(r->empty);
+    if (r->empty_args) clReleaseKernel(r->empty_args);
+    if (r->arg_buffer) clReleaseMemObject(r->arg_buffer);
     if (r->program) clReleaseProgram(r->program);
     if (r->queue) clReleaseCommandQueue(r->queue);
     if (r->context) clReleaseContext(r->context);

@@ -15,7 +15,8 @@ typedef struct clbb_ref {
     cl_context context;
     cl_command_queue queue;
     cl_program program;
-    cl_kernel copy, copy_stream, empty;
+    cl_kernel copy, copy_stream, empty, empty_args;
+    cl_mem arg_buffer; /* the buffer empty_args gets for all four of its buffers */
 } clbb_ref;
 
 /* Opens the first OpenCL device whose name is `device_name` (the library
@@ -35,7 +36,9 @@ int clbb_ref_copy_setup(clbb_ref *r, cl_kernel kernel, size_t bytes, clbb_ref_co
 clb_status clbb_ref_copy_run(void *copy);
 void clbb_ref_copy_close(clbb_ref_copy *c);
 
-/* Seconds per call of `calls` empty-kernel enqueues followed by one clFinish. */
-double clbb_ref_empty_per_call(clbb_ref *r, int calls);
+/* Seconds per call of `calls` empty-kernel enqueues followed by one clFinish:
+   with_args 0 a kernel without arguments, 1 one with clb_map's argument list
+   (set once) launched as clb_map launches a small tensor (2-D, one item). */
+double clbb_ref_empty_per_call(clbb_ref *r, int calls, int with_args);
 
 #endif /* CLB_BENCH_REFCOPY_H */

@@ -16,6 +16,7 @@
  * Thread-safety: the record is one mutex-guarded list; the search sets a
  * thread-local force flag so its own matmuls skip the record. */
 #include "cl_matmul_tune.h"
+#include "files.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -318,6 +319,7 @@ bool clb__mm_tuning_path(const char *identity, char *buf, size_t cap)
     return w > 0 && (size_t)w < cap;
 }
 
+/* Creates the directory that will hold file `path_of_file`. */
 static bool make_dirs(const char *path_of_file)
 {
     char path[PATH_CAP];
@@ -327,15 +329,7 @@ static bool make_dirs(const char *path_of_file)
     char *slash = strrchr(path, '/');
     if (!slash || slash == path) return true;
     *slash = '\0';
-    n = strlen(path);
-    for (size_t i = 1; i <= n; i++) {
-        if (path[i] != '/' && path[i] != '\0') continue;
-        char saved = path[i];
-        path[i] = '\0';
-        if (mkdir(path, 0700) != 0 && errno != EEXIST) return false;
-        path[i] = saved;
-    }
-    return true;
+    return clb__make_dirs(path);
 }
 
 bool clb__mm_tuning_save(const char *path, const char *identity, const clb__mm_tuning *t)

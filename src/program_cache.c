@@ -12,6 +12,8 @@
  * Failures of this level are silent by design: it only ever saves time. */
 #include "program_cache.h"
 
+#include "files.h"
+
 #include "cl_errors.h"
 #include "fault.h"
 #include "internal.h"
@@ -87,21 +89,6 @@ void clb__program_cache_dir(char *buf, size_t cap)
     if (home && home[0]) join(buf, cap, home, "/.cache/clbroadcast");
 }
 
-static bool make_dirs(const char *dir)
-{
-    char path[PATH_CAP];
-    size_t n = strlen(dir);
-    if (n == 0 || n >= sizeof path) return false;
-    memcpy(path, dir, n + 1);
-    for (size_t i = 1; i <= n; i++) {
-        if (path[i] != '/' && path[i] != '\0') continue;
-        char saved = path[i];
-        path[i] = '\0';
-        if (mkdir(path, 0700) != 0 && errno != EEXIST) return false;
-        path[i] = saved;
-    }
-    return true;
-}
 
 /* ---- disk level -------------------------------------------------------------------- */
 
@@ -209,7 +196,7 @@ static void disk_save(clb__program_cache *c, const char *key, const char *path, 
     bin = malloc(len);
     unsigned char *bins[1] = {bin};
     if (!bin || clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL) != CL_SUCCESS ||
-        !make_dirs(c->dir)) {
+        !clb__make_dirs(c->dir)) {
         free(bin);
         return;
     }

@@ -94,7 +94,23 @@ typedef int8 clb_index8;
 #define CLB_CLASS_10 KFLOAT
 #define CLB_CLASS_11 KFLOAT
 
+/* Register type of a value of each dtype: bool is uchar 0/1, float16 computes
+   in float (holding a half-representable value). */
+#define CLB_REG_0 uchar
+#define CLB_REG_1 char
+#define CLB_REG_2 uchar
+#define CLB_REG_3 short
+#define CLB_REG_4 ushort
+#define CLB_REG_5 int
+#define CLB_REG_6 uint
+#define CLB_REG_7 long
+#define CLB_REG_8 ulong
+#define CLB_REG_9 float
+#define CLB_REG_10 float
+#define CLB_REG_11 double
+
 #define CLB_STORAGE(dt) CLB_CAT(CLB_STORAGE_, dt)
+#define CLB_REG(dt) CLB_CAT(CLB_REG_, dt)
 #define CLB_CLASS(dt) CLB_CAT(CLB_CLASS_, dt)
 
 /* Loads give a value in registers: bool as uchar 0/1 (any nonzero byte is true),
@@ -163,4 +179,26 @@ typedef int8 clb_index8;
             (o0) += rem_ * s0(0);                                                                  \
             (o1) += rem_ * s1(0);                                                                  \
         }                                                                                          \
+    } while (0)
+
+/* ---- work splits ------------------------------------------------------------------------ */
+
+/* The share of `count` rows or chunks that work item `id` of `size` covers, as
+   a loop from first to end by step. CPU devices take one contiguous block each
+   (every work item streams through memory in order and few work-groups are
+   launched); GPUs a grid stride (neighbouring work items touch neighbouring
+   elements). The counters are 64-bit even for 32-bit plans: a count near
+   INT32_MAX plus a step must not wrap. Kernels pick one by their CLB_BLOCKED. */
+#define CLB_RANGE_BLOCK(id, size, count, first, end, step)                                         \
+    do {                                                                                           \
+        long per_ = ((long)(count) + (long)(size) - 1) / (long)(size);                             \
+        first = (long)(id) * per_;                                                                 \
+        end = first + per_ < (long)(count) ? first + per_ : (long)(count);                         \
+        step = 1;                                                                                  \
+    } while (0)
+#define CLB_RANGE_GRID(id, size, count, first, end, step)                                          \
+    do {                                                                                           \
+        first = (long)(id);                                                                        \
+        end = (long)(count);                                                                       \
+        step = (long)(size);                                                                       \
     } while (0)

@@ -101,26 +101,11 @@ typedef struct clb_copy_args {
 #define CLB_SS(d) table[2 * rank + (d)]
 #endif
 
-/* The share of `count` rows or chunks work item `id` of `size` covers: one
-   contiguous block each on CPU devices (every work item streams through memory
-   in order and few work-groups are launched), a grid stride on GPUs (neighbouring
-   work items touch neighbouring elements). 64-bit counters: a count near
-   INT32_MAX plus a step must not wrap. */
+/* Blocks on CPU devices, a grid stride on GPUs (common.cl). */
 #if CLB_BLOCKED
-#define CLB_RANGE(id, size, count, first, end, step)                                               \
-    do {                                                                                           \
-        long per_ = ((long)(count) + (long)(size) - 1) / (long)(size);                             \
-        first = (long)(id) * per_;                                                                 \
-        end = first + per_ < (long)(count) ? first + per_ : (long)(count);                         \
-        step = 1;                                                                                  \
-    } while (0)
+#define CLB_RANGE CLB_RANGE_BLOCK
 #else
-#define CLB_RANGE(id, size, count, first, end, step)                                               \
-    do {                                                                                           \
-        first = (long)(id);                                                                        \
-        end = (long)(count);                                                                       \
-        step = (long)(size);                                                                       \
-    } while (0)
+#define CLB_RANGE CLB_RANGE_GRID
 #endif
 
 /* Stores the CLB_VEC values vals[] at q with inner stride S: one streaming

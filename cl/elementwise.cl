@@ -72,21 +72,6 @@
 
 /* ---- types ------------------------------------------------------------------- */
 
-/* Register type of a value of each dtype: float16 computes in float. */
-#define CLB_REG_0 uchar
-#define CLB_REG_1 char
-#define CLB_REG_2 uchar
-#define CLB_REG_3 short
-#define CLB_REG_4 ushort
-#define CLB_REG_5 int
-#define CLB_REG_6 uint
-#define CLB_REG_7 long
-#define CLB_REG_8 ulong
-#define CLB_REG_9 float
-#define CLB_REG_10 float
-#define CLB_REG_11 double
-#define CLB_REG(dt) CLB_CAT(CLB_REG_, dt)
-
 /* Unsigned type at least 32 bits wide holding an integer dtype's bits:
    wrapping arithmetic without C's promotion of narrow types to signed int
    (where ushort * ushort can overflow int). */
@@ -437,27 +422,11 @@ typedef CLB_CAT(CLB_STORAGE(CLB_OUT_DTYPE), CLB_VEC) clb_outvec_t;
         }                                                                                          \
     } while (0)
 
-/* The share of `count` rows or chunks work item `id` of `size` covers. CPU
-   devices (CLB_BLOCKED) take one contiguous block each, so every work item
-   streams through memory in order and few work-groups are launched; GPUs take
-   a grid stride, so neighbouring work items touch neighbouring elements. The
-   loop counters are 64-bit even for 32-bit plans: a count near INT32_MAX plus
-   a step must not wrap. */
+/* Blocks on CPU devices, a grid stride on GPUs (common.cl). */
 #if CLB_BLOCKED
-#define CLB_RANGE(id, size, count, first, end, step)                                               \
-    do {                                                                                           \
-        long per_ = ((long)(count) + (long)(size) - 1) / (long)(size);                             \
-        first = (long)(id) * per_;                                                                 \
-        end = first + per_ < (long)(count) ? first + per_ : (long)(count);                         \
-        step = 1;                                                                                  \
-    } while (0)
+#define CLB_RANGE CLB_RANGE_BLOCK
 #else
-#define CLB_RANGE(id, size, count, first, end, step)                                               \
-    do {                                                                                           \
-        first = (long)(id);                                                                        \
-        end = (long)(count);                                                                       \
-        step = (long)(size);                                                                       \
-    } while (0)
+#define CLB_RANGE CLB_RANGE_GRID
 #endif
 
 /* Every (row, chunk) of this work item with inner strides S0..S3. A row's

@@ -76,22 +76,6 @@
 
 /* ---- registers and conversions ---------------------------------------------------- */
 
-/* Register type of a value of each dtype: bool is uchar 0/1, float16 is a float
-   holding a half-representable value. */
-#define CLB_REG_0 uchar
-#define CLB_REG_1 char
-#define CLB_REG_2 uchar
-#define CLB_REG_3 short
-#define CLB_REG_4 ushort
-#define CLB_REG_5 int
-#define CLB_REG_6 uint
-#define CLB_REG_7 long
-#define CLB_REG_8 ulong
-#define CLB_REG_9 float
-#define CLB_REG_10 float
-#define CLB_REG_11 double
-#define CLB_REG(dt) CLB_CAT(CLB_REG_, dt)
-
 /* One node's register, and where's choice (the condition already a 0/1 bool). */
 #define CLB_LET(i, dt, x) CLB_REG(dt) v##i = (x)
 #define CLB_WHERE(c, a, b) ((c) ? (a) : (b))
@@ -403,12 +387,6 @@ CLB_REAL_FUNCS(11, double)
 #ifndef CLB_BLOCKED
 #define CLB_BLOCKED 0
 #endif
-#define CLB_BLOCK(id, size, count, first, end)                                                     \
-    do {                                                                                           \
-        long per_ = ((long)(count) + (long)(size) - 1) / (long)(size);                             \
-        first = (long)(id) * per_;                                                                 \
-        end = first + per_ < (long)(count) ? first + per_ : (long)(count);                         \
-    } while (0)
 
 /* Every operand's offset of inner element j of the row whose offsets are r0..r8. */
 #if CLB_NDIM >= 1
@@ -530,10 +508,11 @@ __kernel void clb_eval(__global CLB_STORAGE(CLB_OUT_DTYPE) *p0, CLB_PTR(1, CLB_I
     p7 += offsets_lo.s7;
     p8 += offset8;
 #if CLB_BLOCKED
-    long rfirst, rend, cfirst, cend;
-    CLB_BLOCK(get_global_id(1), get_global_size(1), rows, rfirst, rend);
-    CLB_BLOCK(get_global_id(0), get_global_size(0), ((long)inner + CLB_VEC - 1) / CLB_VEC, cfirst,
-              cend);
+    long rfirst, rend, cfirst, cend, step_;
+    CLB_RANGE_BLOCK(get_global_id(1), get_global_size(1), rows, rfirst, rend, step_);
+    CLB_RANGE_BLOCK(get_global_id(0), get_global_size(0), ((long)inner + CLB_VEC - 1) / CLB_VEC,
+                    cfirst, cend, step_);
+    (void)step_;
     for (long row_ = rfirst; row_ < rend; row_++) {
         const clb_index row = (clb_index)row_;
 #endif

@@ -15,7 +15,6 @@
 #include <string.h>
 
 #define BYVAL_DIMS 8     /* tables up to this rank go by value (cl/copy.cl) */
-#define MAX_PIECES 65536 /* beyond this many 32-bit pieces, index in 64 bits instead */
 /* Elements a CPU work item should have at least before the work is split
    further: below that, starting a work-group costs more than the copy saves. */
 
@@ -105,10 +104,23 @@ typedef struct copy_args {
     cl_long strides[2][BYVAL_DIMS];
 } copy_args;
 
-/* Sets the arguments of one plan piece and enqueues it. Called with the kernel locked. */
-static clb_status launch_piece(clb_context *ctx, const copy_spec *s, clb__cl_kernel *k,
-                               const clb__plan *p, void *const *handles)
+/* One launch's fixed part: what every plan piece shares. */
+typedef struct copy_launch {
+    clb_context *ctx;
+    const copy_spec *s;
+    clb__cl_kernel *k;
+    void *const *handles;
+} copy_launch;
+
+/* Sets the arguments of one plan piece and enqueues it (clb__cl_each_piece's
+   callback, user a copy_launch). Called with the kernel locked. */
+static clb_status launch_piece(const clb__plan *p, void *user)
 {
+    const copy_launch *l = user;
+    clb_context *ctx = l->ctx;
+    const copy_spec *s = l->s;
+    clb__cl_kernel *k = l->k;
+    void *const *handles = l->handles;
     clb_status st = CLB_OK;
     clb__cl_context *cl = clb__cl_impl(ctx);
     cl_kernel kernel = k->kernel;
@@ -162,9 +174,7 @@ cleanup:
 clb_status clb__cl_copy(clb_context *ctx, const clb__plan *plan, void *const *handles,
                         const clb_dtype *dtypes)
 {
-    clb_status st = CLB_OK;
     clb__cl_context *cl = clb__cl_impl(ctx);
-    clb__plan *piece = NULL;
     if (plan->numel == 0) return CLB_OK;
 
     copy_spec s = {.dst = dtypes[0], .src = dtypes[1]};
@@ -176,16 +186,11 @@ clb_status clb__cl_copy(clb_context *ctx, const clb__plan *plan, void *const *ha
                          "\"host\") or keep the data in float64 without converting it",
                          clb_dtype_name(dtypes[1]), clb_dtype_name(dtypes[0]), ctx->info.name);
 
-    /* 32-bit indices unless the plan is too large for them even in pieces. */
-    int64_t piece_shape[CLB__PLAN_MAX_DIMS];
-    int64_t count = 1;
-    s.wide = CLB__FAULT_INDEX64();
-    if (!s.wide && !clb__plan_fits(plan, NULL, clb__plan_piece_limit))
-        s.wide = !clb__plan_split(plan, clb__plan_piece_limit, MAX_PIECES, piece_shape, &count);
-
+    clb__cl_pieces pieces;
+    clb__cl_plan_pieces(plan, CLB__FAULT_INDEX64(), &pieces);
+    s.wide = pieces.wide;
     s.table = plan->ndim > BYVAL_DIMS;
-    s.blocked = clb__cl_map_blocked >= 0 ? clb__cl_map_blocked != 0
-                                         : ctx->info.type == CLB_DEVICE_CPU;
+    s.blocked = clb__cl_blocked(ctx);
     /* A GPU work item takes 4 elements per step: coalesced across neighbouring
        items and few registers. A CPU work item's unrolled loads and stores become
        vector instructions: bit copies move 32 bytes or more per step (16 elements
@@ -199,21 +204,13 @@ clb_status clb__cl_copy(clb_context *ctx, const clb__plan *plan, void *const *ha
 
     uint64_t key = spec_key(&s);
     clb__cl_kernel *k = clb__cl_kernel_find(cl, CLB__KERNEL_COPY, key);
-    if (!k) CLB_TRY(build_kernel(ctx, &s, key, &k));
-    /* From here the kernel cache is locked until every piece is enqueued. */
-    if (count == 1 || s.wide) {
-        st = launch_piece(ctx, &s, k, plan, handles);
-    } else {
-        piece = malloc(sizeof *piece);
-        if (!piece)
-            st = clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a copy plan piece");
-        for (int64_t i = 0; i < count && st == CLB_OK; i++) {
-            clb__plan_piece(plan, piece_shape, i, piece);
-            st = launch_piece(ctx, &s, k, piece, handles);
-        }
+    if (!k) {
+        clb_status st = build_kernel(ctx, &s, key, &k);
+        if (st != CLB_OK) return st;
     }
+    /* From here the kernel cache is locked until every piece is enqueued. */
+    copy_launch launch = {ctx, &s, k, handles};
+    clb_status st = clb__cl_each_piece(plan, &pieces, launch_piece, &launch);
     clb__cl_kernel_unlock(cl);
-cleanup:
-    free(piece);
     return st;
 }

@@ -301,3 +301,33 @@ cleanup:
     free(host_table);
     return st;
 }
+
+bool clb__cl_blocked(const clb_context *ctx)
+{
+    return clb__cl_map_blocked >= 0 ? clb__cl_map_blocked != 0 : ctx->info.type == CLB_DEVICE_CPU;
+}
+
+void clb__cl_plan_pieces(const clb__plan *plan, bool force_wide, clb__cl_pieces *out)
+{
+    out->count = 1;
+    out->wide = force_wide;
+    if (!out->wide && !clb__plan_fits(plan, NULL, clb__plan_piece_limit))
+        out->wide = !clb__plan_split(plan, clb__plan_piece_limit, CLB__CL_MAX_PIECES, out->shape,
+                                     &out->count);
+}
+
+clb_status clb__cl_each_piece(const clb__plan *plan, const clb__cl_pieces *pieces,
+                              clb_status (*launch)(const clb__plan *piece, void *user),
+                              void *user)
+{
+    if (pieces->count == 1 || pieces->wide) return launch(plan, user);
+    clb__plan *piece = malloc(sizeof *piece);
+    if (!piece) return clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a launch plan");
+    clb_status st = CLB_OK;
+    for (int64_t i = 0; i < pieces->count && st == CLB_OK; i++) {
+        clb__plan_piece(plan, pieces->shape, i, piece);
+        st = launch(piece, user);
+    }
+    free(piece);
+    return st;
+}

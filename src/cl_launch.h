@@ -93,9 +93,27 @@ clb_status clb__cl_kernel_add(clb__cl_context *cl, clb__kernel_id id, uint64_t k
                               cl_program program, clb__cl_kernel **out);
 void clb__cl_kernel_unlock(clb__cl_context *cl);
 
-/* cl_map.c's and cl_copy.c's choice of work split: -1 by device type (blocks on
+/* The work split of cl_map.c, cl_copy.c and expr_cl.c: -1 by device type (blocks on
    CPUs, grid stride on GPUs); tests force 0 or 1 to cover both paths on any device. */
 extern int clb__cl_map_blocked;
+/* Whether work items take contiguous blocks on ctx's device (clb__cl_map_blocked). */
+bool clb__cl_blocked(const clb_context *ctx);
+
+/* How a plan is launched: in one piece with 32-bit indices when it fits them,
+   else in 32-bit pieces (clb__plan_split, at most CLB__CL_MAX_PIECES), else in
+   one piece with 64-bit indices. */
+#define CLB__CL_MAX_PIECES 65536
+typedef struct clb__cl_pieces {
+    bool wide;     /* 64-bit indices */
+    int64_t count; /* pieces (1: the plan itself) */
+    int64_t shape[CLB__PLAN_MAX_DIMS];
+} clb__cl_pieces;
+/* force_wide: 64-bit indices whatever the plan (fault injection's index path). */
+void clb__cl_plan_pieces(const clb__plan *plan, bool force_wide, clb__cl_pieces *out);
+/* Calls launch(piece, user) for each piece in order, stopping at the first failure. */
+clb_status clb__cl_each_piece(const clb__plan *plan, const clb__cl_pieces *pieces,
+                              clb_status (*launch)(const clb__plan *piece, void *user),
+                              void *user);
 
 /* NDRange of a rows x chunks kernel (cl/elementwise.cl, cl/copy.cl: dimension 0
    chunks of the inner axis, dimension 1 rows; work items loop over their share).

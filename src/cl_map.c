@@ -14,7 +14,6 @@
 
 #define BYVAL_DIMS 8        /* tables up to this rank go by value (cl/elementwise.cl) */
 #define MAP_OPS 4           /* out + up to three inputs: the kernel's fixed argument list */
-#define MAX_PIECES 65536    /* beyond this many 32-bit pieces, index in 64 bits instead */
 
 /* -1: work items take blocks on CPU devices and a grid stride elsewhere; tests
    set 0 or 1 to run the other device class's path on the devices they have. */
@@ -98,10 +97,23 @@ typedef struct map_args {
     cl_long strides[MAP_OPS][BYVAL_DIMS];
 } map_args;
 
-/* Sets the arguments of one plan piece and enqueues it. Called with the kernel locked. */
-static clb_status launch_piece(clb_context *ctx, const map_spec *s, clb__cl_kernel *k,
-                               const clb__plan *p, void *const *handles)
+/* One launch's fixed part: what every plan piece shares. */
+typedef struct map_launch {
+    clb_context *ctx;
+    const map_spec *s;
+    clb__cl_kernel *k;
+    void *const *handles;
+} map_launch;
+
+/* Sets the arguments of one plan piece and enqueues it (clb__cl_each_piece's
+   callback, user a map_launch). Called with the kernel locked. */
+static clb_status launch_piece(const clb__plan *p, void *user)
 {
+    const map_launch *ml = user;
+    clb_context *ctx = ml->ctx;
+    const map_spec *s = ml->s;
+    clb__cl_kernel *k = ml->k;
+    void *const *handles = ml->handles;
     clb_status st = CLB_OK;
     clb__cl_context *cl = clb__cl_impl(ctx);
     cl_kernel kernel = k->kernel;
@@ -178,9 +190,7 @@ static const char *op_name(const clb__map_op *op)
 clb_status clb__cl_map(clb_context *ctx, const clb__map_op *op, const clb__plan *plan,
                        void *const *handles)
 {
-    clb_status st = CLB_OK;
     clb__cl_context *cl = clb__cl_impl(ctx);
-    clb__plan *piece = NULL;
     if (plan->numel == 0) return CLB_OK;
 
     map_spec s = {.op = op, .nin = plan->nops - 1};
@@ -195,16 +205,11 @@ clb_status clb__cl_map(clb_context *ctx, const clb__map_op *op, const clb__plan 
                              op_name(op), ctx->info.name);
     }
 
-    /* 32-bit indices unless the plan is too large for them even in pieces. */
-    int64_t piece_shape[CLB__PLAN_MAX_DIMS];
-    int64_t count = 1;
-    s.wide = CLB__FAULT_INDEX64();
-    if (!s.wide && !clb__plan_fits(plan, NULL, clb__plan_piece_limit))
-        s.wide = !clb__plan_split(plan, clb__plan_piece_limit, MAX_PIECES, piece_shape, &count);
-
+    clb__cl_pieces pieces;
+    clb__cl_plan_pieces(plan, CLB__FAULT_INDEX64(), &pieces);
+    s.wide = pieces.wide;
     s.table = plan->ndim > BYVAL_DIMS;
-    s.blocked = clb__cl_map_blocked >= 0 ? clb__cl_map_blocked != 0
-                                         : ctx->info.type == CLB_DEVICE_CPU;
+    s.blocked = clb__cl_blocked(ctx);
     /* CPU work items walk 16 elements per step: the per-step loop and pointer
        work is spread over a cache line of float32 (at 8 it cost a fifth of the
        row-broadcast bandwidth). Ops with branchy or transcendental bodies are
@@ -216,21 +221,13 @@ clb_status clb__cl_map(clb_context *ctx, const clb__map_op *op, const clb__plan 
 
     uint64_t key = spec_key(&s);
     clb__cl_kernel *k = clb__cl_kernel_find(cl, CLB__KERNEL_MAP, key);
-    if (!k) CLB_TRY(build_kernel(ctx, &s, key, &k));
-    /* From here the kernel cache is locked until every piece is enqueued. */
-    if (count == 1 || s.wide) {
-        st = launch_piece(ctx, &s, k, plan, handles);
-    } else {
-        piece = malloc(sizeof *piece);
-        if (!piece)
-            st = clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a launch plan");
-        for (int64_t i = 0; i < count && st == CLB_OK; i++) {
-            clb__plan_piece(plan, piece_shape, i, piece);
-            st = launch_piece(ctx, &s, k, piece, handles);
-        }
+    if (!k) {
+        clb_status st = build_kernel(ctx, &s, key, &k);
+        if (st != CLB_OK) return st;
     }
+    /* From here the kernel cache is locked until every piece is enqueued. */
+    map_launch ml = {ctx, &s, k, handles};
+    clb_status st = clb__cl_each_piece(plan, &pieces, launch_piece, &ml);
     clb__cl_kernel_unlock(cl);
-cleanup:
-    free(piece);
     return st;
 }

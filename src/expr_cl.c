@@ -310,17 +310,31 @@ static clb_status launch(clb__cl_context *cl, cl_kernel kernel, int64_t inner, i
     return CLB_OK;
 }
 
-/* Launches `program` over one plan (or plan piece); `flat` is the launch shape
-   the program was built for (decided on the whole plan). */
-static clb_status run_piece(clb__cl_context *cl, cl_program program, const clb__plan *plan,
-                            void *const *handles, bool wide, bool flat, bool blocked, int vec)
+/* One launch's fixed part: what every plan piece shares. */
+typedef struct eval_launch {
+    clb__cl_context *cl;
+    cl_program program;
+    void *const *handles;
+    bool wide, flat, blocked;
+    int vec;
+} eval_launch;
+
+/* Launches the program over one plan piece (clb__cl_each_piece's callback, user
+   an eval_launch); `flat` is the launch shape the program was built for
+   (decided on the whole plan). */
+static clb_status run_piece(const clb__plan *plan, void *user)
 {
+    const eval_launch *l = user;
+    clb__cl_context *cl = l->cl;
+    void *const *handles = l->handles;
+    const bool wide = l->wide, flat = l->flat, blocked = l->blocked;
+    const int vec = l->vec;
     clb_status st = CLB_OK;
     cl_kernel kernel = NULL;
     cl_mem table = NULL;
     cl_int err = CL_SUCCESS;
     /* A kernel object per launch: setting arguments is not thread-safe on a shared one. */
-    kernel = clCreateKernel(program, clb__kernel_function(CLB__KERNEL_EVAL), &err);
+    kernel = clCreateKernel(l->program, clb__kernel_function(CLB__KERNEL_EVAL), &err);
     CLB_CL_CHECK(err, "clCreateKernel");
 
     /* p0..p8 (absent inputs get the output's buffer), the innermost extent, the
@@ -368,9 +382,6 @@ cleanup:
     return st;
 }
 
-/* Beyond this many 32-bit pieces, index in 64 bits instead (as cl_map.c). */
-#define MAX_PIECES 65536
-
 clb_status clb__expr_cl_run(clb_context *ctx, const clb__expr *e, const clb__plan *plan,
                             void *const *handles, clb_dtype out, const clb_dtype *in)
 {
@@ -378,38 +389,26 @@ clb_status clb__expr_cl_run(clb_context *ctx, const clb__expr *e, const clb__pla
     clb__cl_context *cl = clb__cl_impl(ctx);
     char *options = NULL;
     cl_program program = NULL;
-    clb__plan *piece = NULL;
     if (plan->numel == 0) return CLB_OK;
 
     /* The element-wise kernels' recipe: 32-bit indices, in pieces when the plan is
        too large for them, and 64-bit indices only when pieces cannot help. */
-    int64_t piece_shape[CLB__PLAN_MAX_DIMS];
-    int64_t count = 1;
-    bool wide = false;
-    if (!clb__plan_fits(plan, NULL, clb__plan_piece_limit))
-        wide = !clb__plan_split(plan, clb__plan_piece_limit, MAX_PIECES, piece_shape, &count);
+    clb__cl_pieces pieces;
+    clb__cl_plan_pieces(plan, false, &pieces);
+    bool wide = pieces.wide;
     /* CPU devices: blocks of rows and chunks per work item (cl/eval.cl), a run of
        elements at a time; GPUs: one element per work item, so neighbouring work
        items touch neighbouring elements (coalesced), or a flat range over short rows. */
     bool cpu = ctx->info.type == CLB_DEVICE_CPU;
-    bool blocked = clb__cl_map_blocked >= 0 ? clb__cl_map_blocked != 0 : cpu;
+    bool blocked = clb__cl_blocked(ctx);
     bool flat = !blocked && flat_launch(plan);
     int vec = flat ? 1 : blocked ? 16 : cpu ? 8 : 1;
     bool nt = clb__cl_streaming(cl, plan->numel * (int64_t)clb_dtype_size(out));
     CLB_TRY(options_for(ctx, e, plan, wide, vec, blocked, nt, out, in, &options));
     CLB_TRY(clb__program_cache_get(cl->programs, CLB__KERNEL_EVAL, options, &program));
-    if (count == 1 || wide) {
-        CLB_TRY(run_piece(cl, program, plan, handles, wide, flat, blocked, vec));
-    } else {
-        piece = malloc(sizeof *piece);
-        if (!piece) CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a launch plan");
-        for (int64_t i = 0; i < count; i++) {
-            clb__plan_piece(plan, piece_shape, i, piece);
-            CLB_TRY(run_piece(cl, program, piece, handles, wide, flat, blocked, vec));
-        }
-    }
+    eval_launch launch = {cl, program, handles, wide, flat, blocked, vec};
+    st = clb__cl_each_piece(plan, &pieces, run_piece, &launch);
 cleanup:
-    free(piece);
     free(options);
     return st;
 }

@@ -54,21 +54,6 @@ static int64_t numel(int ndim, const int64_t *shape)
     return n;
 }
 
-static clb_tensor *random_tensor(int ndim, const int64_t *shape, uint64_t seed)
-{
-    int64_t n = numel(ndim, shape);
-    float *data = malloc((size_t)n * sizeof *data);
-    if (!data) return NULL;
-    for (int64_t i = 0; i < n; i++) {
-        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-        data[i] = (float)(seed >> 40) / (float)(1 << 24);
-    }
-    clb_tensor *t = NULL;
-    clb_tensor_from_host(ctx, CLB_FLOAT32, ndim, shape, data, &t);
-    free(data);
-    return t;
-}
-
 /* ---- NumPy ------------------------------------------------------------------------------ */
 
 /* Times the same patterns in NumPy (bench/numpy_elementwise.py, through
@@ -162,8 +147,8 @@ int main(int argc, char **argv)
     double into_s[NPAT] = {0}, new_s[NPAT] = {0};
     for (size_t c = 0; c < NPAT; c++) {
         const pattern *p = &patterns[c];
-        ta = random_tensor(p->ndim_a, p->a, 1);
-        tb = random_tensor(p->ndim_b, p->b, 2);
+        clbb_random_tensor(ctx, p->ndim_a, p->a, 1, 0, &ta);
+        clbb_random_tensor(ctx, p->ndim_b, p->b, 2, 0, &tb);
         if (!ta || !tb || clb_tensor_empty(ctx, CLB_FLOAT32, p->ndim_out, p->out, &tout) != CLB_OK) {
             fprintf(stderr, "%s: setup failed: %s\n", p->name, clb_last_error());
             rc = 1;
@@ -206,8 +191,8 @@ int main(int argc, char **argv)
     /* Tiny launches: (32,30) + (30,) into a preallocated out. */
     const int calls = 1000;
     int64_t bs[2] = {32, 30}, bias[1] = {30};
-    ta = random_tensor(2, bs, 3);
-    tb = random_tensor(1, bias, 4);
+    clbb_random_tensor(ctx, 2, bs, 3, 0, &ta);
+    clbb_random_tensor(ctx, 1, bias, 4, 0, &tb);
     clb_tensor_empty(ctx, CLB_FLOAT32, 2, bs, &tout);
     /* Alternated with the empty-kernel loops, best of 9 each. */
     double best = 1e9, empty = 1e9, empty_args = 1e9;

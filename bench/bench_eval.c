@@ -86,37 +86,21 @@ static clb_status run_where6(void *u)
     return st;
 }
 
-static clb_status make(clb_context *ctx, int ndim, const int64_t *shape, uint64_t seed,
-                       float offset, clb_tensor **out)
-{
-    int64_t n = 1;
-    for (int i = 0; i < ndim; i++) n *= shape[i];
-    float *data = malloc((size_t)n * sizeof *data);
-    if (!data) return CLB_ERR_OUT_OF_MEMORY;
-    for (int64_t i = 0; i < n; i++) {
-        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-        data[i] = offset + (float)(seed >> 40) / (float)(1 << 24);
-    }
-    clb_status st = clb_tensor_from_host(ctx, CLB_FLOAT32, ndim, shape, data, out);
-    free(data);
-    return st;
-}
-
 static clb_status setup(clb_context *ctx, int64_t rows)
 {
     int64_t xs[2] = {rows, 256}, cs[1] = {256}, ms[2] = {rows, 1}, ds[2] = {1, 256};
     float eps = 1e-5f;
-    clb_status st = make(ctx, 2, xs, 1, 0, &S.x);
-    if (st == CLB_OK) st = make(ctx, 1, cs, 2, 0, &S.mu);
-    if (st == CLB_OK) st = make(ctx, 1, cs, 3, 0.5f, &S.var);
+    clb_status st = clbb_random_tensor(ctx, 2, xs, 1, 0, &S.x);
+    if (st == CLB_OK) st = clbb_random_tensor(ctx, 1, cs, 2, 0, &S.mu);
+    if (st == CLB_OK) st = clbb_random_tensor(ctx, 1, cs, 3, 0.5f, &S.var);
     if (st == CLB_OK) st = clb_tensor_from_host(ctx, CLB_FLOAT32, 0, NULL, &eps, &S.eps);
     if (st == CLB_OK) st = clb_tensor_empty(ctx, CLB_FLOAT32, 2, xs, &S.out);
-    if (st == CLB_OK) st = make(ctx, 2, ms, 4, -0.5f, &S.m);
-    if (st == CLB_OK) st = make(ctx, 2, xs, 5, 0, &S.a);
-    if (st == CLB_OK) st = make(ctx, 1, cs, 6, 0, &S.b);
-    if (st == CLB_OK) st = make(ctx, 2, xs, 7, 0, &S.c);
-    if (st == CLB_OK) st = make(ctx, 2, ds, 8, 0, &S.d);
-    if (st == CLB_OK) st = make(ctx, 2, xs, 9, 0, &S.e);
+    if (st == CLB_OK) st = clbb_random_tensor(ctx, 2, ms, 4, -0.5f, &S.m);
+    if (st == CLB_OK) st = clbb_random_tensor(ctx, 2, xs, 5, 0, &S.a);
+    if (st == CLB_OK) st = clbb_random_tensor(ctx, 1, cs, 6, 0, &S.b);
+    if (st == CLB_OK) st = clbb_random_tensor(ctx, 2, xs, 7, 0, &S.c);
+    if (st == CLB_OK) st = clbb_random_tensor(ctx, 2, ds, 8, 0, &S.d);
+    if (st == CLB_OK) st = clbb_random_tensor(ctx, 2, xs, 9, 0, &S.e);
     return st;
 }
 

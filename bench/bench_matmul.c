@@ -25,22 +25,6 @@ static clb_status run_matmul(void *u)
     return st;
 }
 
-static clb_status random_tensor(clb_context *ctx, int ndim, const int64_t *shape, clb_tensor **out)
-{
-    int64_t n = 1;
-    for (int d = 0; d < ndim; d++) n *= shape[d];
-    float *data = malloc((size_t)n * sizeof *data);
-    if (!data) return CLB_ERR_OUT_OF_MEMORY;
-    uint64_t s = 7;
-    for (int64_t i = 0; i < n; i++) {
-        s = s * 6364136223846793005ull + 1442695040888963407ull;
-        data[i] = (float)(s >> 40) / (float)(1 << 24) - 0.5f;
-    }
-    clb_status st = clb_tensor_from_host(ctx, CLB_FLOAT32, ndim, shape, data, out);
-    free(data);
-    return st;
-}
-
 static double numpy_seconds(int64_t batch, int64_t side)
 {
     char cmd[768];
@@ -108,7 +92,8 @@ int main(int argc, char **argv)
         return 2;
     }
     const int64_t as[3] = {batch, side, side}, bs[2] = {side, side};
-    if (random_tensor(ctx, 3, as, &a_t) != CLB_OK || random_tensor(ctx, 2, bs, &b_t) != CLB_OK) {
+    if (clbb_random_tensor(ctx, 3, as, 7, -0.5f, &a_t) != CLB_OK ||
+        clbb_random_tensor(ctx, 2, bs, 7, -0.5f, &b_t) != CLB_OK) {
         fprintf(stderr, "bench_matmul: setup: %s\n", clb_last_error());
         return 1;
     }

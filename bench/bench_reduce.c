@@ -67,22 +67,6 @@ static clb_status run_channels(void *u)
     return st;
 }
 
-static clb_status random_tensor(clb_context *ctx, int ndim, const int64_t *shape, clb_tensor **out)
-{
-    int64_t n = 1;
-    for (int d = 0; d < ndim; d++) n *= shape[d];
-    float *data = malloc((size_t)n * sizeof *data);
-    if (!data) return CLB_ERR_OUT_OF_MEMORY;
-    uint64_t s = 42;
-    for (int64_t i = 0; i < n; i++) {
-        s = s * 6364136223846793005ull + 1442695040888963407ull;
-        data[i] = (float)(s >> 40) / (float)(1 << 24);
-    }
-    clb_status st = clb_tensor_from_host(ctx, CLB_FLOAT32, ndim, shape, data, out);
-    free(data);
-    return st;
-}
-
 /* NumPy's median seconds for the three reductions on the same shapes, or 0s
    when python3 or NumPy is missing. */
 static void numpy_times(int64_t r, int64_t c, int64_t n, int64_t hw, double *t)
@@ -131,8 +115,8 @@ int main(int argc, char **argv)
     }
     state.rows = r, state.cols = c;
     const int64_t xs[2] = {r, c}, is[4] = {n, 3, hw, hw};
-    clb_status st = random_tensor(ctx, 2, xs, &state.x);
-    if (st == CLB_OK) st = random_tensor(ctx, 4, is, &state.img);
+    clb_status st = clbb_random_tensor(ctx, 2, xs, 42, 0, &state.x);
+    if (st == CLB_OK) st = clbb_random_tensor(ctx, 4, is, 42, 0, &state.img);
     if (st != CLB_OK) {
         fprintf(stderr, "bench_reduce: setup: %s\n", clb_last_error());
         return 1;

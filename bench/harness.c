@@ -116,3 +116,20 @@ void clbb_measure_interleaved(clb_context *ctx, int ncases, const clbb_timed *ca
     }
     free(times);
 }
+
+clb_status clbb_random_tensor(clb_context *ctx, int ndim, const int64_t *shape, uint64_t seed,
+                              float offset, clb_tensor **out)
+{
+    *out = NULL;
+    int64_t n = 1;
+    for (int d = 0; d < ndim; d++) n *= shape[d];
+    float *data = malloc((size_t)n * sizeof *data);
+    if (!data) return CLB_ERR_OUT_OF_MEMORY;
+    for (int64_t i = 0; i < n; i++) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        data[i] = offset + (float)(seed >> 40) / (float)(1 << 24);
+    }
+    clb_status st = clb_tensor_from_host(ctx, CLB_FLOAT32, ndim, shape, data, out);
+    free(data);
+    return st;
+}

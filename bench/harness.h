@@ -42,6 +42,11 @@ typedef struct clbb_timed {
 void clbb_measure_interleaved(clb_context *ctx, int ncases, const clbb_timed *cases, int rounds,
                               clbb_result *results);
 
+/* A float32 tensor on ctx of `shape` holding offset + uniform [0, 1) values
+   (24 random bits each) from a fixed-seed LCG; *out NULL on failure. */
+clb_status clbb_random_tensor(clb_context *ctx, int ndim, const int64_t *shape, uint64_t seed,
+                              float offset, clb_tensor **out);
+
 double clbb_now(void); /* monotonic seconds */
 
 #endif /* CLB_BENCH_HARNESS_H */

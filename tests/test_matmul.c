@@ -181,22 +181,6 @@ static void compare(clb_context *ctx, clb_context *host, clb_dtype dt, const ope
     free(db);
 }
 
-/* Oclgrind simulates every work item (the ./dev oclgrind stage runs each device
-   test on it, with race and uninitialised-memory checks): there the random and
-   large cases shrink to a sample that still reaches every kernel path. */
-static bool is_simulator(const clb_context *ctx)
-{
-    const char *name = clb_context_device_name(ctx);
-    return strstr(name, "Oclgrind") != NULL || strstr(name, "oclgrind") != NULL;
-}
-
-static clb_context *host_ctx(void)
-{
-    clb_context *h = NULL;
-    CLBT_OK(clb_context_create("host", &h));
-    return h;
-}
-
 /* ---- random cases ----------------------------------------------------------------- */
 
 static clb_dtype random_dtype(uint64_t *rng)
@@ -214,10 +198,10 @@ static clb_dtype random_dtype(uint64_t *rng)
 static void body_random(clb_context *ctx, const char *sel)
 {
     (void)sel;
-    clb_context *host = host_ctx();
+    clb_context *host = clbt_host();
     uint64_t rng = 31337;
     static const int64_t sizes[] = {1, 2, 3, 5, 8, 13, 17};
-    int cases = is_simulator(ctx) ? NUM_RANDOM / 8 : NUM_RANDOM;
+    int cases = clbt_is_simulator(ctx) ? NUM_RANDOM / 8 : NUM_RANDOM;
     for (int it = 0; it < cases; it++) {
         int64_t m = sizes[clbt_rand(&rng) % 7], n = sizes[clbt_rand(&rng) % 7];
         int64_t k = clbt_rand(&rng) % 25 == 0 ? 0 : sizes[clbt_rand(&rng) % 7];
@@ -260,7 +244,7 @@ static void test_random(void **state)
 static void body_shapes(clb_context *ctx, const char *sel)
 {
     (void)sel;
-    clb_context *host = host_ctx();
+    clb_context *host = clbt_host();
     uint64_t rng = 5;
     /* (2,1,5,6) @ (3,6,7) -> (2,3,5,7): a pattern GemmBatched serves. */
     operand a = {4, {2, 1, 5, 6}, false, false}, b = {3, {3, 6, 7}, false, false};
@@ -312,7 +296,7 @@ static void test_shapes(void **state)
 static void body_broadcast_inner(clb_context *ctx, const char *sel)
 {
     (void)sel;
-    clb_context *host = host_ctx();
+    clb_context *host = clbt_host();
     const int64_t col[2] = {5, 1}, full[2] = {5, 6}, bs[2] = {6, 7};
     float av[5] = {1, -2, 3, 0.5f, 4}, bv[42];
     for (int i = 0; i < 42; i++) bv[i] = (float)(i % 7) - 3.0f;

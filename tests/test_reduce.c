@@ -228,28 +228,12 @@ static void run_case(clb_context *ctx, clb_context *host, const rcase *c, uint64
     free(data);
 }
 
-/* Oclgrind simulates every work item (the ./dev oclgrind stage runs each device
-   test on it, with race and uninitialised-memory checks): there the random and
-   large cases shrink to a sample that still reaches every kernel path. */
-static bool is_simulator(const clb_context *ctx)
-{
-    const char *name = clb_context_device_name(ctx);
-    return strstr(name, "Oclgrind") != NULL || strstr(name, "oclgrind") != NULL;
-}
-
-static clb_context *host_ctx(void)
-{
-    clb_context *h = NULL;
-    CLBT_OK(clb_context_create("host", &h));
-    return h;
-}
-
 static void body_random(clb_context *ctx, const char *sel)
 {
     (void)sel;
-    clb_context *host = host_ctx();
+    clb_context *host = clbt_host();
     uint64_t rng = 20240601;
-    int cases = is_simulator(ctx) ? NUM_RANDOM / 20 : NUM_RANDOM;
+    int cases = clbt_is_simulator(ctx) ? NUM_RANDOM / 20 : NUM_RANDOM;
     for (int i = 0; i < cases; i++) {
         rcase c;
         make_case(&c, &rng);
@@ -279,8 +263,8 @@ static void compare_op(clb_context *ctx, clb_context *host, clb_reduce_op op, cl
 static void body_large(clb_context *ctx, const char *sel)
 {
     (void)sel;
-    if (is_simulator(ctx)) return; /* the accuracy case reaches the second pass there */
-    clb_context *host = host_ctx();
+    if (clbt_is_simulator(ctx)) return; /* the accuracy case reaches the second pass there */
+    clb_context *host = clbt_host();
     uint64_t rng = 7;
     const int64_t rows[2] = {300, 1000}, cols[2] = {1000, 300}, chan[4] = {16, 3, 40, 40};
     const int ax1[1] = {1}, ax0[1] = {0}, ax023[3] = {0, 2, 3};
@@ -308,7 +292,7 @@ static void body_large(clb_context *ctx, const char *sel)
 static void body_high_rank(clb_context *ctx, const char *sel)
 {
     (void)sel;
-    clb_context *host = host_ctx();
+    clb_context *host = clbt_host();
     uint64_t rng = 11;
     const int64_t shape[10] = {2, 2, 2, 2, 2, 2, 2, 2, 2, 2};
     const int perm[10] = {9, 0, 8, 1, 7, 2, 6, 3, 5, 4};
@@ -347,7 +331,7 @@ static void test_large(void **state)
 static void body_accuracy(clb_context *ctx, const char *sel)
 {
     (void)sel;
-    const int64_t n = (int64_t)1 << (is_simulator(ctx) ? 16 : 24);
+    const int64_t n = (int64_t)1 << (clbt_is_simulator(ctx) ? 16 : 24);
     float *x = malloc((size_t)n * sizeof *x);
     assert_non_null(x);
     uint64_t rng = 99;
@@ -391,9 +375,9 @@ static void force_fast(const char *v)
 static void body_fast_paths(clb_context *ctx, const char *sel)
 {
     (void)sel;
-    clb_context *host = host_ctx();
+    clb_context *host = clbt_host();
     uint64_t rng = 515;
-    bool sim = is_simulator(ctx);
+    bool sim = clbt_is_simulator(ctx);
     static const struct {
         int ndim;
         int64_t shape[4];
@@ -463,7 +447,7 @@ static void test_fast_paths(void **state)
 static void body_fast_accuracy(clb_context *ctx, const char *sel)
 {
     (void)sel;
-    const int64_t n = (int64_t)1 << (is_simulator(ctx) ? 14 : 24);
+    const int64_t n = (int64_t)1 << (clbt_is_simulator(ctx) ? 14 : 24);
     float *x = malloc((size_t)n * sizeof *x);
     double exact[16];
     assert_non_null(x);
@@ -634,7 +618,7 @@ static void body_sum_to_shape(clb_context *ctx, const char *sel)
 {
     (void)sel;
     uint64_t rng = 4242;
-    int cases = is_simulator(ctx) ? 40 : 200;
+    int cases = clbt_is_simulator(ctx) ? 40 : 200;
     for (int it = 0; it < cases; it++) {
         int nd = 1 + (int)(clbt_rand(&rng) % 5), snd = (int)(clbt_rand(&rng) % (uint64_t)(nd + 1));
         int64_t S[5], s[5], n = 1;

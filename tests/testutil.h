@@ -6,6 +6,7 @@
 
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -116,6 +117,23 @@ static inline void clbt_assert_shape(const clb_tensor *t, int ndim, const int64_
         if (clb_tensor_shape(t)[i] != shape[i])
             fail_msg("shape[%d] = %lld, expected %lld", i, (long long)clb_tensor_shape(t)[i],
                      (long long)shape[i]);
+}
+
+/* Oclgrind simulates every work item (the ./dev oclgrind stage runs device tests
+   on it, with race and uninitialised-memory checks): there random and large
+   cases shrink to a sample that still reaches every kernel path. */
+static inline bool clbt_is_simulator(const clb_context *ctx)
+{
+    const char *name = clb_context_device_name(ctx);
+    return strstr(name, "Oclgrind") != NULL || strstr(name, "oclgrind") != NULL;
+}
+
+/* A host-backend context for reference results; the caller releases it. */
+static inline clb_context *clbt_host(void)
+{
+    clb_context *h = NULL;
+    CLBT_OK(clb_context_create("host", &h));
+    return h;
 }
 
 /* Deterministic pseudo-random numbers (xorshift64*), so failures reproduce. */

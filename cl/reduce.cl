@@ -126,6 +126,7 @@ typedef clb_acc_t clb_out_t;
 #if CLB_WIDE_TABLE
 /* [kept shape | kept strides | reduced shape | reduced strides] */
 #define CLB_TABLE_ARGS __constant const clb_index *table
+#define CLB_TABLE_LANES() ((void)0)
 #define CLB_KSHAPE(d) table[d]
 #define CLB_KSTRIDE(d) table[kept_ndim + (d)]
 #define CLB_RSHAPE(d) table[2 * kept_ndim + (d)]
@@ -133,6 +134,15 @@ typedef clb_acc_t clb_out_t;
 #else
 #define CLB_TABLE_ARGS                                                                             \
     clb_index8 kshape_v, clb_index8 kstride_v, clb_index8 rshape_v, clb_index8 rstride_v
+/* The by-value tables to private arrays at the start of a kernel: indexed with
+   the rank fixed per launch, they stay in registers. */
+#define CLB_TABLE_LANES()                                                                          \
+    clb_index kshape[CLB_BYVAL_DIMS], kstride[CLB_BYVAL_DIMS];                                     \
+    clb_index rshape[CLB_BYVAL_DIMS], rstride[CLB_BYVAL_DIMS];                                     \
+    vstore8(kshape_v, 0, kshape);                                                                  \
+    vstore8(kstride_v, 0, kstride);                                                                \
+    vstore8(rshape_v, 0, rshape);                                                                  \
+    vstore8(rstride_v, 0, rstride)
 #define CLB_KSHAPE(d) kshape[d]
 #define CLB_KSTRIDE(d) kstride[d]
 #define CLB_RSHAPE(d) rshape[d]
@@ -177,14 +187,7 @@ __kernel void clb_reduce(__global clb_out_t *out, __global const clb_in_t *in,
                          int lx_count, int ly_count, long param, __local clb_acc_t *scratch,
                          CLB_TABLE_ARGS)
 {
-#if !CLB_WIDE_TABLE
-    clb_index kshape[CLB_BYVAL_DIMS], kstride[CLB_BYVAL_DIMS];
-    clb_index rshape[CLB_BYVAL_DIMS], rstride[CLB_BYVAL_DIMS];
-    vstore8(kshape_v, 0, kshape);
-    vstore8(kstride_v, 0, kstride);
-    vstore8(rshape_v, 0, rshape);
-    vstore8(rstride_v, 0, rstride);
-#endif
+    CLB_TABLE_LANES();
     const int lid = (int)get_local_id(0);
     const int ly = lid / lx_count, lx = lid - ly * lx_count;
     const clb_index o = (clb_index)get_group_id(0) * lx_count + lx;
@@ -285,14 +288,7 @@ __kernel void clb_reduce_rows(__global clb_out_t *out, __global const clb_in_t *
                               clb_index rows, clb_index chunk, int kept_ndim, int red_ndim,
                               int chunks, long param, CLB_TABLE_ARGS)
 {
-#if !CLB_WIDE_TABLE
-    clb_index kshape[CLB_BYVAL_DIMS], kstride[CLB_BYVAL_DIMS];
-    clb_index rshape[CLB_BYVAL_DIMS], rstride[CLB_BYVAL_DIMS];
-    vstore8(kshape_v, 0, kshape);
-    vstore8(kstride_v, 0, kstride);
-    vstore8(rshape_v, 0, rshape);
-    vstore8(rstride_v, 0, rstride);
-#endif
+    CLB_TABLE_LANES();
     const clb_index g = (clb_index)get_global_id(0);
     const clb_index o = g / chunks, c = g - o * chunks;
     if (o >= kept_numel) return;
@@ -344,14 +340,7 @@ __kernel void clb_reduce_cols(__global clb_out_t *out, __global const clb_in_t *
                               clb_index chunk, int kept_ndim, int red_ndim, int chunks, int tile,
                               long param, CLB_TABLE_ARGS)
 {
-#if !CLB_WIDE_TABLE
-    clb_index kshape[CLB_BYVAL_DIMS], kstride[CLB_BYVAL_DIMS];
-    clb_index rshape[CLB_BYVAL_DIMS], rstride[CLB_BYVAL_DIMS];
-    vstore8(kshape_v, 0, kshape);
-    vstore8(kstride_v, 0, kstride);
-    vstore8(rshape_v, 0, rshape);
-    vstore8(rstride_v, 0, rstride);
-#endif
+    CLB_TABLE_LANES();
     /* The contiguous kept extent `cols` splits into tiles of `tile` outputs; item
        (c, a, t) owns tile t of kept row a (the outer kept axes, row-major) and
        band c of the reduced range. It streams whole row segments of its band,

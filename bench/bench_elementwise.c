@@ -7,7 +7,9 @@
  * preallocated output (clb_binary_into) and once with a new output per call.
  * Then the tiny bias add (32,30)+(30,): 1000 calls and one clb_finish, per
  * call, against 1000 enqueues of an empty kernel measured the same way, with
- * no arguments and with clb_map's argument list (the driver's own floor).
+ * no arguments and with clb_map's argument list (the driver's own floor);
+ * once as the library runs it (on CPU devices with SVM storage, on the calling
+ * thread) and once with CLB_HOST_TINY=0, a kernel launch per call.
  *
  * Last, NumPy times the same patterns (bench/numpy_elementwise.py) for the
  * "x NumPy" speed-ups, when python3 with numpy is there.
@@ -90,6 +92,36 @@ static void numpy_ratios(int quick, const pattern *patterns, int npat, const dou
 }
 
 /* ---- main --------------------------------------------------------------------------- */
+
+#define TINY_CALLS 1000
+
+/* The best per-call cost of TINY_CALLS bias adds on c, timed alternately with
+   the empty kernels; lowers *empty and *empty_args to the best seen. */
+static double tiny_per_call(clbb_ref *r, clb_context *c, double *empty, double *empty_args)
+{
+    int64_t bs[2] = {32, 30}, bias[1] = {30};
+    ctx = c;
+    clbb_random_tensor(ctx, 2, bs, 3, 0, &ta);
+    clbb_random_tensor(ctx, 1, bias, 4, 0, &tb);
+    clb_tensor_empty(ctx, CLB_FLOAT32, 2, bs, &tout);
+    double best = 1e9;
+    for (int rep = 0; rep < 9; rep++) {
+        double t0 = clbb_now();
+        for (int i = 0; i < TINY_CALLS; i++) run_into(NULL);
+        clb_finish(ctx);
+        double t = (clbb_now() - t0) / TINY_CALLS;
+        if (t < best) best = t;
+        t = clbb_ref_empty_per_call(r, TINY_CALLS, 0);
+        if (t < *empty) *empty = t;
+        t = clbb_ref_empty_per_call(r, TINY_CALLS, 1);
+        if (t < *empty_args) *empty_args = t;
+    }
+    clb_tensor_release(ta);
+    clb_tensor_release(tb);
+    clb_tensor_release(tout);
+    ta = tb = tout = NULL;
+    return best;
+}
 
 int main(int argc, char **argv)
 {
@@ -188,34 +220,26 @@ int main(int argc, char **argv)
     clbb_ref_copy_close(&streaming);
     numpy_ratios(quick, patterns, NPAT, into_s, new_s);
 
-    /* Tiny launches: (32,30) + (30,) into a preallocated out. */
-    const int calls = 1000;
-    int64_t bs[2] = {32, 30}, bias[1] = {30};
-    clbb_random_tensor(ctx, 2, bs, 3, 0, &ta);
-    clbb_random_tensor(ctx, 1, bias, 4, 0, &tb);
-    clb_tensor_empty(ctx, CLB_FLOAT32, 2, bs, &tout);
-    /* Alternated with the empty-kernel loops, best of 9 each. */
-    double best = 1e9, empty = 1e9, empty_args = 1e9;
-    for (int rep = 0; rep < 9; rep++) {
-        double t0 = clbb_now();
-        for (int i = 0; i < calls; i++) run_into(NULL);
-        clb_finish(ctx);
-        double t = (clbb_now() - t0) / calls;
-        if (t < best) best = t;
-        t = clbb_ref_empty_per_call(&r, calls, 0);
-        if (t < empty) empty = t;
-        t = clbb_ref_empty_per_call(&r, calls, 1);
-        if (t < empty_args) empty_args = t;
-    }
-    printf("\ntiny bias add (32,30)+(30,), %d calls then one clb_finish, per call:\n", calls);
-    printf("  clb_binary_into                          %6.2f us\n", 1e6 * best);
-    printf("  empty kernel, no arguments               %6.2f us   ratio %.2fx\n", 1e6 * empty,
-           best / empty);
-    printf("  empty kernel, clb_map's arguments        %6.2f us   ratio %.2fx\n", 1e6 * empty_args,
-           best / empty_args);
-    clb_tensor_release(ta);
-    clb_tensor_release(tb);
-    clb_tensor_release(tout);
+    /* Tiny launches: (32,30) + (30,) into a preallocated out, first as the
+       library runs it, then with CLB_HOST_TINY=0 (a kernel launch every call,
+       what GPUs and devices without SVM do), each alternated with the empty
+       kernels, best of 9. */
+    printf("\ntiny bias add (32,30)+(30,), %d calls then one clb_finish, per call:\n", TINY_CALLS);
+    double empty = 1e9, empty_args = 1e9, launched = 0;
+    double library = tiny_per_call(&r, ctx, &empty, &empty_args);
+    clb_context_release(ctx);
+    ctx = NULL;
+    setenv("CLB_HOST_TINY", "0", 1); /* read when a context is created */
+    if (clb_context_create(selector, &ctx) == CLB_OK)
+        launched = tiny_per_call(&r, ctx, &empty, &empty_args);
+    printf("                                           per call   x empty  x empty with args\n");
+    printf("  clb_binary_into                          %6.2f us   %6.2fx  %6.2fx\n", 1e6 * library,
+           library / empty, library / empty_args);
+    if (launched > 0)
+        printf("  clb_binary_into, CLB_HOST_TINY=0         %6.2f us   %6.2fx  %6.2fx\n",
+               1e6 * launched, launched / empty, launched / empty_args);
+    printf("  empty kernel, no arguments               %6.2f us\n", 1e6 * empty);
+    printf("  empty kernel, clb_map's arguments        %6.2f us\n", 1e6 * empty_args);
     clbb_ref_close(&r);
     clb_context_release(ctx);
     return rc;

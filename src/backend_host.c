@@ -3,6 +3,7 @@
  * so it favours obviously-right code over speed. */
 #include "backend.h"
 #include "dtype.h"
+#include "host_loops.h"
 #include "host_scalar.h"
 #include "fault.h"
 
@@ -154,6 +155,11 @@ static clb_status host_map(clb_context *ctx, const clb__map_op *op, const clb__p
                            void *const *handles)
 {
     (void)ctx;
+    clb__host_loop_fn loop = clb__host_loops_enabled ? clb__host_loop_find(op) : NULL;
+    if (loop) {
+        clb__host_loop_run(loop, op, plan, handles);
+        return CLB_OK;
+    }
     map_state s = {.op = op, .out = operand_of(handles[0], op->out)};
     int nin = plan->nops - 1;
     for (int k = 0; k < nin; k++) {

@@ -3,14 +3,72 @@
  * integrated GPUs) buffers are allocated host-visible with
  * CL_MEM_ALLOC_HOST_PTR and data moves by map + memcpy + unmap, which costs a
  * single copy and lets the driver skip its staging buffer; on discrete devices
- * explicit clEnqueueWrite/ReadBuffer lets the driver use DMA. */
+ * explicit clEnqueueWrite/ReadBuffer lets the driver use DMA.
+ *
+ * CPU devices with fine-grained buffer SVM (PoCL) get SVM storage wrapped in a
+ * CL_MEM_USE_HOST_PTR buffer: kernels, CLBlast and transfers see an ordinary
+ * cl_mem, and the host may work on the same bytes directly once the queue has
+ * drained (cl_map.c runs tiny maps that way). */
 #include "buffer.h"
 
 #include "cl_errors.h"
 #include "fault.h"
 #include "internal.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+/* What the destructor callback needs to give an SVM block back. */
+typedef struct svm_block {
+    cl_context context;
+    void *ptr;
+} svm_block;
+
+/* Runs once the buffer is really gone, after the last command using it. */
+static void CL_CALLBACK free_svm_block(cl_mem mem, void *user)
+{
+    (void)mem;
+    svm_block *b = user;
+    clSVMFree(b->context, b->ptr);
+    free(b);
+}
+
+/* An SVM block of nbytes wrapped in a buffer that frees it when destroyed. */
+static clb_status alloc_svm(const clb__buffer_env *env, size_t nbytes, cl_mem *out)
+{
+    svm_block *b = malloc(sizeof *b);
+    if (!b) return clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory allocating a buffer");
+    b->context = env->context;
+    b->ptr = CLB__FAULT(CLB__FAULT_BUFFER)
+                 ? NULL
+                 : clSVMAlloc(env->context, CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER,
+                              nbytes, 0);
+    if (!b->ptr) {
+        free(b);
+        return clb__fail(CLB_ERR_OUT_OF_MEMORY, "cannot allocate %zu bytes on %s (clSVMAlloc failed)",
+                         nbytes, env->device_name);
+    }
+    cl_int err = CL_SUCCESS;
+    cl_mem mem = clCreateBuffer(env->context, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, nbytes,
+                                b->ptr, &err);
+    if (err == CL_SUCCESS && mem) err = clSetMemObjectDestructorCallback(mem, free_svm_block, b);
+    if (err != CL_SUCCESS || !mem) {
+        if (mem) clReleaseMemObject(mem);
+        clSVMFree(b->context, b->ptr);
+        free(b);
+        return clb__cl_fail(err != CL_SUCCESS ? err : CL_OUT_OF_RESOURCES, "clCreateBuffer");
+    }
+    *out = mem;
+    return CLB_OK;
+}
+
+void *clb__buffer_host_ptr(const clb__buffer_env *env, cl_mem mem)
+{
+    void *ptr = NULL;
+    if (!env->svm || clGetMemObjectInfo(mem, CL_MEM_HOST_PTR, sizeof ptr, &ptr, NULL) != CL_SUCCESS)
+        return NULL;
+    return ptr;
+}
 
 clb_status clb__buffer_alloc(const clb__buffer_env *env, size_t nbytes, cl_mem *out)
 {
@@ -20,10 +78,11 @@ clb_status clb__buffer_alloc(const clb__buffer_env *env, size_t nbytes, cl_mem *
                          "cannot allocate %zu bytes on %s: its largest single allocation "
                          "(CL_DEVICE_MAX_MEM_ALLOC_SIZE) is %llu bytes",
                          nbytes, env->device_name, (unsigned long long)env->max_alloc);
-    cl_mem_flags flags = CL_MEM_READ_WRITE | (env->zero_copy ? CL_MEM_ALLOC_HOST_PTR : 0);
-    cl_int err = CL_SUCCESS;
     /* Zero-byte storage is legal for tensors but not for OpenCL buffers; kernels
        never touch it because a plan over zero elements launches nothing. */
+    if (env->svm) return alloc_svm(env, nbytes ? nbytes : 1, out);
+    cl_mem_flags flags = CL_MEM_READ_WRITE | (env->zero_copy ? CL_MEM_ALLOC_HOST_PTR : 0);
+    cl_int err = CL_SUCCESS;
     cl_mem mem = clCreateBuffer(env->context, flags, nbytes ? nbytes : 1, NULL, &err);
     if (CLB__FAULT(CLB__FAULT_BUFFER)) err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
     if (err != CL_SUCCESS || !mem) {

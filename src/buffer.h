@@ -16,6 +16,8 @@ typedef struct clb__buffer_env {
     cl_context context;
     cl_command_queue queue; /* in-order: transfers are ordered after queued kernels */
     bool zero_copy;         /* device reads host RAM: allocate host-visible, move data by map */
+    bool svm;               /* CPU device with fine-grained buffer SVM: storage is SVM that the
+                               host may touch directly once the queue has drained */
     uint64_t max_alloc;     /* CL_DEVICE_MAX_MEM_ALLOC_SIZE */
     const char *device_name;
 } clb__buffer_env;
@@ -25,6 +27,10 @@ typedef struct clb__buffer_env {
    CLB_ERR_OUT_OF_MEMORY, naming both sizes, above the device's largest allocation. */
 clb_status clb__buffer_alloc(const clb__buffer_env *env, size_t nbytes, cl_mem *out);
 void clb__buffer_free(cl_mem mem); /* NULL-safe; pending commands keep it alive until done */
+
+/* The host address of mem's bytes when it was allocated as SVM (env->svm), else
+   NULL. Valid for host access only while no queued command uses the buffer. */
+void *clb__buffer_host_ptr(const clb__buffer_env *env, cl_mem mem);
 
 /* Blocking: on return src may be reused / dst holds the bytes. nbytes 0 is a no-op. */
 clb_status clb__buffer_write(const clb__buffer_env *env, cl_mem mem, size_t offset,

@@ -16,6 +16,7 @@ typedef struct clb__cl_context {
     cl_device_id device;
     size_t max_item_size; /* CL_DEVICE_MAX_WORK_ITEM_SIZES[0] */
     clb__buffer_env buffers;
+    int64_t host_tiny_max; /* maps of up to this many elements may run on the host (cl_map.c) */
     clb__program_cache *programs;
     struct clb__cl_kernel_cache *kernels; /* reusable kernel objects (cl_launch.c) */
 } clb__cl_context;

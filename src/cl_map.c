@@ -7,6 +7,7 @@
 
 #include "cl_errors.h"
 #include "fault.h"
+#include "host_loops.h"
 #include "kernels.h"
 
 #include <stdlib.h>
@@ -187,11 +188,36 @@ static const char *op_name(const clb__map_op *op)
     return "where";
 }
 
+/* A map small enough that a launch would cost more than the work, on storage
+   the host shares (buffer.c's SVM blocks) and with a typed host loop: waits for
+   the queue (22 ns when it is idle, as it is in a loop of tiny ops) and runs the
+   loop on this thread. Returns false, having done nothing, when it does not apply. */
+static bool run_on_host(clb__cl_context *cl, const clb__map_op *op, const clb__plan *plan,
+                        void *const *handles, clb_status *st)
+{
+    if (plan->numel > cl->host_tiny_max) return false;
+    clb__host_loop_fn loop = clb__host_loop_find(op);
+    if (!loop) return false;
+    void *bases[CLB__MAX_OPERANDS];
+    for (int k = 0; k < plan->nops; k++)
+        if (!(bases[k] = clb__buffer_host_ptr(&cl->buffers, (cl_mem)handles[k]))) return false;
+    cl_int err = clFinish(cl->queue);
+    if (err != CL_SUCCESS) {
+        *st = clb__cl_fail(err, "clFinish");
+        return true;
+    }
+    clb__host_loop_run(loop, op, plan, bases);
+    *st = CLB_OK;
+    return true;
+}
+
 clb_status clb__cl_map(clb_context *ctx, const clb__map_op *op, const clb__plan *plan,
                        void *const *handles)
 {
     clb__cl_context *cl = clb__cl_impl(ctx);
     if (plan->numel == 0) return CLB_OK;
+    clb_status host_st;
+    if (run_on_host(cl, op, plan, handles, &host_st)) return host_st;
 
     map_spec s = {.op = op, .nin = plan->nops - 1};
     if (!ctx->info.has_fp64) {

@@ -20,6 +20,9 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stdlib.h>
+
+extern int clb__host_loops_enabled; /* src/host_loops.h */
 
 #define RANDOM_CASES 10000
 #define MAX_NUMEL 600
@@ -90,6 +93,17 @@ static const combo combos[] = {
     W(BO, F32, F32), W(F32, I32, I32), W(BO, I8, F16), W(U8, U64, I64),
 };
 #define NCOMBOS ((int)(sizeof combos / sizeof combos[0]))
+
+/* The (op, dtypes) the typed host loops take (src/host_loops.c). */
+static const combo loop_combos[] = {
+    B(CLB_ADD, F32, F32),     B(CLB_ADD, I32, I32),     B(CLB_SUB, F64, F64),
+    B(CLB_SUB, I64, I64),     B(CLB_MUL, F32, F32),     B(CLB_MUL, I32, I32),
+    B(CLB_DIV, F32, F32),     B(CLB_DIV, F64, F64),     B(CLB_MAXIMUM, F32, F32),
+    B(CLB_MINIMUM, F64, F64), B(CLB_MAXIMUM, I64, I64), B(CLB_MINIMUM, I32, I32),
+    U(CLB_NEG, F32),          U(CLB_NEG, I64),          U(CLB_RELU, F32),
+    U(CLB_RELU, F64),
+};
+#define NLOOP_COMBOS ((int)(sizeof loop_combos / sizeof loop_combos[0]))
 #undef B
 #undef U
 #undef W
@@ -367,7 +381,11 @@ static void run_case(clb_context *ctx, const combo *c, int nin, const int *ndims
         ref_in[k] = ops[k].ref;
     }
     clb_tensor *got = NULL, *want = NULL;
+    /* The reference is the host's element-by-element rule, whatever got uses. */
+    int loops = clb__host_loops_enabled;
+    clb__host_loops_enabled = 0;
     CLBT_OK(run(c, ref_in, &want));
+    clb__host_loops_enabled = loops;
     clb_status st = run(c, dev_in, &got);
     if (st != CLB_OK)
         fail_msg("%s on %s: %s: %s", what, clb_context_device_name(ctx), clb_status_name(st),
@@ -645,6 +663,96 @@ static void test_other_work_split(void **state)
 }
 #endif
 
+/* ---- typed host loops and tiny maps run on the host ------------------------------------ */
+
+/* Random cases of the ops the typed loops take: on the host backend (loops
+   against its element-by-element rule) and on OpenCL CPU devices with SVM
+   storage, where maps of up to CLB_HOST_TINY elements run those loops on the
+   calling thread (against the same rule). */
+static void loops_body(clb_context *ctx, const char *selector)
+{
+    (void)selector;
+    clb_device_info info;
+    CLBT_OK(clb_context_get_info(ctx, &info));
+    uint64_t rng = 20261130;
+    for (int i = 0; i < 40 * NLOOP_COMBOS; i++) {
+        const combo *c = &loop_combos[i % NLOOP_COMBOS];
+        if (uses_fp64(c) && !info.has_fp64) continue;
+        int nin = nin_of(c->kind), ndims[3];
+        int64_t out[CLB_MAX_DIMS], shapes[3][CLB_MAX_DIMS];
+        random_shapes(&rng, nin, out, ndims, shapes);
+        char name[96], what[160];
+        snprintf(what, sizeof what, "loop case %d %s", i, combo_name(c, name, sizeof name));
+        run_case(ctx, c, nin, ndims, shapes, &rng, what);
+    }
+}
+
+/* Runs, on ctx, tiny maps (t2, r2, acc: 64 elements) between kernels that
+   write their inputs or read their outputs (big2 and the column sum r: 32768
+   elements), so a host loop must wait for the kernels before it and be seen by
+   the kernels after it. Returns r2 and acc, 64 floats each. Small integers:
+   every sum is exact in float32, whatever order a device adds in. */
+static void mixed_sequence(clb_context *ctx, float *r2_out, float *acc_out)
+{
+    enum { ROWS = 512, COLS = 64 };
+    static float big_data[ROWS * COLS];
+    float small_data[COLS];
+    for (int i = 0; i < ROWS * COLS; i++) big_data[i] = (float)(i % 7);
+    for (int j = 0; j < COLS; j++) small_data[j] = (float)(j % 5);
+    int64_t big_shape[2] = {ROWS, COLS}, small_shape[1] = {COLS};
+    clb_tensor *big = clbt_tensor(ctx, F32, 2, big_shape, big_data);
+    clb_tensor *t = clbt_tensor(ctx, F32, 1, small_shape, small_data);
+    clb_tensor *acc = clbt_tensor(ctx, F32, 1, small_shape, small_data);
+    clb_tensor *t2 = NULL, *big2 = NULL, *r = NULL, *r2 = NULL;
+    CLBT_OK(clb_binary(CLB_ADD, t, t, &t2));        /* tiny */
+    CLBT_OK(clb_binary(CLB_ADD, big, t2, &big2));   /* a kernel reads t2 */
+    int axis0 = 0;
+    CLBT_OK(clb_reduce(CLB_SUM, big2, 1, &axis0, 0, &r)); /* a kernel writes r */
+    CLBT_OK(clb_binary(CLB_SUB, r, t2, &r2));       /* tiny, after the reduction */
+    for (int i = 0; i < 30; i++) {
+        CLBT_OK(clb_binary_into(CLB_ADD, acc, t, acc)); /* tiny, in place */
+        if (i % 10 == 9) { /* a kernel writes acc's input, a tiny op reads it */
+            clb_tensor *sum = NULL;
+            CLBT_OK(clb_binary_into(CLB_ADD, big2, acc, big2));
+            CLBT_OK(clb_reduce(CLB_MAX, big2, 1, &axis0, 0, &sum));
+            CLBT_OK(clb_binary_into(CLB_MINIMUM, acc, sum, acc));
+            clb_tensor_release(sum);
+        }
+    }
+    CLBT_OK(clb_tensor_to_host(r2, r2_out, COLS * sizeof(float)));
+    CLBT_OK(clb_tensor_to_host(acc, acc_out, COLS * sizeof(float)));
+    clb_tensor *all[] = {big, t, acc, t2, big2, r, r2};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) clb_tensor_release(all[i]);
+}
+
+static void ordering_body(clb_context *ctx, const char *selector)
+{
+    (void)selector;
+    float r2[64], acc[64], want_r2[64], want_acc[64];
+    mixed_sequence(ctx, r2, acc);
+    mixed_sequence(host, want_r2, want_acc);
+    for (int j = 0; j < 64; j++) {
+        if (r2[j] != want_r2[j] || acc[j] != want_acc[j])
+            fail_msg("on %s, element %d: r2 %g (want %g), acc %g (want %g)",
+                     clb_context_device_name(ctx), j, r2[j], want_r2[j], acc[j], want_acc[j]);
+    }
+}
+
+static void test_host_loops(void **state)
+{
+    (void)state;
+    const char *was = getenv("CLB_HOST_TINY");
+    char saved[32];
+    snprintf(saved, sizeof saved, "%s", was ? was : "");
+    setenv("CLB_HOST_TINY", "8192", 1); /* read when a context is created */
+    clbt_for_each_device(loops_body);
+    clbt_for_each_device(ordering_body);
+    if (was)
+        setenv("CLB_HOST_TINY", saved, 1);
+    else
+        unsetenv("CLB_HOST_TINY");
+}
+
 /* float64 on a device without cl_khr_fp64 is CLB_ERR_DTYPE naming the device. */
 static void fp64_body(clb_context *ctx, const char *selector)
 {
@@ -672,7 +780,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_integer_division), cmocka_unit_test(test_binary_into),
         cmocka_unit_test(test_layouts),          cmocka_unit_test(test_split_pieces),
-        cmocka_unit_test(test_fp64_support),
+        cmocka_unit_test(test_fp64_support),     cmocka_unit_test(test_host_loops),
 #if CLB_HAVE_OPENCL
         cmocka_unit_test(test_other_work_split),
 #endif

@@ -1,0 +1,176 @@
+/* Typed inner loops for the commonest element-wise maps (see host_loops.h).
+ * Each expression is the reference rule of host_scalar.c for that op and
+ * type, so both loops give the same bits; test_host_ops compares them. */
+#include "host_loops.h"
+
+#include <math.h>
+
+/* GCC's -O2 vectorises only loops that need no run-time alias or trip-count
+   checks; these loops need both (out may be an input, n is anything). */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("O3")
+#endif
+
+int clb__host_loops_enabled = 1;
+
+/* Unit strides and a broadcast (stride 0) operand get loops of their own, the
+   cases a compiler can vectorise; anything else takes the strided loop. */
+#define DEFINE_BINARY(NAME, T, EXPR)                                                               \
+    static void NAME(int64_t n, void *out, int64_t so, const void *pa, int64_t sa,                 \
+                     const void *pb, int64_t sb)                                                   \
+    {                                                                                              \
+        T *o = out;                                                                                \
+        const T *a = pa, *b = pb;                                                                  \
+        if (so == 1 && sa == 1 && sb == 1) {                                                       \
+            for (int64_t i = 0; i < n; i++) {                                                      \
+                T x = a[i], y = b[i];                                                              \
+                o[i] = (EXPR);                                                                     \
+            }                                                                                      \
+        } else if (so == 1 && sa == 1 && sb == 0) {                                                \
+            const T y = b[0];                                                                      \
+            for (int64_t i = 0; i < n; i++) {                                                      \
+                T x = a[i];                                                                        \
+                o[i] = (EXPR);                                                                     \
+            }                                                                                      \
+        } else if (so == 1 && sa == 0 && sb == 1) {                                                \
+            const T x = a[0];                                                                      \
+            for (int64_t i = 0; i < n; i++) {                                                      \
+                T y = b[i];                                                                        \
+                o[i] = (EXPR);                                                                     \
+            }                                                                                      \
+        } else {                                                                                   \
+            for (int64_t i = 0; i < n; i++) {                                                      \
+                T x = a[i * sa], y = b[i * sb];                                                    \
+                o[i * so] = (EXPR);                                                                \
+            }                                                                                      \
+        }                                                                                          \
+    }
+
+#define DEFINE_UNARY(NAME, T, EXPR)                                                                \
+    static void NAME(int64_t n, void *out, int64_t so, const void *pa, int64_t sa,                 \
+                     const void *pb, int64_t sb)                                                   \
+    {                                                                                              \
+        (void)pb;                                                                                  \
+        (void)sb;                                                                                  \
+        T *o = out;                                                                                \
+        const T *a = pa;                                                                           \
+        if (so == 1 && sa == 1) {                                                                  \
+            for (int64_t i = 0; i < n; i++) {                                                      \
+                T x = a[i];                                                                        \
+                o[i] = (EXPR);                                                                     \
+            }                                                                                      \
+        } else {                                                                                   \
+            for (int64_t i = 0; i < n; i++) {                                                      \
+                T x = a[i * sa];                                                                   \
+                o[i * so] = (EXPR);                                                                \
+            }                                                                                      \
+        }                                                                                          \
+    }
+
+/* Floats: IEEE arithmetic; maximum/minimum propagate a NaN from either side and
+   take the second operand on ties (0.0 vs -0.0), as NumPy. */
+#define DEFINE_REAL(P, T)                                                                          \
+    DEFINE_BINARY(P##_add, T, x + y)                                                               \
+    DEFINE_BINARY(P##_sub, T, x - y)                                                               \
+    DEFINE_BINARY(P##_mul, T, x * y)                                                               \
+    DEFINE_BINARY(P##_div, T, x / y)                                                               \
+    DEFINE_BINARY(P##_max, T, isnan(x) || x > y ? x : y)                                           \
+    DEFINE_BINARY(P##_min, T, isnan(x) || x < y ? x : y)                                           \
+    DEFINE_UNARY(P##_neg, T, -x)                                                                   \
+    DEFINE_UNARY(P##_relu, T, x > 0 || isnan(x) ? x : 0)
+
+/* Signed integers wrap: the arithmetic is done unsigned, where C defines it. */
+#define DEFINE_INT(P, T, U)                                                                        \
+    DEFINE_BINARY(P##_add, T, (T)((U)x + (U)y))                                                    \
+    DEFINE_BINARY(P##_sub, T, (T)((U)x - (U)y))                                                    \
+    DEFINE_BINARY(P##_mul, T, (T)((U)x * (U)y))                                                    \
+    DEFINE_BINARY(P##_max, T, x >= y ? x : y)                                                      \
+    DEFINE_BINARY(P##_min, T, x <= y ? x : y)                                                      \
+    DEFINE_UNARY(P##_neg, T, (T)(0 - (U)x))
+
+DEFINE_REAL(f32, float)
+DEFINE_REAL(f64, double)
+DEFINE_INT(i32, int32_t, uint32_t)
+DEFINE_INT(i64, int64_t, uint64_t)
+
+/* Row of each table: ADD SUB MUL DIV MAXIMUM MINIMUM, then NEG RELU. */
+enum { LOOP_ADD, LOOP_SUB, LOOP_MUL, LOOP_DIV, LOOP_MAX, LOOP_MIN, LOOP_NEG, LOOP_RELU, LOOPS };
+
+static const clb__host_loop_fn f32_loops[LOOPS] = {f32_add, f32_sub, f32_mul, f32_div,
+                                                   f32_max, f32_min, f32_neg, f32_relu};
+static const clb__host_loop_fn f64_loops[LOOPS] = {f64_add, f64_sub, f64_mul, f64_div,
+                                                   f64_max, f64_min, f64_neg, f64_relu};
+/* Integer division is done in float64 (never a same-dtype map) and relu of an
+   integer is not among the ops the loops take. */
+static const clb__host_loop_fn i32_loops[LOOPS] = {i32_add, i32_sub, i32_mul, NULL,
+                                                   i32_max, i32_min, i32_neg, NULL};
+static const clb__host_loop_fn i64_loops[LOOPS] = {i64_add, i64_sub, i64_mul, NULL,
+                                                   i64_max, i64_min, i64_neg, NULL};
+
+static int loop_index(const clb__map_op *op)
+{
+    if (op->kind == CLB__MAP_BINARY) {
+        switch ((clb_binary_op)op->op) {
+        case CLB_ADD: return LOOP_ADD;
+        case CLB_SUB: return LOOP_SUB;
+        case CLB_MUL: return LOOP_MUL;
+        case CLB_DIV: return LOOP_DIV;
+        case CLB_MAXIMUM: return LOOP_MAX;
+        case CLB_MINIMUM: return LOOP_MIN;
+        default: return -1;
+        }
+    }
+    if (op->kind == CLB__MAP_UNARY) {
+        switch ((clb_unary_op)op->op) {
+        case CLB_NEG: return LOOP_NEG;
+        case CLB_RELU: return LOOP_RELU;
+        default: return -1;
+        }
+    }
+    return -1;
+}
+
+clb__host_loop_fn clb__host_loop_find(const clb__map_op *op)
+{
+    int idx = loop_index(op);
+    if (idx < 0) return NULL;
+    clb_dtype t = op->out;
+    int nin = op->kind == CLB__MAP_BINARY ? 2 : 1;
+    if (op->compute != t) return NULL;
+    for (int k = 0; k < nin; k++)
+        if (op->in[k] != t) return NULL;
+    switch (t) {
+    case CLB_FLOAT32: return f32_loops[idx];
+    case CLB_FLOAT64: return f64_loops[idx];
+    case CLB_INT32: return i32_loops[idx];
+    case CLB_INT64: return i64_loops[idx];
+    default: return NULL;
+    }
+}
+
+void clb__host_loop_run(clb__host_loop_fn fn, const clb__map_op *op, const clb__plan *plan,
+                        void *const *bases)
+{
+    const int nd = plan->ndim, nops = plan->nops;
+    const size_t isz = clb_dtype_size(op->out); /* every operand has this dtype */
+    const int64_t inner = nd > 0 ? plan->shape[nd - 1] : 1;
+    int64_t inner_stride[3] = {0, 0, 0}, off[3] = {0, 0, 0};
+    for (int k = 0; k < nops; k++) {
+        inner_stride[k] = nd > 0 ? plan->strides[k][nd - 1] : 0;
+        off[k] = plan->offsets[k];
+    }
+    const char *in1 = nops > 2 ? bases[2] : bases[1]; /* unary loops ignore it */
+    int64_t idx[CLB__PLAN_MAX_DIMS] = {0};
+    for (int64_t row = 0, rows = plan->numel / inner; row < rows; row++) {
+        fn(inner, (char *)bases[0] + off[0] * isz, inner_stride[0],
+           (const char *)bases[1] + off[1] * isz, inner_stride[1],
+           in1 + (nops > 2 ? off[2] : 0) * isz, inner_stride[2]);
+        /* Odometer over the outer axes, innermost first. */
+        for (int d = nd - 2; d >= 0; d--) {
+            for (int k = 0; k < nops; k++) off[k] += plan->strides[k][d];
+            if (++idx[d] < plan->shape[d]) break;
+            for (int k = 0; k < nops; k++) off[k] -= plan->strides[k][d] * plan->shape[d];
+            idx[d] = 0;
+        }
+    }
+}

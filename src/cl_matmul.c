@@ -8,8 +8,8 @@
  * neither row- nor column-major (a broadcast or gapped inner axis) is copied
  * to a contiguous buffer first, the one case where nothing else works.
  *
- * On CPU devices float matrices whose b rows are contiguous and whose m, n
- * are multiples of 4, 16 go to our register-blocked kernel instead: with its
+ * On CPU devices float matrices whose b rows are contiguous and whose n is a
+ * multiple of 16 go to our register-blocked kernel instead: with its
  * built-in parameters (none for PoCL) CLBlast reaches about a tenth of it
  * there (bench/bench_matmul). Integers, bool and float16 (accumulated in
  * float, which is both more accurate than CLBlast's half GEMM and needs no
@@ -56,12 +56,18 @@ static int64_t max_offset(const clb__matmul_op *op, const clb__plan *plan, int k
 
 /* ---- own kernel --------------------------------------------------------------- */
 
-/* Whether cl/matmul.cl's register-blocked kernel covers op (float, b rows
-   contiguous, n and m multiples of its 16 x 4 tile). */
+/* Whether cl/matmul.cl's register-blocked kernel covers op (float, b and out
+   rows contiguous, n a multiple of its tile's 16 columns). */
 static bool blocked_fits(const clb__matmul_op *op)
 {
     return (op->dtype == CLB_FLOAT32 || op->dtype == CLB_FLOAT64) && op->n % 16 == 0 &&
-           op->m % 4 == 0 && op->col_strides[2] == 1 && op->col_strides[0] == 1;
+           op->col_strides[2] == 1 && op->col_strides[0] == 1;
+}
+
+/* Output rows per item of that kernel (CLB_MM_ROWS there). */
+static int64_t blocked_rows(clb_dtype dtype)
+{
+    return dtype == CLB_FLOAT64 ? 4 : 6;
 }
 
 static clb_status run_kernel(clb_context *ctx, const clb__matmul_op *op, const clb__plan *plan,
@@ -139,7 +145,10 @@ static clb_status run_kernel(clb_context *ctx, const clb__matmul_op *op, const c
                                           &kmax, NULL),
                  "clGetKernelWorkGroupInfo");
     if (kmax < 16 || cl->max_item_size < 16) local[0] = 1;
-    if (blocked) global[0] = (size_t)op->n / 16, global[1] = (size_t)op->m / 4;
+    if (blocked) {
+        int64_t rows = blocked_rows(op->dtype);
+        global[0] = (size_t)op->n / 16, global[1] = (size_t)((op->m + rows - 1) / rows);
+    }
     err = clEnqueueNDRangeKernel(cl->queue, kernel, 3, NULL, global, blocked ? NULL : local, 0, NULL, NULL);
     if (CLB__FAULT(CLB__FAULT_ENQUEUE)) err = CL_OUT_OF_RESOURCES;
     CLB_CL_CHECK(err, "clEnqueueNDRangeKernel");

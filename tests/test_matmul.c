@@ -256,10 +256,12 @@ static void body_shapes(clb_context *ctx, const char *sel)
     compare(ctx, host, CLB_FLOAT32, &c, &d, &rng, "(B,N,N)@(N,N)");
     d.transposed = true;
     compare(ctx, host, CLB_FLOAT32, &c, &d, &rng, "(B,N,N)@(N,N)^T");
-    /* Tiles of the register-blocked kernel (n % 16 == 0, m % 4 == 0), with a
-       transposed and a batch-broadcast a. */
+    /* The register-blocked kernel (n % 16 == 0): six-row float tiles, the last
+       of m = 32 or 7 partly past the end; a transposed and a batch-broadcast a. */
     operand e = {3, {3, 32, 20}, false, false}, f = {2, {20, 48}, false, false};
     compare(ctx, host, CLB_FLOAT32, &e, &f, &rng, "(3,32,20)@(20,48)");
+    operand e7 = {2, {7, 20}, false, false};
+    compare(ctx, host, CLB_FLOAT32, &e7, &f, &rng, "(7,20)@(20,48)");
     e.transposed = true;
     compare(ctx, host, CLB_FLOAT32, &e, &f, &rng, "(3,32,20)^T@(20,48)");
     e.broadcast_batch = true;

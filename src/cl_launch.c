@@ -248,7 +248,7 @@ void clb__cl_rows_geometry(const clb__cl_context *cl, const clb__cl_kernel *k, b
     if (blocked) {
         /* Rows go to different items first, so each item walks whole rows. */
         int64_t groups = blocks;
-        int64_t cap = 4 * (int64_t)clb__cl_compute_units(cl);
+        int64_t cap = (getenv("CAPMUL") ? atoll(getenv("CAPMUL")) : 4) * (int64_t)clb__cl_compute_units(cl);
         if (groups > cap) groups = cap;
         if (groups < 1) groups = 1;
         int64_t gy = rows < groups ? rows : groups;

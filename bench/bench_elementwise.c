@@ -19,6 +19,7 @@
 
 #include "refcopy.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,7 @@ typedef struct pattern {
     int64_t a[4], b[4];
     int ndim_out;
     int64_t out[4];
+    bool materialize; /* a broadcast to out, copied: no b */
 } pattern;
 
 static clb_context *ctx;
@@ -45,6 +47,28 @@ static clb_status run_new(void *u)
     (void)u;
     clb_tensor *r = NULL;
     clb_status st = clb_binary(CLB_SUB, ta, tb, &r);
+    clb_tensor_release(r);
+    return st;
+}
+
+/* Materialising an expand: into out through clb_eval_into's broadcast, and as
+   a new tensor through clb_expand + clb_contiguous (NumPy: copyto, and
+   broadcast_to(...).copy()). */
+static clb_status run_materialize_into(void *u)
+{
+    (void)u;
+    const char *names[1] = {"a"};
+    const clb_tensor *in[1] = {ta};
+    return clb_eval_into(ctx, "a", 1, names, in, tout);
+}
+
+static clb_status run_materialize_new(void *u)
+{
+    (void)u;
+    clb_tensor *view = NULL, *r = NULL;
+    clb_status st = clb_expand(ta, clb_tensor_ndim(tout), clb_tensor_shape(tout), &view);
+    if (st == CLB_OK) st = clb_contiguous(view, &r);
+    clb_tensor_release(view);
     clb_tensor_release(r);
     return st;
 }
@@ -73,7 +97,7 @@ static void numpy_ratios(int quick, const pattern *patterns, int npat, const dou
     FILE *f = popen(cmd, "r");
     char line[256];
     int found = 0;
-    printf("\n%-34s %10s %10s %12s %12s\n", "NumPy, timed after the above", "new ms", "out= ms",
+    printf("\n%-36s %10s %10s %12s %12s\n", "NumPy, timed after the above", "new ms", "out= ms",
            "x NumPy new", "x NumPy out=");
     while (f && fgets(line, sizeof line, f)) {
         for (int c = 0; c < npat; c++) {
@@ -82,7 +106,7 @@ static void numpy_ratios(int quick, const pattern *patterns, int npat, const dou
             if (strncmp(line, patterns[c].name, len) != 0 ||
                 sscanf(line + len, "%lf %lf", &np_new, &np_out) != 2 || new_s[c] <= 0)
                 continue;
-            printf("%-34s %10.3f %10.3f %11.2fx %11.2fx\n", patterns[c].name, np_new, np_out,
+            printf("%-36s %10.3f %10.3f %11.2fx %11.2fx\n", patterns[c].name, np_new, np_out,
                    np_new / (1e3 * new_s[c]), np_out / (1e3 * into_s[c]));
             found++;
         }
@@ -137,13 +161,15 @@ int main(int argc, char **argv)
     int64_t s = quick ? 4 : 1; /* --quick divides the large axes */
     const pattern patterns[] = {
         {"same shape 2^26 + 2^26", 1, 1, {((int64_t)1 << 26) / s}, {((int64_t)1 << 26) / s}, 1,
-         {((int64_t)1 << 26) / s}},
-        {"row (16384,4096) + (4096,)", 2, 1, {16384 / s, 4096}, {4096}, 2, {16384 / s, 4096}},
+         {((int64_t)1 << 26) / s}, false},
+        {"row (16384,4096) + (4096,)", 2, 1, {16384 / s, 4096}, {4096}, 2, {16384 / s, 4096}, false},
         {"column (16384,4096) + (16384,1)", 2, 2, {16384 / s, 4096}, {16384 / s, 1}, 2,
-         {16384 / s, 4096}},
+         {16384 / s, 4096}, false},
         {"images (256,3,224,224) - (3,1,1)", 4, 3, {256 / s, 3, 224, 224}, {3, 1, 1}, 4,
-         {256 / s, 3, 224, 224}},
-        {"outer (8192,1) + (1,8192)", 2, 2, {8192 / s, 1}, {1, 8192}, 2, {8192 / s, 8192}},
+         {256 / s, 3, 224, 224}, false},
+        {"outer (8192,1) + (1,8192)", 2, 2, {8192 / s, 1}, {1, 8192}, 2, {8192 / s, 8192}, false},
+        {"expand (1,256,1,1)->(32,256,224,224)", 4, 0, {1, 256, 1, 1}, {0}, 4,
+         {32 / s, 256, 224, 224}, true},
     };
     char selector[16];
     snprintf(selector, sizeof selector, "%d", device);
@@ -172,7 +198,7 @@ int main(int argc, char **argv)
     printf("  copy:   a float4 copy kernel, %zu MB each way\n", copy_bytes >> 20);
     printf("  stream: the same with streaming (non-temporal) stores, where the compiler has them\n");
     printf("%% copy / %% strm: the pattern's GB/s as a share of the copy's / stream's GB/s\n\n");
-    printf("%-34s %7s %7s %9s %7s %7s %9s %7s %7s %8s %8s\n", "pattern (float32)", "copy", "stream",
+    printf("%-36s %7s %7s %9s %7s %7s %9s %7s %7s %8s %8s\n", "pattern (float32)", "copy", "stream",
            "into GB/s", "% copy", "% strm", "new GB/s", "% copy", "% strm", "into ms", "new ms");
     int rc = 0;
     enum { NPAT = sizeof patterns / sizeof patterns[0] };
@@ -185,13 +211,14 @@ int main(int argc, char **argv)
             fprintf(stderr, "%s: setup failed: %s\n", p->name, clb_last_error());
             rc = 1;
         } else {
-            double bytes = 4.0 * (double)(numel(p->ndim_a, p->a) + numel(p->ndim_b, p->b) +
+            double bytes = 4.0 * (double)(numel(p->ndim_a, p->a) +
+                                          (p->materialize ? 0 : numel(p->ndim_b, p->b)) +
                                           numel(p->ndim_out, p->out));
             const clbb_timed cases[4] = {
                 {clbb_ref_copy_run, &plain, 2.0 * (double)copy_bytes},
                 {clbb_ref_copy_run, &streaming, 2.0 * (double)copy_bytes},
-                {run_into, NULL, bytes},
-                {run_new, NULL, bytes},
+                {p->materialize ? run_materialize_into : run_into, NULL, bytes},
+                {p->materialize ? run_materialize_new : run_new, NULL, bytes},
             };
             clbb_result res[4];
             clbb_measure_interleaved(ctx, 4, cases, rounds, res);
@@ -205,7 +232,7 @@ int main(int argc, char **argv)
                 double copy = res[0].gbps, stream = res[1].gbps;
                 into_s[c] = res[2].median_s;
                 new_s[c] = res[3].median_s;
-                printf("%-34s %7.2f %7.2f %9.2f %6.1f%% %6.1f%% %9.2f %6.1f%% %6.1f%% %8.3f %8.3f\n",
+                printf("%-36s %7.2f %7.2f %9.2f %6.1f%% %6.1f%% %9.2f %6.1f%% %6.1f%% %8.3f %8.3f\n",
                        p->name, copy, stream, res[2].gbps, 100 * res[2].gbps / copy,
                        100 * res[2].gbps / stream, res[3].gbps, 100 * res[3].gbps / copy,
                        100 * res[3].gbps / stream, 1e3 * res[2].median_s, 1e3 * res[3].median_s);

@@ -31,6 +31,7 @@ def main():
         ("images (256,3,224,224) - (3,1,1)", (256 // s, 3, 224, 224), (3, 1, 1)),
         ("outer (8192,1) + (1,8192)", (8192 // s, 1), (1, 8192)),
     ]
+    expand = ("expand (1,256,1,1)->(32,256,224,224)", (1, 256, 1, 1), (32 // s, 256, 224, 224))
     print("%-36s %10s %10s" % ("pattern (float32)", "new ms", "out= ms"))
     for name, sa, sb in patterns:
         a = rng.random(sa, dtype=np.float32)
@@ -39,6 +40,12 @@ def main():
         new = median_ms(lambda: a - b)
         into = median_ms(lambda: np.add(a, b, out=out))
         print("%-36s %10.3f %10.3f" % (name, new, into))
+    name, sa, shape = expand
+    a = rng.random(sa, dtype=np.float32)
+    out = np.empty(shape, dtype=np.float32)
+    new = median_ms(lambda: np.broadcast_to(a, shape).copy())
+    into = median_ms(lambda: np.copyto(out, a))
+    print("%-36s %10.3f %10.3f" % (name, new, into))
 
 
 if __name__ == "__main__":

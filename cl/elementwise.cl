@@ -29,7 +29,7 @@
  * from the actual strides: same-shape or row-broadcast (all 1), column
  * broadcast (1, 1, 0), outer product (1, 0, 1), and the general strided walk.
  *
- * Arguments: the four buffers (unused inputs get any buffer) and the launch
+ * Arguments: the four buffers (unused inputs are NULL) and the launch
  * description clb_map_args below. Offsets are 64-bit numbers, so a 32-bit
  * piece may start anywhere in a large buffer. */
 

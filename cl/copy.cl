@@ -204,6 +204,28 @@ typedef CLB_CAT(CLB_STORAGE(CLB_DST_DTYPE), CLB_VEC) clb_vec_t;
         }                                                                                          \
     }
 
+/* A transposing source on a CPU device (its stride down the rows is smaller
+   than along them): the same work a column of chunks at a time, each chunk
+   column down every row of the block before the next. Row by row, each row's
+   gather touched a page per element (2048 of them for a 2048-wide
+   transpose), the TLB missed on every load and each fetched line was gone
+   before the next row wanted its next element; a chunk column keeps CLB_VEC
+   lines and pages in use for as many rows as a line holds. Wider tiles
+   measured slower (the TLB again): 1 chunk 5.5 GB/s, 2: 4.9, 4: 3.3, row by
+   row 1.6. */
+#define CLB_TILE_CHUNKS 1
+#define CLB_LOOPS_TILED(SD, SS)                                                                    \
+    for (long c0 = cfirst; c0 < cend; c0 += CLB_TILE_CHUNKS) {                                     \
+        const long c1 = c0 + CLB_TILE_CHUNKS < cend ? c0 + CLB_TILE_CHUNKS : cend;                 \
+        for (long row = rfirst; row < rend; row += rstep) {                                        \
+            CLB_ROW_START();                                                                       \
+            for (long c = c0; c < c1; ++c) {                                                       \
+                clb_index j0 = (clb_index)(c * CLB_VEC);                                           \
+                CLB_CHUNK(SD, SS);                                                                 \
+            }                                                                                      \
+        }                                                                                          \
+    }
+
 /* Inner source stride 0: one value per row, stored CLB_VEC at a time. */
 #if CLB_VCOPY
 #define CLB_SPLAT() const clb_vec_t xv = (clb_vec_t)(x)
@@ -241,12 +263,21 @@ __kernel void clb_copy(__global clb_dst_t *dst, __global const clb_src_t *src, c
     CLB_RANGE(get_global_id(0), get_global_size(0), chunks, cfirst, cend, cstep);
     const clb_index isd = (clb_index)a.inner_strides[0], iss = (clb_index)a.inner_strides[1];
 
+#if CLB_BLOCKED
+#define CLB_LOOPS_STRIDED CLB_LOOPS_TILED
+#else
+#define CLB_LOOPS_STRIDED CLB_LOOPS
+#endif
+    const bool transposing = rank >= 2 && (CLB_SS(rank - 2) < 0 ? -CLB_SS(rank - 2) : CLB_SS(rank - 2)) <
+                                               (iss < 0 ? -iss : iss);
 #if CLB_SRC_DTYPE == CLB_DST_DTYPE /* a bit copy (src/cl_copy.c: canonical_pair) */
     if (isd == 1 && iss == 1) CLB_LOOPS(1, 1)
     else if (isd == 1 && iss == 0) CLB_LOOPS_BROADCAST()
+    else if (transposing) CLB_LOOPS_STRIDED(isd, iss)
     else CLB_LOOPS(isd, iss)
 #else
     if (isd == 1 && iss == 1) CLB_LOOPS(1, 1)
+    else if (transposing) CLB_LOOPS_STRIDED(isd, iss)
     else CLB_LOOPS(isd, iss)
 #endif
     CLB_NT_FENCE();

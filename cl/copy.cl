@@ -122,6 +122,17 @@ typedef CLB_CAT(CLB_STORAGE(CLB_DST_DTYPE), CLB_VEC) clb_dstvec_t;
                 CLB_STORE(CLB_DST_DTYPE, q, v * (S), vals[v]);                                     \
         }                                                                                          \
     } while (0)
+#elif CLB_DST_DTYPE == 9 && CLB_SRC_DTYPE != 11 && CLB_VEC > 1 && CLB_VEC <= 16
+/* float16 from float: one vector conversion per contiguous chunk. */
+#define CLB_STORE_CHUNK(q, S, vals)                                                                \
+    do {                                                                                           \
+        if ((S) == 1) {                                                                            \
+            CLB_CAT(CLB_CAT(vstore_half, CLB_VEC), _rte)(CLB_CAT(vload, CLB_VEC)(0, vals), 0, (q));  \
+        } else {                                                                                   \
+            _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++)                                    \
+                CLB_STORE(CLB_DST_DTYPE, q, v * (S), vals[v]);                                     \
+        }                                                                                          \
+    } while (0)
 #else
 #define CLB_STORE_CHUNK(q, S, vals)                                                                \
     _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++) CLB_STORE(CLB_DST_DTYPE, q, v * (S), vals[v])
@@ -164,6 +175,22 @@ typedef CLB_CAT(CLB_STORAGE(CLB_DST_DTYPE), CLB_VEC) clb_vec_t;
     __global clb_dst_t *pd = dst + a.offsets[0] + od;                                              \
     __global const clb_src_t *ps = src + a.offsets[1] + os
 
+/* Loads and converts the CLB_VEC values of a chunk at q with inner stride S
+   into vals[]; float32 from float16 with one vector conversion when S is 1. */
+#if CLB_SRC_DTYPE == 9 && CLB_DST_DTYPE == 10 && CLB_VEC > 1 && CLB_VEC <= 16
+#define CLB_LOAD_CHUNK(vals, q, S)                                                                 \
+    do {                                                                                           \
+        if ((S) == 1) {                                                                            \
+            CLB_CAT(vstore, CLB_VEC)(CLB_CAT(vload_half, CLB_VEC)(0, (q)), 0, (vals));             \
+        } else {                                                                                   \
+            _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++) vals[v] = CLB_VALUE(q, v * (S));   \
+        }                                                                                          \
+    } while (0)
+#else
+#define CLB_LOAD_CHUNK(vals, q, S)                                                                 \
+    _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++) vals[v] = CLB_VALUE(q, v * (S))
+#endif
+
 /* The CLB_VEC elements from inner index j0 with inner strides SD, SS. All
    values are loaded before any is stored: the compiler cannot prove dst and src
    apart, and this order lets it emit vector loads and stores when the strides
@@ -178,8 +205,7 @@ typedef CLB_CAT(CLB_STORAGE(CLB_DST_DTYPE), CLB_VEC) clb_vec_t;
                 CLB_VCOPY_CHUNK(qd, qs);                                                           \
             } else {                                                                               \
                 clb_val_t v_[CLB_VEC];                                                             \
-                _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++) v_[v] =                        \
-                    CLB_VALUE(qs, v * (SS));                                                       \
+                CLB_LOAD_CHUNK(v_, qs, SS);                                                        \
                 CLB_STORE_CHUNK(qd, SD, v_);                                                       \
             }                                                                                      \
         } else {                                                                                   \

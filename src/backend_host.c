@@ -108,6 +108,13 @@ static clb_status host_copy(clb_context *ctx, const clb__plan *plan, void *const
                             const clb_dtype *dtypes)
 {
     (void)ctx;
+    clb__host_loop_fn loop = clb__host_loops_enabled && dtypes[0] == dtypes[1]
+                                 ? clb__host_copy_loop(clb_dtype_size(dtypes[0]))
+                                 : NULL;
+    if (loop) {
+        clb__host_loop_run(loop, clb_dtype_size(dtypes[0]), plan, handles);
+        return CLB_OK;
+    }
     copy_state s = {operand_of(handles[0], dtypes[0]), operand_of(handles[1], dtypes[1])};
     clb__plan_for_each(plan, copy_visit, &s);
     return CLB_OK;
@@ -157,7 +164,7 @@ static clb_status host_map(clb_context *ctx, const clb__map_op *op, const clb__p
     (void)ctx;
     clb__host_loop_fn loop = clb__host_loops_enabled ? clb__host_loop_find(op) : NULL;
     if (loop) {
-        clb__host_loop_run(loop, op, plan, handles);
+        clb__host_loop_run(loop, clb_dtype_size(op->out), plan, handles);
         return CLB_OK;
     }
     map_state s = {.op = op, .out = operand_of(handles[0], op->out)};

@@ -208,7 +208,7 @@ static bool run_on_host(clb__cl_context *cl, const clb__map_op *op, const clb__p
         *st = clb__cl_fail(err, "clFinish");
         return true;
     }
-    clb__host_loop_run(loop, op, plan, bases);
+    clb__host_loop_run(loop, clb_dtype_size(op->out), plan, bases);
     *st = CLB_OK;
     return true;
 }

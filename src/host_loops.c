@@ -93,6 +93,12 @@ DEFINE_REAL(f64, double)
 DEFINE_INT(i32, int32_t, uint32_t)
 DEFINE_INT(i64, int64_t, uint64_t)
 
+/* Bit copies (one dtype on both sides), by element size. */
+DEFINE_UNARY(copy1, uint8_t, x)
+DEFINE_UNARY(copy2, uint16_t, x)
+DEFINE_UNARY(copy4, uint32_t, x)
+DEFINE_UNARY(copy8, uint64_t, x)
+
 /* Row of each table: ADD SUB MUL DIV MAXIMUM MINIMUM, then NEG RELU. */
 enum { LOOP_ADD, LOOP_SUB, LOOP_MUL, LOOP_DIV, LOOP_MAX, LOOP_MIN, LOOP_NEG, LOOP_RELU, LOOPS };
 
@@ -148,11 +154,21 @@ clb__host_loop_fn clb__host_loop_find(const clb__map_op *op)
     }
 }
 
-void clb__host_loop_run(clb__host_loop_fn fn, const clb__map_op *op, const clb__plan *plan,
+clb__host_loop_fn clb__host_copy_loop(size_t itemsize)
+{
+    switch (itemsize) {
+    case 1: return copy1;
+    case 2: return copy2;
+    case 4: return copy4;
+    case 8: return copy8;
+    default: return NULL;
+    }
+}
+
+void clb__host_loop_run(clb__host_loop_fn fn, size_t isz, const clb__plan *plan,
                         void *const *bases)
 {
     const int nd = plan->ndim, nops = plan->nops;
-    const size_t isz = clb_dtype_size(op->out); /* every operand has this dtype */
     const int64_t inner = nd > 0 ? plan->shape[nd - 1] : 1;
     int64_t inner_stride[3] = {0, 0, 0}, off[3] = {0, 0, 0};
     for (int k = 0; k < nops; k++) {

@@ -221,36 +221,30 @@ typedef CLB_CAT(CLB_STORAGE(CLB_DST_DTYPE), CLB_VEC) clb_vec_t;
 #endif
 
 /* Every (row, chunk) of this work item with inner strides SD, SS. */
-#define CLB_LOOPS(SD, SS)                                                                          \
-    for (long row = rfirst; row < rend; row += rstep) {                                            \
-        CLB_ROW_START();                                                                           \
-        for (long c = cfirst; c < cend; c += cstep) {                                              \
-            clb_index j0 = (clb_index)(c * CLB_VEC);                                               \
-            CLB_CHUNK(SD, SS);                                                                     \
-        }                                                                                          \
-    }
-
-/* A transposing source on a CPU device (its stride down the rows is smaller
-   than along them): the same work a column of chunks at a time, each chunk
-   column down every row of the block before the next. Row by row, each row's
-   gather touched a page per element (2048 of them for a 2048-wide
-   transpose), the TLB missed on every load and each fetched line was gone
-   before the next row wanted its next element; a chunk column keeps CLB_VEC
-   lines and pages in use for as many rows as a line holds. Wider tiles
-   measured slower (the TLB again): 1 chunk 5.5 GB/s, 2: 4.9, 4: 3.3, row by
-   row 1.6. */
-#define CLB_TILE_CHUNKS 1
-#define CLB_LOOPS_TILED(SD, SS)                                                                    \
-    for (long c0 = cfirst; c0 < cend; c0 += CLB_TILE_CHUNKS) {                                     \
-        const long c1 = c0 + CLB_TILE_CHUNKS < cend ? c0 + CLB_TILE_CHUNKS : cend;                 \
+/* Every (row, chunk) of this work item with inner strides SD, SS, in columns
+   of `tile` chunks: each column of chunks down every row of the block before
+   the next. A tile of the whole chunk range is plain row order. One loop nest
+   for both orders, as each copy of CLB_CHUNK adds to every program's compile
+   time.
+   Transposing sources on CPU devices (stride down the rows smaller than along
+   them) take tiles of one chunk: row by row, each row's gather touched a page
+   per element (2048 of them for a 2048-wide transpose), the TLB missed on
+   every load and each fetched line was gone before the next row wanted its
+   next element; a chunk column keeps CLB_VEC lines and pages in use for as
+   many rows as a line holds. Wider tiles measured slower (the TLB again):
+   1 chunk 5.5 GB/s, 2: 4.9, 4: 3.3, row by row 1.6. */
+#define CLB_LOOPS_TILED(SD, SS, tile)                                                              \
+    for (long c0 = cfirst; c0 < cend; c0 += (tile)) {                                              \
+        const long c1 = c0 + (tile) < cend ? c0 + (tile) : cend;                                   \
         for (long row = rfirst; row < rend; row += rstep) {                                        \
             CLB_ROW_START();                                                                       \
-            for (long c = c0; c < c1; ++c) {                                                       \
+            for (long c = c0; c < c1; c += cstep) {                                                \
                 clb_index j0 = (clb_index)(c * CLB_VEC);                                           \
                 CLB_CHUNK(SD, SS);                                                                 \
             }                                                                                      \
         }                                                                                          \
     }
+#define CLB_LOOPS(SD, SS) CLB_LOOPS_TILED(SD, SS, cend - cfirst)
 
 /* Inner source stride 0: one value per row, stored CLB_VEC at a time. */
 #if CLB_VCOPY
@@ -290,21 +284,20 @@ __kernel void clb_copy(__global clb_dst_t *dst, __global const clb_src_t *src, c
     const clb_index isd = (clb_index)a.inner_strides[0], iss = (clb_index)a.inner_strides[1];
 
 #if CLB_BLOCKED
-#define CLB_LOOPS_STRIDED CLB_LOOPS_TILED
+    const clb_index row_stride = rank >= 2 ? CLB_SS(rank - 2) : 0;
+    const bool transposing =
+        rank >= 2 && (row_stride < 0 ? -row_stride : row_stride) < (iss < 0 ? -iss : iss);
+    const long tile = transposing ? 1 : cend - cfirst;
 #else
-#define CLB_LOOPS_STRIDED CLB_LOOPS
+    const long tile = cend - cfirst; /* a grid stride: no column tiles */
 #endif
-    const bool transposing = rank >= 2 && (CLB_SS(rank - 2) < 0 ? -CLB_SS(rank - 2) : CLB_SS(rank - 2)) <
-                                               (iss < 0 ? -iss : iss);
 #if CLB_SRC_DTYPE == CLB_DST_DTYPE /* a bit copy (src/cl_copy.c: canonical_pair) */
     if (isd == 1 && iss == 1) CLB_LOOPS(1, 1)
     else if (isd == 1 && iss == 0) CLB_LOOPS_BROADCAST()
-    else if (transposing) CLB_LOOPS_STRIDED(isd, iss)
-    else CLB_LOOPS(isd, iss)
+    else CLB_LOOPS_TILED(isd, iss, tile)
 #else
     if (isd == 1 && iss == 1) CLB_LOOPS(1, 1)
-    else if (transposing) CLB_LOOPS_STRIDED(isd, iss)
-    else CLB_LOOPS(isd, iss)
+    else CLB_LOOPS_TILED(isd, iss, tile)
 #endif
     CLB_NT_FENCE();
 }

@@ -244,8 +244,8 @@ __kernel void clb_reduce(__global clb_out_t *out, __global const clb_in_t *in,
  * Two kernels do that for float SUM/MEAN (the bandwidth-bound cases):
  *   clb_reduce_rows: the innermost reduced axis is contiguous (n_inner a multiple
  *     of 16): item (o, c) sums whole rows q of output o for q in chunk c, 16
- *     lanes at a time, reading a row's four quarters side by side and
- *     Kahan-adding blocks of 128 elements into the lanes;
+ *     lanes at a time (a row of 16384 elements or more as its four quarters
+ *     side by side), Kahan-adding blocks of 128 elements into the lanes;
  *   clb_reduce_cols: the innermost kept axis is contiguous (a multiple of 16
  *     outputs): an item owns a tile of up to a few thousand outputs and a band
  *     of the reduced range, streams eight row segments at a time and keeps its
@@ -301,9 +301,10 @@ __kernel void clb_reduce_rows(__global clb_out_t *out, __global const clb_in_t *
     for (clb_index q = c * chunk; q < q_end; ++q) {
         clb_index row = base;
         CLB_WALK(q, red_ndim - 1, CLB_RSHAPE, CLB_RSTRIDE, row);
-        /* Four streams, the row's quarters side by side: a CPU core keeps more
-           reads in flight (each stream's prefetch restarts at every page). */
-        const clb_index mid = len / 512 * 128;
+        /* Rows longer than a few pages: four streams, the row's quarters side
+           by side, so a CPU core keeps more reads in flight (each stream's
+           prefetch restarts at every page). Shorter rows: one stream. */
+        const clb_index mid = len >= 16384 ? len / 512 * 128 : 0;
         for (clb_index j = 0; j < mid; j += 32) {
             clb_acc16_t b0 = (CLB_VLOAD16(in, row + j) + CLB_VLOAD16(in, row + j + 16)) +
                              (CLB_VLOAD16(in, row + mid + j) + CLB_VLOAD16(in, row + mid + j + 16));
@@ -311,7 +312,15 @@ __kernel void clb_reduce_rows(__global clb_out_t *out, __global const clb_in_t *
                              (CLB_VLOAD16(in, row + 3 * mid + j) + CLB_VLOAD16(in, row + 3 * mid + j + 16));
             CLB_KAHAN_ADD(s, comp, b0 + b1);
         }
-        for (clb_index j = 4 * mid; j < len; j += 16) CLB_KAHAN_ADD(s, comp, CLB_VLOAD16(in, row + j));
+        clb_index j = 4 * mid;
+        for (; j + 128 <= len; j += 128) {
+            clb_acc16_t b0 = (CLB_VLOAD16(in, row + j) + CLB_VLOAD16(in, row + j + 16)) +
+                             (CLB_VLOAD16(in, row + j + 32) + CLB_VLOAD16(in, row + j + 48));
+            clb_acc16_t b1 = (CLB_VLOAD16(in, row + j + 64) + CLB_VLOAD16(in, row + j + 80)) +
+                             (CLB_VLOAD16(in, row + j + 96) + CLB_VLOAD16(in, row + j + 112));
+            CLB_KAHAN_ADD(s, comp, b0 + b1);
+        }
+        for (; j < len; j += 16) CLB_KAHAN_ADD(s, comp, CLB_VLOAD16(in, row + j));
     }
     clb_acc_t acc = clb_hsum16(s) - clb_hsum16(comp);
 #if CLB_FINAL

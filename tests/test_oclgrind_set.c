@@ -246,6 +246,25 @@ static void elementwise(clb_context *ctx)
 
 /* ---- reductions and matmul ---------------------------------------------------------- */
 
+/* (2,rows,4) @ (4,cols) of dtype dt on ctx against the host backend. */
+static void matmul_case(clb_context *ctx, clb_dtype dt, int64_t rows, int64_t cols,
+                        const char *label)
+{
+    char what[96];
+    clb_tensor *ha = make(host, dt, 3, (const int64_t[]){2, rows, 4}, 3), *da = on(ctx, ha);
+    clb_tensor *hb = make(host, dt, 2, (const int64_t[]){4, cols}, 4), *db = on(ctx, hb);
+    clb_tensor *hr = NULL, *dr = NULL;
+    snprintf(what, sizeof what, "%s of %s", label, clb_dtype_name(dt));
+    CLBT_OK(clb_matmul(ha, hb, &hr));
+    if (!declined(clb_matmul(da, db, &dr), what)) compare(dr, hr, what);
+    clb_tensor_release(hr);
+    clb_tensor_release(dr);
+    clb_tensor_release(ha);
+    clb_tensor_release(da);
+    clb_tensor_release(hb);
+    clb_tensor_release(db);
+}
+
 static void reductions(clb_context *ctx)
 {
     char what[128];
@@ -309,37 +328,11 @@ static void reductions(clb_context *ctx)
     }
     unsetenv("CLB_REDUCE_FAST");
     static const clb_dtype mm[3] = {CLB_FLOAT32, CLB_FLOAT64, CLB_INT32};
-    for (int m = 0; m < 3; m++) {
-        clb_tensor *ha = make(host, mm[m], 3, (const int64_t[]){2, 3, 4}, 3), *da = on(ctx, ha);
-        clb_tensor *hb = make(host, mm[m], 2, (const int64_t[]){4, 5}, 4), *db = on(ctx, hb);
-        clb_tensor *hr = NULL, *dr = NULL;
-        snprintf(what, sizeof what, "matmul of %s", clb_dtype_name(mm[m]));
-        CLBT_OK(clb_matmul(ha, hb, &hr));
-        if (!declined(clb_matmul(da, db, &dr), what)) compare(dr, hr, what);
-        clb_tensor_release(hr);
-        clb_tensor_release(dr);
-        clb_tensor_release(ha);
-        clb_tensor_release(da);
-        clb_tensor_release(hb);
-        clb_tensor_release(db);
-    }
+    for (int m = 0; m < 3; m++) matmul_case(ctx, mm[m], 3, 5, "matmul");
     /* The register-blocked float kernel, whose last tile of m = 7 rows lies
        partly past the end (reads clamped, stores skipped). */
     setenv("CLB_MATMUL_IMPL", "kernel", 1);
-    for (int m = 0; m < 2; m++) {
-        clb_tensor *ha = make(host, mm[m], 3, (const int64_t[]){2, 7, 4}, 3), *da = on(ctx, ha);
-        clb_tensor *hb = make(host, mm[m], 2, (const int64_t[]){4, 16}, 4), *db = on(ctx, hb);
-        clb_tensor *hr = NULL, *dr = NULL;
-        snprintf(what, sizeof what, "blocked matmul of %s", clb_dtype_name(mm[m]));
-        CLBT_OK(clb_matmul(ha, hb, &hr));
-        if (!declined(clb_matmul(da, db, &dr), what)) compare(dr, hr, what);
-        clb_tensor_release(hr);
-        clb_tensor_release(dr);
-        clb_tensor_release(ha);
-        clb_tensor_release(da);
-        clb_tensor_release(hb);
-        clb_tensor_release(db);
-    }
+    for (int m = 0; m < 2; m++) matmul_case(ctx, mm[m], 7, 16, "blocked matmul");
     unsetenv("CLB_MATMUL_IMPL");
 }
 

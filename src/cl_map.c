@@ -218,8 +218,6 @@ clb_status clb__cl_map(clb_context *ctx, const clb__map_op *op, const clb__plan 
 {
     clb__cl_context *cl = clb__cl_impl(ctx);
     if (plan->numel == 0) return CLB_OK;
-    clb_status host_st;
-    if (run_on_host(cl, op, plan, handles, &host_st)) return host_st;
 
     map_spec s = {.op = op, .nin = plan->nops - 1};
     if (!ctx->info.has_fp64) {
@@ -232,6 +230,9 @@ clb_status clb__cl_map(clb_context *ctx, const clb__map_op *op, const clb__plan 
                              "the host backend (selector \"host\")",
                              op_name(op), ctx->info.name);
     }
+    /* After the float64 check: small or large, an op the device cannot do fails alike. */
+    clb_status host_st;
+    if (run_on_host(cl, op, plan, handles, &host_st)) return host_st;
 
     clb__cl_pieces pieces;
     clb__cl_plan_pieces(plan, CLB__FAULT_INDEX64(), &pieces);

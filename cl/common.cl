@@ -45,6 +45,19 @@
 #endif
 /* Whether p is aligned for a vector store of n elements of its type (n a power of 2). */
 #define CLB_ALIGNED(p, n) ((((uintptr_t)(p)) & ((n) * sizeof(*(p)) - 1)) == 0)
+/* Stores v, a vector of CLB_VEC elements of type VT, at p: streaming when the
+   kernel streams and p is aligned for it, else with vstoreN. */
+#if CLB_NT_OK
+#define CLB_VSTORE(VT, v, p)                                                                       \
+    do {                                                                                           \
+        if (CLB_ALIGNED(p, CLB_VEC))                                                               \
+            __builtin_nontemporal_store((v), (__global VT *)(p));                                  \
+        else                                                                                       \
+            CLB_CAT(vstore, CLB_VEC)((v), 0, (p));                                                 \
+    } while (0)
+#else
+#define CLB_VSTORE(VT, v, p) CLB_CAT(vstore, CLB_VEC)((v), 0, (p))
+#endif
 
 /* ---- index type ----------------------------------------------------------------- */
 

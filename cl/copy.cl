@@ -145,17 +145,6 @@ typedef CLB_CAT(CLB_STORAGE(CLB_DST_DTYPE), CLB_VEC) clb_dstvec_t;
 #if CLB_SRC_DTYPE == CLB_DST_DTYPE && CLB_VEC > 1 && CLB_VEC <= 16
 #define CLB_VCOPY 1
 typedef CLB_CAT(CLB_STORAGE(CLB_DST_DTYPE), CLB_VEC) clb_vec_t;
-#if CLB_NT_OK
-#define CLB_VSTORE(q, v)                                                                           \
-    do {                                                                                           \
-        if (CLB_ALIGNED(q, CLB_VEC))                                                               \
-            __builtin_nontemporal_store((v), (__global clb_vec_t *)(q));                           \
-        else                                                                                       \
-            CLB_CAT(vstore, CLB_VEC)((v), 0, (q));                                                 \
-    } while (0)
-#else
-#define CLB_VSTORE(q, v) CLB_CAT(vstore, CLB_VEC)((v), 0, (q))
-#endif
 #else
 #define CLB_VCOPY 0
 #endif
@@ -215,7 +204,7 @@ typedef CLB_CAT(CLB_STORAGE(CLB_DST_DTYPE), CLB_VEC) clb_vec_t;
     } while (0)
 
 #if CLB_VCOPY
-#define CLB_VCOPY_CHUNK(qd, qs) CLB_VSTORE(qd, CLB_CAT(vload, CLB_VEC)(0, qs))
+#define CLB_VCOPY_CHUNK(qd, qs) CLB_VSTORE(clb_vec_t, CLB_CAT(vload, CLB_VEC)(0, qs), qd)
 #else
 #define CLB_VCOPY_CHUNK(qd, qs) ((void)0)
 #endif
@@ -249,7 +238,7 @@ typedef CLB_CAT(CLB_STORAGE(CLB_DST_DTYPE), CLB_VEC) clb_vec_t;
 /* Inner source stride 0: one value per row, stored CLB_VEC at a time. */
 #if CLB_VCOPY
 #define CLB_SPLAT() const clb_vec_t xv = (clb_vec_t)(x)
-#define CLB_STORE_SPLAT(qd) CLB_VSTORE(qd, xv)
+#define CLB_STORE_SPLAT(qd) CLB_VSTORE(clb_vec_t, xv, qd)
 #else
 #define CLB_SPLAT()                                                                                \
     clb_val_t xs[CLB_VEC];                                                                         \

@@ -426,17 +426,6 @@ typedef CLB_CAT(CLB_STORAGE(CLB_COMPUTE_DTYPE), CLB_VEC) clb_cvec_t;
 #endif
 /* An input's chunk: a vector load, or its one element broadcast. */
 #define CLB_VIN(p, S) ((S) == 1 ? CLB_CAT(vload, CLB_VEC)(0, p) : (clb_cvec_t)((p)[0]))
-#if CLB_NT_OK
-#define CLB_VSTORE(v)                                                                              \
-    do {                                                                                           \
-        if (CLB_ALIGNED(p0, CLB_VEC))                                                              \
-            __builtin_nontemporal_store((v), (__global clb_cvec_t *)p0);                           \
-        else                                                                                       \
-            CLB_CAT(vstore, CLB_VEC)((v), 0, p0);                                                  \
-    } while (0)
-#else
-#define CLB_VSTORE(v) CLB_CAT(vstore, CLB_VEC)((v), 0, p0)
-#endif
 #define CLB_VECTOR_FITS(S0, S1, S2) ((S0) == 1 && ((S1) == 0 || (S1) == 1) && ((S2) == 0 || (S2) == 1))
 #else
 #define CLB_VECTOR 0
@@ -451,7 +440,7 @@ typedef CLB_CAT(CLB_STORAGE(CLB_COMPUTE_DTYPE), CLB_VEC) clb_cvec_t;
     do {                                                                                           \
         if (CLB_VECTOR_FITS(S0, S1, S2)) {                                                         \
             clb_cvec_t v_ = CLB_VEXPR(CLB_VIN(p1, S1), CLB_VIN(p2, S2));                          \
-            CLB_VSTORE(v_);                                                                        \
+            CLB_VSTORE(clb_cvec_t, v_, p0);                                                        \
         } else {                                                                                   \
             clb_outv_t r_[CLB_VEC];                                                                \
             _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++) r_[v] = CLB_VALUE(v, S1, S2, S3);  \

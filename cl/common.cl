@@ -59,6 +59,31 @@
 #define CLB_VSTORE(VT, v, p) CLB_CAT(vstore, CLB_VEC)((v), 0, (p))
 #endif
 
+/* ---- launch descriptions ---------------------------------------------------------- */
+
+/* A launch description of N long16 arguments (cl/launch_args.h): the kernel's
+   parameters, and the private array `a` they are copied into by whole-vector
+   stores (constant offsets: some compilers fail on indexing an argument). */
+#define CLB_ARGS_PARAMS_2 long16 clb_args0, long16 clb_args1
+#define CLB_ARGS_PARAMS_4 CLB_ARGS_PARAMS_2, long16 clb_args2, long16 clb_args3
+#define CLB_ARGS_PARAMS(N) CLB_CAT(CLB_ARGS_PARAMS_, N)
+#define CLB_ARGS_STORE_2(a) vstore16(clb_args0, 0, a), vstore16(clb_args1, 1, a)
+#define CLB_ARGS_STORE_4(a) CLB_ARGS_STORE_2(a), vstore16(clb_args2, 2, a), vstore16(clb_args3, 3, a)
+#define CLB_ARGS_UNPACK(N, a)                                                                      \
+    long a[16 * (N)];                                                                              \
+    CLB_CAT(CLB_ARGS_STORE_, N)(a)
+
+/* A kernel that echoes a launch description of N vectors back to the host:
+   out[i] is slot i as the device received it. src/cl_args.c runs it once per
+   context and kernel family. */
+#define CLB_ARGS_PROBE(N)                                                                          \
+    __kernel void clb_args_probe(__global long *out, CLB_ARGS_PARAMS(N))                           \
+    {                                                                                              \
+        if (get_global_id(0) != 0) return;                                                         \
+        CLB_ARGS_UNPACK(N, a);                                                                     \
+        for (int i = 0; i < 16 * (N); i++) out[i] = a[i];                                          \
+    }
+
 /* ---- index type ----------------------------------------------------------------- */
 
 /* 32-bit index arithmetic (the division and modulo of the offset walk are several

@@ -74,26 +74,17 @@ typedef clb_dst_t clb_val_t;
 
 /* ---- the kernel ------------------------------------------------------------------- */
 
-/* Everything about the launch but the buffers, in one by-value struct (one
-   argument to set per launch: each costs the driver an allocation and a copy,
-   which dominates tiny launches). All 64-bit, so the layout is the same in C
-   and OpenCL C; src/cl_copy.c mirrors it. Up to 8 axes the tables live here
-   too; more go in a __constant buffer [shape | dst strides | src strides],
-   rank entries each, in the index type. */
-typedef struct clb_copy_args {
-    long offsets[2];       /* element offset of dst's and src's first element */
-    long rows, inner;      /* product of the outer extents; the inner extent */
-    long inner_strides[2]; /* dst, src */
-    long rank;             /* >= 1; a 0-d plan is one axis of size 1 */
-    long shape[8];
-    long strides[2][8];
-} clb_copy_args;
+/* Everything about the launch but the buffers arrives as the array `a` whose
+   slots cl/launch_args.h names for the host and this file alike. Up to
+   CLB_BYVAL_DIMS axes the tables live there too; more go in a __constant
+   buffer, rank entries per table, in the index type. */
+CLB_ARGS_PROBE(CLB_COPY_ARGS_VECS)
 
 #if !CLB_TABLE
 #define CLB_TABLE_ARG
-#define CLB_SHAPE(d) ((clb_index)a.shape[d])
-#define CLB_SD(d) ((clb_index)a.strides[0][d])
-#define CLB_SS(d) ((clb_index)a.strides[1][d])
+#define CLB_SHAPE(d) ((clb_index)a[CLB_COPY_SHAPE(d)])
+#define CLB_SD(d) ((clb_index)a[CLB_COPY_STRIDE(0, d)])
+#define CLB_SS(d) ((clb_index)a[CLB_COPY_STRIDE(1, d)])
 #else
 #define CLB_TABLE_ARG , __constant const clb_index *table
 #define CLB_SHAPE(d) table[d]
@@ -161,8 +152,8 @@ typedef CLB_CAT(CLB_STORAGE(CLB_DST_DTYPE), CLB_VEC) clb_vec_t;
         od += i * CLB_SD(d);                                                                       \
         os += i * CLB_SS(d);                                                                       \
     }                                                                                              \
-    __global clb_dst_t *pd = dst + a.offsets[0] + od;                                              \
-    __global const clb_src_t *ps = src + a.offsets[1] + os
+    __global clb_dst_t *pd = dst + a[CLB_COPY_OFFSET(0)] + od;                                              \
+    __global const clb_src_t *ps = src + a[CLB_COPY_OFFSET(1)] + os
 
 /* Loads and converts the CLB_VEC values of a chunk at q with inner stride S
    into vals[]; float32 from float16 with one vector conversion when S is 1. */
@@ -261,16 +252,18 @@ typedef CLB_CAT(CLB_STORAGE(CLB_DST_DTYPE), CLB_VEC) clb_vec_t;
         }                                                                                          \
     }
 
-__kernel void clb_copy(__global clb_dst_t *dst, __global const clb_src_t *src, clb_copy_args a
-                       CLB_TABLE_ARG)
+__kernel void clb_copy(__global clb_dst_t *dst, __global const clb_src_t *src,
+                       CLB_ARGS_PARAMS(CLB_COPY_ARGS_VECS) CLB_TABLE_ARG)
 {
-    const clb_index inner = (clb_index)a.inner;
-    const int rank = (int)a.rank;
+    CLB_ARGS_UNPACK(CLB_COPY_ARGS_VECS, a);
+    const clb_index inner = (clb_index)a[CLB_COPY_INNER];
+    const int rank = (int)a[CLB_COPY_RANK];
     long rfirst, rend, rstep, cfirst, cend, cstep;
     long chunks = ((long)inner + CLB_VEC - 1) / CLB_VEC;
-    CLB_RANGE(get_global_id(1), get_global_size(1), a.rows, rfirst, rend, rstep);
+    CLB_RANGE(get_global_id(1), get_global_size(1), a[CLB_COPY_ROWS], rfirst, rend, rstep);
     CLB_RANGE(get_global_id(0), get_global_size(0), chunks, cfirst, cend, cstep);
-    const clb_index isd = (clb_index)a.inner_strides[0], iss = (clb_index)a.inner_strides[1];
+    const clb_index isd = (clb_index)a[CLB_COPY_INNER_STRIDE(0)],
+                    iss = (clb_index)a[CLB_COPY_INNER_STRIDE(1)];
 
 #if CLB_BLOCKED
     const clb_index row_stride = rank >= 2 ? CLB_SS(rank - 2) : 0;

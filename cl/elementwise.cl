@@ -63,7 +63,6 @@
 #ifndef CLB_BLOCKED
 #define CLB_BLOCKED 0
 #endif
-#define CLB_BYVAL_DIMS 8
 
 #if (CLB_IN0_DTYPE == 11 || CLB_IN1_DTYPE == 11 || CLB_IN2_DTYPE == 11 ||                         \
      CLB_COMPUTE_DTYPE == 11 || CLB_OUT_DTYPE == 11) && !CLB_HAVE_FP64
@@ -333,28 +332,19 @@ inline float clb_round_half(float x)
 
 /* ---- the kernel ------------------------------------------------------------------- */
 
-/* Everything about the launch but the buffers, in one by-value struct (one
-   argument to set per launch instead of a dozen: each costs the driver an
-   allocation and a copy, which dominates tiny launches). All 64-bit, so the
-   layout is the same in C and OpenCL C; src/cl_map.c mirrors it. Up to 8
-   axes the tables live here too; more go in a __constant buffer
-   [shape | strides of out | in0 | in1 | in2], rank entries each. */
-typedef struct clb_map_args {
-    long offsets[4];    /* element offset of each operand's first element */
-    long rows, inner;   /* product of the outer extents; the inner extent */
-    long inner_strides[4];
-    long rank;          /* >= 1; a 0-d plan is one axis of size 1 */
-    long shape[8];
-    long strides[4][8];
-} clb_map_args;
+/* Everything about the launch but the buffers arrives as the array `a` whose
+   slots cl/launch_args.h names for the host and this file alike. Up to
+   CLB_BYVAL_DIMS axes the tables live there too; more go in a __constant
+   buffer, rank entries per table, in the index type. */
+CLB_ARGS_PROBE(CLB_MAP_ARGS_VECS)
 
 #if !CLB_TABLE
 #define CLB_TABLE_ARG
-#define CLB_SHAPE(d) ((clb_index)a.shape[d])
-#define CLB_S0(d) ((clb_index)a.strides[0][d])
-#define CLB_S1(d) ((clb_index)a.strides[1][d])
-#define CLB_S2(d) ((clb_index)a.strides[2][d])
-#define CLB_S3(d) ((clb_index)a.strides[3][d])
+#define CLB_SHAPE(d) ((clb_index)a[CLB_MAP_SHAPE(d)])
+#define CLB_S0(d) ((clb_index)a[CLB_MAP_STRIDE(0, d)])
+#define CLB_S1(d) ((clb_index)a[CLB_MAP_STRIDE(1, d)])
+#define CLB_S2(d) ((clb_index)a[CLB_MAP_STRIDE(2, d)])
+#define CLB_S3(d) ((clb_index)a[CLB_MAP_STRIDE(3, d)])
 #else
 #define CLB_TABLE_ARG , __constant const clb_index *table
 #define CLB_SHAPE(d) table[d]
@@ -488,10 +478,10 @@ typedef CLB_CAT(CLB_STORAGE(CLB_COMPUTE_DTYPE), CLB_VEC) clb_cvec_t;
         }                                                                                          \
         for (long c = cfirst; c < cend; c += cstep) {                                              \
             clb_index j0 = (clb_index)(c * CLB_VEC);                                               \
-            __global clb_out_t *p0 = out + a.offsets[0] + o0 + j0 * (S0);                            \
-            __global const clb_in0_t *p1 = in0 + a.offsets[1] + o1 + j0 * (S1);                      \
-            __global const clb_in1_t *p2 = in1 + a.offsets[2] + o2 + j0 * (S2);                      \
-            __global const clb_in2_t *p3 = in2 + a.offsets[3] + o3 + j0 * (S3);                      \
+            __global clb_out_t *p0 = out + a[CLB_MAP_OFFSET(0)] + o0 + j0 * (S0);                            \
+            __global const clb_in0_t *p1 = in0 + a[CLB_MAP_OFFSET(1)] + o1 + j0 * (S1);                      \
+            __global const clb_in1_t *p2 = in1 + a[CLB_MAP_OFFSET(2)] + o2 + j0 * (S2);                      \
+            __global const clb_in2_t *p3 = in2 + a[CLB_MAP_OFFSET(3)] + o3 + j0 * (S3);                      \
             (void)p2, (void)p3;                                                                    \
             CLB_WALK(S0, S1, S2, S3);                                                              \
         }                                                                                          \
@@ -499,16 +489,20 @@ typedef CLB_CAT(CLB_STORAGE(CLB_COMPUTE_DTYPE), CLB_VEC) clb_cvec_t;
 
 __kernel void clb_map(__global clb_out_t *out, __global const clb_in0_t *in0,
                       __global const clb_in1_t *in1, __global const clb_in2_t *in2,
-                      clb_map_args a CLB_TABLE_ARG)
+                      CLB_ARGS_PARAMS(CLB_MAP_ARGS_VECS) CLB_TABLE_ARG)
 {
-    const clb_index rows = (clb_index)a.rows, inner = (clb_index)a.inner;
-    const int rank = (int)a.rank;
+    CLB_ARGS_UNPACK(CLB_MAP_ARGS_VECS, a);
+    const clb_index rows = (clb_index)a[CLB_MAP_ROWS],
+                    inner = (clb_index)a[CLB_MAP_INNER];
+    const int rank = (int)a[CLB_MAP_RANK];
     long rfirst, rend, rstep, cfirst, cend, cstep;
     long chunks = ((long)inner + CLB_VEC - 1) / CLB_VEC;
     CLB_RANGE(get_global_id(1), get_global_size(1), rows, rfirst, rend, rstep);
     CLB_RANGE(get_global_id(0), get_global_size(0), chunks, cfirst, cend, cstep);
-    const clb_index is0 = (clb_index)a.inner_strides[0], is1 = (clb_index)a.inner_strides[1],
-                    is2 = (clb_index)a.inner_strides[2], is3 = (clb_index)a.inner_strides[3];
+    const clb_index is0 = (clb_index)a[CLB_MAP_INNER_STRIDE(0)],
+                    is1 = (clb_index)a[CLB_MAP_INNER_STRIDE(1)],
+                    is2 = (clb_index)a[CLB_MAP_INNER_STRIDE(2)],
+                    is3 = (clb_index)a[CLB_MAP_INNER_STRIDE(3)];
 
 #if CLB_KIND == 1
     if (is0 == 1 && is1 == 1 && is2 == 1) CLB_LOOPS(1, 1, 1, 0)      /* same shape, row broadcast */

@@ -46,7 +46,6 @@
     CLB_LET(0, 10, CLB_LOAD(10, p1, o1));                                                          \
     CLB_RESULT(clb_mul_10(v0, v0));
 #endif
-#define CLB_BYVAL_DIMS 8
 
 /* Inputs that do not exist get a one-byte type; their buffer argument is any buffer. */
 #ifndef CLB_IN1_DTYPE

@@ -34,7 +34,6 @@ typedef CLB_STORAGE(CLB_ACC_DTYPE) clb_acc_t;
 
 #define CLB_LOAD_ACC(p, i) CLB_CONVERT(CLB_ACC_DTYPE, CLB_DTYPE, CLB_LOAD(CLB_DTYPE, p, i))
 
-#define CLB_BYVAL_DIMS 8
 #if CLB_WIDE_TABLE
 /* [shape | out strides | a strides | b strides] */
 #define CLB_TABLE_ARGS __constant const clb_index *table

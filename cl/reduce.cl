@@ -122,7 +122,6 @@ typedef clb_acc_t clb_out_t;
 #define CLB_FOLD(x) (acc = CLB_COMBINE(acc, (x)))
 #endif
 
-#define CLB_BYVAL_DIMS 8
 #if CLB_WIDE_TABLE
 /* [kept shape | kept strides | reduced shape | reduced strides] */
 #define CLB_TABLE_ARGS __constant const clb_index *table

@@ -6,6 +6,7 @@
  * launch scheme is cl/elementwise.cl's (see src/cl_map.c). */
 #include "cl_launch.h"
 
+#include "cl_args.h"
 #include "cl_errors.h"
 #include "dtype.h"
 #include "fault.h"
@@ -14,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BYVAL_DIMS 8     /* tables up to this rank go by value (cl/copy.cl) */
 /* Elements a CPU work item should have at least before the work is split
    further: below that, starting a work-group costs more than the copy saves. */
 
@@ -91,18 +91,11 @@ static clb_status build_kernel(clb_context *ctx, const copy_spec *s, uint64_t ke
     cl_program program = NULL;
     st = clb__program_cache_get(cl->programs, CLB__KERNEL_COPY, options, &program);
     if (st != CLB_OK) return st;
+    st = clb__cl_check_args(cl, CLB__KERNEL_COPY, program);
+    if (st != CLB_OK) return st;
     return clb__cl_kernel_add(cl, CLB__KERNEL_COPY, key, program, out);
 }
 
-/* Mirror of clb_copy_args in cl/copy.cl (all 64-bit: same layout). */
-typedef struct copy_args {
-    cl_long offsets[2];
-    cl_long rows, inner;
-    cl_long inner_strides[2];
-    cl_long rank;
-    cl_long shape[BYVAL_DIMS];
-    cl_long strides[2][BYVAL_DIMS];
-} copy_args;
 
 /* One launch's fixed part: what every plan piece shares. */
 typedef struct copy_launch {
@@ -133,14 +126,14 @@ static clb_status launch_piece(const clb__plan *p, void *user)
     int64_t inner = AXIS_SHAPE(nd - 1);
     int64_t rows = p->numel / inner;
 
-    copy_args args;
+    clb__cl_args args;
     memset(&args, 0, sizeof args);
-    args.rows = rows;
-    args.inner = inner;
-    args.rank = nd;
-    for (int o = 0; o < 2; o++) {
-        args.offsets[o] = p->offsets[o];
-        args.inner_strides[o] = AXIS_STRIDE(o, nd - 1);
+    args.v[CLB_COPY_ROWS] = rows;
+    args.v[CLB_COPY_INNER] = inner;
+    args.v[CLB_COPY_RANK] = nd;
+    for (int o = 0; o < CLB_COPY_OPS; o++) {
+        args.v[CLB_COPY_OFFSET(o)] = p->offsets[o];
+        args.v[CLB_COPY_INNER_STRIDE(o)] = AXIS_STRIDE(o, nd - 1);
     }
     cl_mem mems[2] = {(cl_mem)handles[0], (cl_mem)handles[1]};
     CLB_TRY(clb__cl_set_arg(k, 0, sizeof(cl_mem), &mems[0]));
@@ -148,15 +141,15 @@ static clb_status launch_piece(const clb__plan *p, void *user)
 
     if (!s->table) {
         for (int a = 0; a < nd; a++) {
-            args.shape[a] = AXIS_SHAPE(a);
-            for (int o = 0; o < 2; o++) args.strides[o][a] = AXIS_STRIDE(o, a);
+            args.v[CLB_COPY_SHAPE(a)] = AXIS_SHAPE(a);
+            for (int o = 0; o < CLB_COPY_OPS; o++) args.v[CLB_COPY_STRIDE(o, a)] = AXIS_STRIDE(o, a);
         }
     } else {
-        CLB_TRY(clb__cl_table_arg(cl, kernel, 3, p, 2, s->wide, &table));
+        CLB_TRY(clb__cl_table_arg(cl, kernel, 2 + CLB_COPY_ARGS_VECS, p, 2, s->wide, &table));
     }
 #undef AXIS_SHAPE
 #undef AXIS_STRIDE
-    CLB_TRY(clb__cl_set_arg(k, 2, sizeof args, &args));
+    CLB_TRY(clb__cl_set_args(k, CLB__KERNEL_COPY, 2, &args));
 
     int64_t chunks = (inner + s->vec - 1) / s->vec;
     size_t local[2], global[2];
@@ -189,7 +182,7 @@ clb_status clb__cl_copy(clb_context *ctx, const clb__plan *plan, void *const *ha
     clb__cl_pieces pieces;
     clb__cl_plan_pieces(plan, CLB__FAULT_INDEX64(), &pieces);
     s.wide = pieces.wide;
-    s.table = plan->ndim > BYVAL_DIMS;
+    s.table = plan->ndim > CLB_BYVAL_DIMS;
     s.blocked = clb__cl_blocked(ctx);
     /* A GPU work item takes 4 elements per step: coalesced across neighbouring
        items and few registers. A CPU work item's unrolled loads and stores become

@@ -7,7 +7,10 @@
 #include "buffer.h"
 #include "program_cache.h"
 
+#include "cl/launch_args.h"
+
 #include <CL/cl.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 
 typedef struct clb__cl_context {
@@ -19,6 +22,7 @@ typedef struct clb__cl_context {
     int64_t host_tiny_max; /* maps of up to this many elements may run on the host (cl_map.c) */
     clb__program_cache *programs;
     struct clb__cl_kernel_cache *kernels; /* reusable kernel objects (cl_launch.c) */
+    atomic_int args_checked[CLB__KERNEL_COUNT]; /* launch descriptions verified (cl_args.c) */
 } clb__cl_context;
 
 
@@ -29,7 +33,7 @@ static inline clb__cl_context *clb__cl_impl(clb_context *ctx)
 
 /* Stride tables of up to this many axes go by value; longer ones in a __constant buffer,
    beyond the 1 KiB of kernel arguments every device must accept. */
-#define CLB__CL_BYVAL_DIMS 8
+#define CLB__CL_BYVAL_DIMS CLB_BYVAL_DIMS
 
 /* Sets argument `arg` to a __constant table [shape | strides of operand 0 | ... |
    operand slots-1] of a plan with more than CLB__CL_BYVAL_DIMS axes, in the kernel's

@@ -5,6 +5,7 @@
  * time), set the arguments and enqueue one launch per plan piece. */
 #include "cl_launch.h"
 
+#include "cl_args.h"
 #include "cl_errors.h"
 #include "fault.h"
 #include "host_loops.h"
@@ -13,8 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BYVAL_DIMS 8        /* tables up to this rank go by value (cl/elementwise.cl) */
-#define MAP_OPS 4           /* out + up to three inputs: the kernel's fixed argument list */
+#define MAP_OPS CLB_MAP_OPS /* out + up to three inputs: the kernel's fixed argument list */
 
 /* -1: work items take blocks on CPU devices and a grid stride elsewhere; tests
    set 0 or 1 to run the other device class's path on the devices they have. */
@@ -85,18 +85,11 @@ static clb_status build_kernel(clb_context *ctx, const map_spec *s, uint64_t key
     cl_program program = NULL;
     st = clb__program_cache_get(cl->programs, CLB__KERNEL_MAP, options, &program);
     if (st != CLB_OK) return st;
+    st = clb__cl_check_args(cl, CLB__KERNEL_MAP, program);
+    if (st != CLB_OK) return st;
     return clb__cl_kernel_add(cl, CLB__KERNEL_MAP, key, program, out);
 }
 
-/* Mirror of clb_map_args in cl/elementwise.cl (all 64-bit: same layout). */
-typedef struct map_args {
-    cl_long offsets[MAP_OPS];
-    cl_long rows, inner;
-    cl_long inner_strides[MAP_OPS];
-    cl_long rank;
-    cl_long shape[BYVAL_DIMS];
-    cl_long strides[MAP_OPS][BYVAL_DIMS];
-} map_args;
 
 /* One launch's fixed part: what every plan piece shares. */
 typedef struct map_launch {
@@ -127,14 +120,14 @@ static clb_status launch_piece(const clb__plan *p, void *user)
     int64_t inner = AXIS_SHAPE(nd - 1);
     int64_t rows = p->numel / inner;
 
-    map_args args;
+    clb__cl_args args;
     memset(&args, 0, sizeof args);
-    args.rows = rows;
-    args.inner = inner;
-    args.rank = nd;
+    args.v[CLB_MAP_ROWS] = rows;
+    args.v[CLB_MAP_INNER] = inner;
+    args.v[CLB_MAP_RANK] = nd;
     for (int o = 0; o < MAP_OPS; o++) {
-        args.offsets[o] = o < p->nops ? p->offsets[o] : 0;
-        args.inner_strides[o] = AXIS_STRIDE(o, nd - 1);
+        args.v[CLB_MAP_OFFSET(o)] = o < p->nops ? p->offsets[o] : 0;
+        args.v[CLB_MAP_INNER_STRIDE(o)] = AXIS_STRIDE(o, nd - 1);
     }
     /* Slots the op has no operand for get NULL, not a repeated buffer: a driver
        tracks every buffer argument of every launch (PoCL: ~0.3 us each). */
@@ -145,15 +138,15 @@ static clb_status launch_piece(const clb__plan *p, void *user)
 
     if (!s->table) {
         for (int a = 0; a < nd; a++) {
-            args.shape[a] = AXIS_SHAPE(a);
-            for (int o = 0; o < MAP_OPS; o++) args.strides[o][a] = AXIS_STRIDE(o, a);
+            args.v[CLB_MAP_SHAPE(a)] = AXIS_SHAPE(a);
+            for (int o = 0; o < MAP_OPS; o++) args.v[CLB_MAP_STRIDE(o, a)] = AXIS_STRIDE(o, a);
         }
     } else {
-        CLB_TRY(clb__cl_table_arg(cl, kernel, 5, p, MAP_OPS, s->wide, &table));
+        CLB_TRY(clb__cl_table_arg(cl, kernel, 4 + CLB_MAP_ARGS_VECS, p, MAP_OPS, s->wide, &table));
     }
 #undef AXIS_SHAPE
 #undef AXIS_STRIDE
-    CLB_TRY(clb__cl_set_arg(k, 4, sizeof args, &args));
+    CLB_TRY(clb__cl_set_args(k, CLB__KERNEL_MAP, 4, &args));
 
     int64_t chunks = (inner + s->vec - 1) / s->vec;
     size_t local[2], global[2];
@@ -237,7 +230,7 @@ clb_status clb__cl_map(clb_context *ctx, const clb__map_op *op, const clb__plan 
     clb__cl_pieces pieces;
     clb__cl_plan_pieces(plan, CLB__FAULT_INDEX64(), &pieces);
     s.wide = pieces.wide;
-    s.table = plan->ndim > BYVAL_DIMS;
+    s.table = plan->ndim > CLB_BYVAL_DIMS;
     s.blocked = clb__cl_blocked(ctx);
     /* CPU work items walk 16 elements per step: the per-step loop and pointer
        work is spread over a cache line of float32 (at 8 it cost a fifth of the

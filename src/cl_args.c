@@ -1,0 +1,87 @@
+/* Checks that a device receives the launch descriptions of cl/launch_args.h
+ * exactly as the host writes them (see cl_args.h). */
+#include "cl_args.h"
+
+#include "cl_errors.h"
+#include "internal.h"
+#include "kernels.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+_Static_assert(CLB_COPY_ARGS_LEN <= 16 * CLB_COPY_ARGS_VECS, "copy description outgrew its vectors");
+_Static_assert(CLB_MAP_ARGS_LEN <= 16 * CLB_MAP_ARGS_VECS, "map description outgrew its vectors");
+_Static_assert(sizeof(cl_long16) == 16 * sizeof(cl_long), "cl_long16 is 16 packed cl_longs");
+
+int clb__cl_args_vecs(clb__kernel_id id)
+{
+    switch (id) {
+    case CLB__KERNEL_COPY: return CLB_COPY_ARGS_VECS;
+    case CLB__KERNEL_MAP: return CLB_MAP_ARGS_VECS;
+    default: return 0;
+    }
+}
+
+clb_status clb__cl_set_args(clb__cl_kernel *k, clb__kernel_id id, cl_uint first,
+                            const clb__cl_args *args)
+{
+    int vecs = clb__cl_args_vecs(id);
+    for (int t = 0; t < vecs; t++) {
+        clb_status st = clb__cl_set_arg(k, first + (cl_uint)t, sizeof(cl_long16), args->v + 16 * t);
+        if (st != CLB_OK) return st;
+    }
+    return CLB_OK;
+}
+
+/* A value for slot i that no shifted, truncated or byte-swapped slot equals. */
+static cl_long probe_value(int i)
+{
+    return (cl_long)(0x5A00000000000000ull | (uint64_t)(i + 1) << 32 | (uint64_t)(i + 1) * 0x101u);
+}
+
+clb_status clb__cl_check_args(clb__cl_context *cl, clb__kernel_id id, cl_program program)
+{
+    int vecs = clb__cl_args_vecs(id);
+    if (vecs == 0 || atomic_load(&cl->args_checked[id])) return CLB_OK;
+    clb_status st = CLB_OK;
+    cl_int err = CL_SUCCESS;
+    cl_kernel kernel = NULL;
+    cl_mem out = NULL;
+    int len = 16 * vecs;
+    size_t bytes = (size_t)len * sizeof(cl_long);
+    clb__cl_args args, got;
+    for (int i = 0; i < len; i++) args.v[i] = probe_value(i);
+
+    kernel = clCreateKernel(program, "clb_args_probe", &err);
+    CLB_CL_CHECK(err, "clCreateKernel(clb_args_probe)");
+    out = clCreateBuffer(cl->context, CL_MEM_WRITE_ONLY, bytes, NULL, &err);
+    CLB_CL_CHECK(err, "clCreateBuffer");
+    CLB_CL_CHECK(clSetKernelArg(kernel, 0, sizeof out, &out), "clSetKernelArg");
+    for (int t = 0; t < vecs && err == CL_SUCCESS; t++)
+        err = clSetKernelArg(kernel, 1 + (cl_uint)t, sizeof(cl_long16), args.v + 16 * t);
+    CLB_CL_CHECK(err, "clSetKernelArg");
+    size_t one = 1;
+    CLB_CL_CHECK(clEnqueueNDRangeKernel(cl->queue, kernel, 1, NULL, &one, &one, 0, NULL, NULL),
+                 "clEnqueueNDRangeKernel(clb_args_probe)");
+    CLB_CL_CHECK(clEnqueueReadBuffer(cl->queue, out, CL_TRUE, 0, bytes, got.v, 0, NULL, NULL),
+                 "clEnqueueReadBuffer");
+    for (int i = 0; i < len; i++) {
+        if (got.v[i] != args.v[i]) {
+            char name[128] = "?", driver[64] = "?";
+            clGetDeviceInfo(cl->device, CL_DEVICE_NAME, sizeof name - 1, name, NULL);
+            clGetDeviceInfo(cl->device, CL_DRIVER_VERSION, sizeof driver - 1, driver, NULL);
+            st = clb__fail(CLB_ERR_UNSUPPORTED,
+                           "device '%s' (driver %s) cannot run the %s kernels: slot %d of their "
+                           "launch description arrives as 0x%016" PRIx64 " instead of 0x%016" PRIx64
+                           " (a long16 kernel argument is passed wrongly)",
+                           name, driver, clb__kernel_file(id), i, (uint64_t)got.v[i],
+                           (uint64_t)args.v[i]);
+            goto cleanup;
+        }
+    }
+    atomic_store(&cl->args_checked[id], 1);
+cleanup:
+    if (out) clReleaseMemObject(out);
+    if (kernel) clReleaseKernel(kernel);
+    return st;
+}

@@ -1,0 +1,32 @@
+/* The launch descriptions of cl/launch_args.h: the host's type, and the check
+ * that a device receives them as the host writes them. */
+#ifndef CLB_CL_ARGS_H
+#define CLB_CL_ARGS_H
+
+#include "cl_launch.h"
+
+#include "cl/launch_args.h"
+
+#include <CL/cl.h>
+
+/* Room for the longest description, in whole long16 vectors. */
+#define CLB__CL_ARGS_MAX_VECS CLB_MAP_ARGS_VECS
+typedef struct clb__cl_args {
+    cl_long v[16 * CLB__CL_ARGS_MAX_VECS];
+} clb__cl_args;
+
+/* long16 arguments of kernel family id's description (0: the family has none). */
+int clb__cl_args_vecs(clb__kernel_id id);
+
+/* Sets the description's vectors as arguments first, first + 1, ... of k. */
+clb_status clb__cl_set_args(clb__cl_kernel *k, clb__kernel_id id, cl_uint first,
+                            const clb__cl_args *args);
+
+/* Once per context and family: runs `program`'s clb_args_probe kernel
+   (cl/common.cl) and compares what the device received with what was sent.
+   A device that receives the description altered, or whose driver refuses
+   its size, gets CLB_ERR_UNSUPPORTED naming the device and the family, never
+   a launch with misread arguments. */
+clb_status clb__cl_check_args(clb__cl_context *cl, clb__kernel_id id, cl_program program);
+
+#endif /* CLB_CL_ARGS_H */

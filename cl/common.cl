@@ -8,6 +8,11 @@
 
 /* ---- capabilities ------------------------------------------------------------ */
 
+/* Workarounds of driver defects, switched on by src/cl_quirks.c's table. */
+#ifndef CLB_QUIRK_NAN_SAT_SELECT
+#define CLB_QUIRK_NAN_SAT_SELECT 0
+#endif
+
 #if defined(cl_khr_fp64)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #define CLB_HAVE_FP64 1
@@ -182,8 +187,13 @@ typedef int8 clb_index8;
 #define CLB_CVT_KBOOL_KFLOAT(T, x) ((uchar)((x) != 0))
 #define CLB_CVT_KINT_KBOOL(T, x) ((T)(x))
 #define CLB_CVT_KINT_KINT(T, x) ((T)(x))
+#if CLB_QUIRK_NAN_SAT_SELECT /* src/cl_quirks.c: the same values, selected before converting */
+#define CLB_CVT_KINT_KHALF(T, x) CLB_SAT_(T, isnan(x) ? 0.0f : (x))
+#define CLB_CVT_KINT_KFLOAT(T, x) CLB_SAT_(T, isnan(x) ? 0.0f : (x))
+#else
 #define CLB_CVT_KINT_KHALF(T, x) (isnan(x) ? (T)0 : CLB_SAT_(T, x))
 #define CLB_CVT_KINT_KFLOAT(T, x) (isnan(x) ? (T)0 : CLB_SAT_(T, x))
+#endif
 #define CLB_CVT_KHALF_KBOOL(T, x) ((float)(x))
 #define CLB_CVT_KHALF_KINT(T, x) ((float)(x))
 #define CLB_CVT_KHALF_KHALF(T, x) (x)

@@ -108,6 +108,7 @@ void terminate_strings(clb_device_info *d)
     d->platform[sizeof d->platform - 1] = '\0';
     d->driver_version[sizeof d->driver_version - 1] = '\0';
     d->opencl_c_version[sizeof d->opencl_c_version - 1] = '\0';
+    d->quirks[sizeof d->quirks - 1] = '\0';
 }
 
 void json_string(FILE *f, const char *s)

@@ -5,6 +5,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The comma-separated quirk names as JSON strings. */
+static void print_quirks_json(const char *quirks)
+{
+    char name[sizeof ((clb_device_info *)0)->quirks];
+    const char *p = quirks;
+    int first = 1;
+    while (*p) {
+        size_t n = strcspn(p, ",");
+        snprintf(name, sizeof name, "%.*s", (int)n, p);
+        printf("%s", first ? "" : ", ");
+        json_string(stdout, name);
+        first = 0;
+        p += n + (p[n] == ',');
+    }
+}
+
 /* cached[i]: programs of device i in the on-disk cache, -1 for the host backend
    (which builds nothing) or when the query failed. */
 static void print_devices_json(const clb_device_info *devs, const int *cached, int n,
@@ -34,11 +50,13 @@ static void print_devices_json(const clb_device_info *devs, const int *cached, i
         json_string(stdout, d->opencl_c_version);
         printf(", \"compute_units\": %" PRIu32 ", \"global_mem_bytes\": %" PRIu64
                ", \"max_alloc_bytes\": %" PRIu64 ", \"fp16\": %s, \"fp64\": %s"
-               ", \"host_unified_memory\": %s, \"default\": %s, \"cached_programs\": ",
+               ", \"host_unified_memory\": %s, \"default\": %s, \"quirks\": [",
                d->compute_units, d->global_mem_bytes, d->max_alloc_bytes,
                d->has_fp16 ? "true" : "false", d->has_fp64 ? "true" : "false",
                d->host_unified_memory ? "true" : "false",
                default_selector && !strcmp(default_selector, d->selector) ? "true" : "false");
+        print_quirks_json(d->quirks);
+        printf("], \"cached_programs\": ");
         if (cached[i] >= 0)
             printf("%d}", cached[i]);
         else
@@ -48,14 +66,15 @@ static void print_devices_json(const clb_device_info *devs, const int *cached, i
 }
 
 enum { COL_SEL, COL_IDX, COL_TYPE, COL_NAME, COL_VENDOR, COL_PLATFORM, COL_DRIVER, COL_CLC,
-       COL_CU, COL_GMEM, COL_MAXALLOC, COL_FP16, COL_FP64, COL_UNIFIED, COL_CACHED, NCOLS };
+       COL_CU, COL_GMEM, COL_MAXALLOC, COL_FP16, COL_FP64, COL_UNIFIED, COL_QUIRKS, COL_CACHED,
+       NCOLS };
 
 static void print_devices_table(const clb_device_info *devs, const int *cached, int n,
                                 const char *default_selector)
 {
     static const char *const head[NCOLS] = {"SELECTOR", "#", "TYPE", "NAME", "VENDOR", "PLATFORM",
                                             "DRIVER", "OPENCL C", "CU", "GLOBAL MEM", "MAX ALLOC",
-                                            "FP16", "FP64", "UNIFIED MEM",
+                                            "FLOAT16", "FLOAT64", "UNIFIED MEM", "QUIRKS",
                                             "KERNELS CACHED"};
     text *cell = calloc((size_t)(n + 1) * NCOLS, sizeof *cell);
     if (!cell) {
@@ -81,8 +100,11 @@ static void print_devices_table(const clb_device_info *devs, const int *cached, 
         snprintf(row[COL_CU].s, sizeof row[0].s, "%" PRIu32, d->compute_units);
         row[COL_GMEM] = mem_text(d->global_mem_bytes);
         row[COL_MAXALLOC] = mem_text(d->max_alloc_bytes);
-        snprintf(row[COL_FP16].s, sizeof row[0].s, "%s", d->has_fp16 ? "yes" : "no");
-        snprintf(row[COL_FP64].s, sizeof row[0].s, "%s", d->has_fp64 ? "yes" : "no");
+        /* The dtype policy (README "float16 and float64"): float16 always works,
+           float64 is computed or refused. */
+        snprintf(row[COL_FP16].s, sizeof row[0].s, "yes");
+        snprintf(row[COL_FP64].s, sizeof row[0].s, "%s", d->has_fp64 ? "yes" : "refused");
+        snprintf(row[COL_QUIRKS].s, sizeof row[0].s, "%s", d->quirks[0] ? d->quirks : "-");
         snprintf(row[COL_UNIFIED].s, sizeof row[0].s, "%s", d->host_unified_memory ? "yes" : "no");
         if (d->type == CLB_DEVICE_HOST)
             snprintf(row[COL_CACHED].s, sizeof row[0].s, "-");
@@ -194,6 +216,12 @@ int cmd_devices(int argc, char **argv)
             printf("* default device (used when no selector is given; set CLB_DEVICE or --device to change)\n");
         else
             printf("No default device: %s\n", default_problem);
+        printf("FLOAT16: on every device: stored as half (vload_half/vstore_half, core OpenCL), "
+               "computed in float32;\n         cl_khr_fp16 is not needed.\n"
+               "FLOAT64: \"refused\" means no cl_khr_fp64: every op that would compute or store "
+               "float64 there\n"
+               "         (integer true division and integer mean included) fails with "
+               "CLB_ERR_DTYPE; use float32 or \"host\".\n");
     }
     free(devs);
     free(cached);

@@ -188,6 +188,8 @@ typedef struct clb_device_info {
     int has_fp16;               /* cl_khr_fp16 (host: 1, emulated exactly in software) */
     int has_fp64;               /* cl_khr_fp64 (host: 1) */
     int host_unified_memory;    /* device reads host memory directly (CPU devices, iGPUs; host: 1) */
+    char quirks[256];           /* workarounds of known driver defects in effect, comma-separated
+                                   ("" for none): README "Support matrix" */
 } clb_device_info;
 
 /* Number of OpenCL devices over all platforms; 0 (and CLB_OK) without any OpenCL

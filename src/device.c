@@ -17,6 +17,7 @@
 
 #if CLB_HAVE_OPENCL
 #include "cl_errors.h"
+#include "cl_quirks.h"
 #include "program_cache.h"
 #endif
 
@@ -293,6 +294,7 @@ static clb_status describe(const devlist *l, int index, clb_device_info *out)
     if (clGetDeviceInfo(dev, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp64, &fp64, NULL) != CL_SUCCESS)
         fp64 = 0;
     out->has_fp64 = has_extension(ext, "cl_khr_fp64") || fp64 != 0;
+    clb__quirks_for(out->platform, out->driver_version, out->quirks, sizeof out->quirks, NULL, 0);
 
 cleanup:
     free(ext);

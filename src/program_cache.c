@@ -12,6 +12,7 @@
  * Failures of this level are silent by design: it only ever saves time. */
 #include "program_cache.h"
 
+#include "cl_quirks.h"
 #include "files.h"
 
 #include "cl_errors.h"
@@ -47,6 +48,7 @@ struct clb__program_cache {
     cl_device_id device;
     char device_name[256];
     char identity[1024]; /* library, platform, device and driver lines of disk keys */
+    char quirk_options[256]; /* build options of the device's quirks (cl_quirks.c) */
     char dir[PATH_CAP];  /* disk level directory; "" when disabled */
     entry *buckets[BUCKETS];
     clb__program_cache_stats stats;
@@ -333,6 +335,8 @@ clb_status clb__program_cache_create(cl_context context, cl_device_id device,
     snprintf(c->device_name, sizeof c->device_name, "%s", info->name);
     identity_of(info, c->identity, sizeof c->identity);
     clb__program_cache_dir(c->dir, sizeof c->dir);
+    clb__quirks_for(info->platform, info->driver_version, NULL, 0, c->quirk_options,
+                    sizeof c->quirk_options);
     *out = c;
     return CLB_OK;
 }
@@ -371,17 +375,22 @@ clb_status clb__program_cache_get(clb__program_cache *c, clb__kernel_id id, cons
     clb_status st = CLB_OK;
     size_t opt_len = strlen(options);
     entry *e = malloc(sizeof *e + opt_len + 1);
-    char *key = malloc(PATH_CAP), *path = malloc(PATH_CAP);
+    char *key = malloc(PATH_CAP), *path = malloc(PATH_CAP), *full = NULL;
     cl_program prog = NULL;
     if (!e || !key || !path)
         CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory caching an OpenCL program");
+    /* The device's quirk workarounds (cl_quirks.c) join every build. */
+    size_t full_len = opt_len + strlen(c->quirk_options) + 1;
+    full = malloc(full_len);
+    if (!full) CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory caching an OpenCL program");
+    snprintf(full, full_len, "%s%s", options, c->quirk_options);
 
-    bool on_disk = disk_key(c, id, options, key, PATH_CAP, path, PATH_CAP);
-    if (on_disk) prog = disk_load(c, key, path, options);
+    bool on_disk = disk_key(c, id, full, key, PATH_CAP, path, PATH_CAP);
+    if (on_disk) prog = disk_load(c, key, path, full);
     if (prog) {
         c->stats.binary_loads++;
     } else {
-        CLB_TRY(build_source(c, id, options, &prog));
+        CLB_TRY(build_source(c, id, full, &prog));
         c->stats.source_builds++;
         if (on_disk) disk_save(c, key, path, prog);
     }
@@ -400,6 +409,7 @@ cleanup:
     free(e);
     free(key);
     free(path);
+    free(full);
     return st;
 }
 

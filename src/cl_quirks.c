@@ -1,0 +1,78 @@
+/* The quirks table (see cl_quirks.h). Pure C: no OpenCL call, so the table's
+ * lookups are tested without a device (tests/test_quirks.c). */
+#include "cl_quirks.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Measured on Debian 12's Mesa 22.3.6 (rusticl on llvmpipe, LLVM 15). Later
+   Mesa series are not assumed affected: the reproducer decides when a machine
+   with one comes along. */
+static const clb__quirk table[] = {
+    {"nan-sat-select", "rusticl", {22, 0}, {22, 99}, "CLB_QUIRK_NAN_SAT_SELECT",
+     "nan_sat_select.c",
+     "llvmpipe's compiler crashes (SIGSEGV in LLVM instruction selection) on "
+     "`isnan(x) ? (char)0 : convert_char_sat(x)` for float x; the kernels select before "
+     "converting instead: convert_char_sat(isnan(x) ? 0.0f : x)"},
+};
+
+const clb__quirk *clb__quirks(size_t *count)
+{
+    *count = sizeof table / sizeof table[0];
+    return table;
+}
+
+bool clb__quirk_parse_version(const char *driver, int *major, int *minor)
+{
+    const char *p = driver;
+    while (*p && !isdigit((unsigned char)*p)) p++; /* "Mesa 22.3.6", "OpenCL 3.0 ..." */
+    if (!*p) return false;
+    char *end = NULL;
+    long ma = strtol(p, &end, 10), mi = 0;
+    if (*end == '.' && isdigit((unsigned char)end[1])) mi = strtol(end + 1, NULL, 10);
+    *major = (int)ma;
+    *minor = (int)mi;
+    return true;
+}
+
+static bool contains_nocase(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *hay; hay++) {
+        size_t i = 0;
+        while (i < n && hay[i] && tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
+            i++;
+        if (i == n) return true;
+    }
+    return n == 0;
+}
+
+bool clb__quirk_applies(const clb__quirk *q, const char *platform, const char *driver)
+{
+    int major = 0, minor = 0;
+    if (!contains_nocase(platform, q->platform)) return false;
+    if (!clb__quirk_parse_version(driver, &major, &minor)) return false;
+    long v = major * 1000L + minor;
+    return v >= q->first[0] * 1000L + q->first[1] && v <= q->last[0] * 1000L + q->last[1];
+}
+
+void clb__quirks_for(const char *platform, const char *driver, char *names, size_t names_cap,
+                     char *options, size_t options_cap)
+{
+    size_t nl = 0, ol = 0;
+    if (names && names_cap) names[0] = '\0';
+    if (options && options_cap) options[0] = '\0';
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+        if (!clb__quirk_applies(&table[i], platform, driver)) continue;
+        if (names && nl < names_cap) {
+            int k = snprintf(names + nl, names_cap - nl, "%s%s", nl ? "," : "", table[i].name);
+            if (k > 0) nl += (size_t)k;
+        }
+        if (options && ol < options_cap) {
+            int k = snprintf(options + ol, options_cap - ol, " -D%s=1", table[i].define);
+            if (k > 0) ol += (size_t)k;
+        }
+    }
+}

@@ -1,0 +1,37 @@
+/* Known defects of OpenCL implementations and how the library works around
+ * them, keyed by platform and driver version (as CLBlast and ArrayFire keep
+ * theirs). Every entry has a standalone reproducer under tests/quirks/, and
+ * tests/check_quirks.py runs each one on every device of the machine and
+ * fails when the table and the reproducer disagree. */
+#ifndef CLB_CL_QUIRKS_H
+#define CLB_CL_QUIRKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct clb__quirk {
+    const char *name;       /* short name, shown by `clb devices` */
+    const char *platform;   /* case-insensitive substring of CL_PLATFORM_NAME */
+    int first[2], last[2];  /* driver versions (major, minor) affected, inclusive */
+    const char *define;     /* build option that switches the kernels' workaround on */
+    const char *reproducer; /* tests/quirks/<file> */
+    const char *defect;     /* what goes wrong */
+} clb__quirk;
+
+/* The table, and its length. */
+const clb__quirk *clb__quirks(size_t *count);
+
+/* Parses the leading "major.minor" of a driver version ("22.3.6" -> 22, 3;
+   "3.1+debian" -> 3, 1); false when it starts with no number. */
+bool clb__quirk_parse_version(const char *driver, int *major, int *minor);
+
+/* Whether entry q applies to a device of this platform and driver version. */
+bool clb__quirk_applies(const clb__quirk *q, const char *platform, const char *driver);
+
+/* Writes the names of the entries that apply, comma-separated ("" for none),
+   and the build options they add (" -DCLB_QUIRK_...=1 ..."). Either buffer
+   may be NULL. */
+void clb__quirks_for(const char *platform, const char *driver, char *names, size_t names_cap,
+                     char *options, size_t options_cap);
+
+#endif /* CLB_CL_QUIRKS_H */

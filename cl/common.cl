@@ -33,7 +33,9 @@
 #define CLB_NT 0
 #endif
 #define CLB_NT_OK 0
-#if CLB_NT && defined(__has_builtin)
+/* A streaming store moves a chunk of CLB_VEC elements as one vector: none for
+   one-element chunks (launches of many short work items use those). */
+#if CLB_NT && defined(__has_builtin) && defined(CLB_VEC) && CLB_VEC > 1
 #if __has_builtin(__builtin_nontemporal_store)
 #undef CLB_NT_OK
 #define CLB_NT_OK 1

@@ -12,6 +12,7 @@
 #include "cl_launch.h"
 #include "buffer.h"
 #include "cl_errors.h"
+#include "cl_quirks.h"
 #include "device_cl.h"
 #include "kernels.h"
 #include "program_cache.h"
@@ -105,7 +106,10 @@ clb_status clb__cl_context_init(clb_context *ctx, int device_index)
     cl->buffers.max_alloc = ctx->info.max_alloc_bytes;
     cl->buffers.device_name = ctx->info.name; /* ctx outlives its impl */
     CLB_TRY(clb__program_cache_create(cl->context, cl->device, &ctx->info, &cl->programs));
-    CLB_TRY(clb__cl_kernel_cache_create(cl->device, &cl->kernels));
+    cl->quirks = clb__quirk_mask(ctx->info.platform, ctx->info.driver_version);
+    cl->loops = clb__cl_launch_style(ctx->info.type, ctx->info.platform, cl->quirks);
+    cl->max_trips = cl->quirks & CLB__QUIRK_LOOP_LIMIT ? CLB__QUIRK_LOOP_TRIPS : INT64_MAX;
+    CLB_TRY(clb__cl_kernel_cache_create(cl->device, cl->loops, &cl->kernels));
 
     ctx->backend = &cl_backend;
     ctx->impl = cl;

@@ -2,6 +2,7 @@
 #include "cl_launch.h"
 
 #include "cl_errors.h"
+#include "cl_quirks.h"
 #include "fault.h"
 
 #include <pthread.h>
@@ -70,7 +71,8 @@ struct clb__cl_kernel_cache {
     clb__cl_kernel *buckets[KERNEL_BUCKETS];
 };
 
-clb_status clb__cl_kernel_cache_create(cl_device_id device, clb__cl_kernel_cache **out)
+clb_status clb__cl_kernel_cache_create(cl_device_id device, bool loops,
+                                       clb__cl_kernel_cache **out)
 {
     *out = NULL;
     clb__cl_kernel_cache *c = calloc(1, sizeof *c);
@@ -86,11 +88,10 @@ clb_status clb__cl_kernel_cache_create(cl_device_id device, clb__cl_kernel_cache
     if (clGetDeviceInfo(device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof c->compute_units,
                         &c->compute_units, NULL) != CL_SUCCESS || c->compute_units == 0)
         c->compute_units = 1;
-    /* Streaming stores pay on CPUs, for outputs that would not stay in the cache anyway. */
-    cl_device_type type = 0;
+    /* Streaming stores pay on CPUs whose work items stream long blocks, for
+       outputs that would not stay in the cache anyway. */
     cl_ulong cache = 0;
-    if (clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof type, &type, NULL) == CL_SUCCESS &&
-        (type & CL_DEVICE_TYPE_CPU)) {
+    if (loops) {
         if (clGetDeviceInfo(device, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof cache, &cache, NULL) !=
             CL_SUCCESS)
             cache = 0;
@@ -302,9 +303,18 @@ cleanup:
     return st;
 }
 
+bool clb__cl_launch_style(clb_device_type type, const char *platform, unsigned quirks)
+{
+    if (type != CLB_DEVICE_CPU || (quirks & CLB__QUIRK_LOOP_LIMIT)) return false;
+    return strstr(platform, "Portable Computing Language") != NULL || strstr(platform, "PoCL") ||
+           strstr(platform, "pocl");
+}
+
 bool clb__cl_blocked(const clb_context *ctx)
 {
-    return clb__cl_map_blocked >= 0 ? clb__cl_map_blocked != 0 : ctx->info.type == CLB_DEVICE_CPU;
+    if (clb__cl_map_blocked >= 0 && !(clb__cl_impl((clb_context *)ctx)->quirks & CLB__QUIRK_LOOP_LIMIT))
+        return clb__cl_map_blocked != 0;
+    return clb__cl_impl((clb_context *)ctx)->loops;
 }
 
 void clb__cl_plan_pieces(const clb__plan *plan, bool force_wide, clb__cl_pieces *out)

@@ -23,6 +23,14 @@ typedef struct clb__cl_context {
     clb__program_cache *programs;
     struct clb__cl_kernel_cache *kernels; /* reusable kernel objects (cl_launch.c) */
     atomic_int args_checked[CLB__KERNEL_COUNT]; /* launch descriptions verified (cl_args.c) */
+    unsigned quirks;   /* CLB__QUIRK_* of the device (cl_quirks.c) */
+    /* How the implementation runs a work-group: true where it is a loop over the
+       work items on one core (PoCL's CPU drivers), so launches use few work
+       items that each stream a long block; false where work items run across
+       SIMD lanes (GPUs, llvmpipe, every other implementation), so launches use
+       many short work items. clb__cl_launch_style() says which, and why. */
+    bool loops;
+    int64_t max_trips; /* longest loop a work item may run (INT64_MAX: no limit) */
 } clb__cl_context;
 
 
@@ -75,7 +83,8 @@ typedef struct clb__cl_kernel {
 clb_status clb__cl_set_arg(clb__cl_kernel *k, cl_uint index, size_t size, const void *value);
 
 typedef struct clb__cl_kernel_cache clb__cl_kernel_cache;
-clb_status clb__cl_kernel_cache_create(cl_device_id device, clb__cl_kernel_cache **out);
+clb_status clb__cl_kernel_cache_create(cl_device_id device, bool loops,
+                                       clb__cl_kernel_cache **out);
 void clb__cl_kernel_cache_destroy(clb__cl_kernel_cache *cache); /* NULL-safe */
 /* Whether the device rounds float32 division and sqrt correctly when asked
    (-cl-fp32-correctly-rounded-divide-sqrt), as the host backend does. */
@@ -86,6 +95,10 @@ bool clb__cl_streaming(const clb__cl_context *cl, int64_t out_bytes);
 /* Tests set it to give streaming stores to every output of at least this many bytes
    on every device (-1: the rule above). */
 extern int64_t clb__cl_streaming_min_bytes;
+/* Whether a device of this type and platform runs a work-group as a loop over
+   its work items (see clb__cl_context.loops): the documented rule is PoCL's CPU
+   devices (pthread and basic drivers) only, unless a quirk rules it out. */
+bool clb__cl_launch_style(clb_device_type type, const char *platform, unsigned quirks);
 /* CL_DEVICE_MAX_COMPUTE_UNITS (at least 1). */
 unsigned clb__cl_compute_units(const clb__cl_context *cl);
 

@@ -435,6 +435,7 @@ clb_status clb__cl_matmul(clb_context *ctx, const clb__matmul_op *op, void *cons
                          "not support (no cl_khr_fp64); use float32 or the host backend",
                          ctx->info.name);
     if (op->k == 0) return fill_zero(ctx, op, handles[0]);
+    const clb__cl_context *cl = clb__cl_impl(ctx);
     /* On CPU devices our register-blocked kernel beats CLBlast's untuned
        defaults (bench/bench_matmul); elsewhere CLBlast serves floats.
        CLB_MATMUL_IMPL=kernel or =clblast overrides the choice (benchmarks
@@ -449,7 +450,7 @@ clb_status clb__cl_matmul(clb_context *ctx, const clb__matmul_op *op, void *cons
     if (!clb__mm_force && (op->dtype == CLB_FLOAT32 || op->dtype == CLB_FLOAT64))
         choice = clb__mm_tuning_choice(ctx, op->dtype);
     bool prefer_own = choice == CLB__MM_CHOICE_KERNEL ||
-                      (choice == CLB__MM_CHOICE_NONE && ctx->info.type == CLB_DEVICE_CPU);
+                      (choice == CLB__MM_CHOICE_NONE && cl->loops);
     bool blocked = blocked_fits(op) && !force_clblast &&
                    (force_own || prefer_own || !CLB_HAVE_CLBLAST);
 #if CLB_HAVE_CLBLAST
@@ -458,6 +459,15 @@ clb_status clb__cl_matmul(clb_context *ctx, const clb__matmul_op *op, void *cons
 #else
     (void)force_clblast;
 #endif
+    /* The own kernels loop over k in each work item. */
+    if (op->k > cl->max_trips)
+        return clb__fail(CLB_ERR_UNSUPPORTED,
+                         "matmul of %s with an inner dimension of %lld on OpenCL device %s: its "
+                         "driver ends a work item's loop after %lld iterations (quirk "
+                         "loop-limit), so the library's own kernel cannot run it there; use "
+                         "float32 (CLBlast), split the inner dimension, or the host backend",
+                         clb_dtype_name(op->dtype), (long long)op->k, ctx->info.name,
+                         (long long)cl->max_trips);
     clb__plan *plan = batch_plan(op);
     if (!plan) return clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a matmul batch plan");
     clb_status st = run_kernel(ctx, op, plan, handles, blocked);

@@ -11,11 +11,16 @@
    Mesa series are not assumed affected: the reproducer decides when a machine
    with one comes along. */
 static const clb__quirk table[] = {
-    {"nan-sat-select", "rusticl", {22, 0}, {22, 99}, "CLB_QUIRK_NAN_SAT_SELECT",
-     "nan_sat_select.c",
+    {CLB__QUIRK_NAN_SAT_SELECT, "nan-sat-select", "rusticl", {22, 0}, {22, 99},
+     "CLB_QUIRK_NAN_SAT_SELECT", "nan_sat_select.c",
      "llvmpipe's compiler crashes (SIGSEGV in LLVM instruction selection) on "
      "`isnan(x) ? (char)0 : convert_char_sat(x)` for float x; the kernels select before "
      "converting instead: convert_char_sat(isnan(x) ? 0.0f : x)"},
+    {CLB__QUIRK_LOOP_LIMIT, "loop-limit", "rusticl", {22, 0}, {22, 99}, NULL, "loop_limit.c",
+     "llvmpipe ends every loop of a work item after 65535 iterations, silently (a sum "
+     "over 2^20 elements in one work item gives 65535); launches there use many short work "
+     "items (no CPU blocks), reductions split their range so that no lane folds more, and "
+     "the library's own matmul kernel refuses a longer inner dimension"},
 };
 
 const clb__quirk *clb__quirks(size_t *count)
@@ -58,6 +63,14 @@ bool clb__quirk_applies(const clb__quirk *q, const char *platform, const char *d
     return v >= q->first[0] * 1000L + q->first[1] && v <= q->last[0] * 1000L + q->last[1];
 }
 
+unsigned clb__quirk_mask(const char *platform, const char *driver)
+{
+    unsigned mask = 0;
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        if (clb__quirk_applies(&table[i], platform, driver)) mask |= table[i].bit;
+    return mask;
+}
+
 void clb__quirks_for(const char *platform, const char *driver, char *names, size_t names_cap,
                      char *options, size_t options_cap)
 {
@@ -70,7 +83,7 @@ void clb__quirks_for(const char *platform, const char *driver, char *names, size
             int k = snprintf(names + nl, names_cap - nl, "%s%s", nl ? "," : "", table[i].name);
             if (k > 0) nl += (size_t)k;
         }
-        if (options && ol < options_cap) {
+        if (options && ol < options_cap && table[i].define) {
             int k = snprintf(options + ol, options_cap - ol, " -D%s=1", table[i].define);
             if (k > 0) ol += (size_t)k;
         }

@@ -9,11 +9,23 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* The entries, as bits of a device's quirk mask. */
+enum {
+    CLB__QUIRK_NAN_SAT_SELECT = 1u << 0,
+    CLB__QUIRK_LOOP_LIMIT = 1u << 1,
+};
+
+/* Under CLB__QUIRK_LOOP_LIMIT a loop of a work item ends silently after this
+   many iterations: the drivers size every launch so that none runs longer. */
+#define CLB__QUIRK_LOOP_TRIPS 65535
+
 typedef struct clb__quirk {
+    unsigned bit;           /* CLB__QUIRK_* */
     const char *name;       /* short name, shown by `clb devices` */
     const char *platform;   /* case-insensitive substring of CL_PLATFORM_NAME */
     int first[2], last[2];  /* driver versions (major, minor) affected, inclusive */
-    const char *define;     /* build option that switches the kernels' workaround on */
+    const char *define;     /* build option that switches the kernels' workaround on, or NULL
+                               when the host side alone works around it */
     const char *reproducer; /* tests/quirks/<file> */
     const char *defect;     /* what goes wrong */
 } clb__quirk;
@@ -27,6 +39,9 @@ bool clb__quirk_parse_version(const char *driver, int *major, int *minor);
 
 /* Whether entry q applies to a device of this platform and driver version. */
 bool clb__quirk_applies(const clb__quirk *q, const char *platform, const char *driver);
+
+/* The bits of the entries that apply. */
+unsigned clb__quirk_mask(const char *platform, const char *driver);
 
 /* Writes the names of the entries that apply, comma-separated ("" for none),
    and the build options they add (" -DCLB_QUIRK_...=1 ..."). Either buffer

@@ -8,6 +8,7 @@
 #include "cl_launch.h"
 
 #include "cl_errors.h"
+#include "cl_quirks.h"
 #include "dtype.h"
 #include "fault.h"
 #include "kernels.h"
@@ -270,7 +271,7 @@ cleanup:
 static int64_t groups_wanted(const clb_context *ctx)
 {
     int64_t cus = ctx->info.compute_units > 0 ? ctx->info.compute_units : 1;
-    return ctx->info.type == CLB_DEVICE_CPU ? 4 * cus : 16 * cus;
+    return clb__cl_impl((clb_context *)ctx)->loops ? 4 * cus : 16 * cus;
 }
 
 /* Whether the CPU fast paths are taken: on CPU devices, unless CLB_REDUCE_FAST
@@ -278,9 +279,11 @@ static int64_t groups_wanted(const clb_context *ctx)
    other kernels that way, on the Oclgrind simulator too. */
 static bool fast_paths_on(const clb_context *ctx)
 {
+    const clb__cl_context *cl = clb__cl_impl((clb_context *)ctx);
+    if (cl->quirks & CLB__QUIRK_LOOP_LIMIT) return false; /* their loops are long */
     const char *env = getenv("CLB_REDUCE_FAST");
     if (env && (env[0] == '0' || env[0] == '1') && env[1] == '\0') return env[0] == '1';
-    return ctx->info.type == CLB_DEVICE_CPU;
+    return cl->loops;
 }
 
 /* The CPU fast paths of cl/reduce.cl (see there): which one fits t, if any. */
@@ -409,7 +412,12 @@ static int64_t general_chunks(const clb_context *ctx, const reduce_tables *t)
     int64_t groups_x = (t->kept_numel + wg - 1) / wg, want = groups_wanted(ctx);
     int64_t chunks = groups_x >= want ? 1 : (want + groups_x - 1) / groups_x;
     int64_t by_work = t->red_numel / (wg * 32);
-    return chunks > by_work ? (by_work > 1 ? by_work : 1) : chunks;
+    chunks = chunks > by_work ? (by_work > 1 ? by_work : 1) : chunks;
+    /* Where loops are cut short (CLB__QUIRK_LOOP_LIMIT), no lane may fold more
+       than max_trips elements, even when it is the only lane of its output. */
+    int64_t trips = clb__cl_impl((clb_context *)ctx)->max_trips;
+    if (trips < INT64_MAX && t->red_numel / chunks >= trips) chunks = t->red_numel / trips + 1;
+    return chunks;
 }
 
 /* Chunks per owner (output row, or column item) for the fast paths. Rows:

@@ -399,7 +399,7 @@ clb_status clb__expr_cl_run(clb_context *ctx, const clb__expr *e, const clb__pla
     /* CPU devices: blocks of rows and chunks per work item (cl/eval.cl), a run of
        elements at a time; GPUs: one element per work item, so neighbouring work
        items touch neighbouring elements (coalesced), or a flat range over short rows. */
-    bool cpu = ctx->info.type == CLB_DEVICE_CPU;
+    bool cpu = cl->loops;
     bool blocked = clb__cl_blocked(ctx);
     bool flat = !blocked && flat_launch(plan);
     int vec = flat ? 1 : blocked ? 16 : cpu ? 8 : 1;

@@ -235,7 +235,7 @@ static void body_scalar_plus_vector(clb_context *ctx, const char *sel)
     assert_exact_i64(r, want, 3);
 
     /* int64 scalar + float32 matrix: NumPy 2 (no value-based casting) promotes by dtype */
-    STEP(clb_binary(CLB_ADD, s5, m34, &r2));
+    if (!CLBT_F64(ctx, clb_binary(CLB_ADD, s5, m34, &r2))) goto done;
     clbt_assert_shape(r2, 2, s34);
     assert_int_equal(clb_tensor_dtype(r2), clb_promote_types(CLB_INT64, CLB_FLOAT32));
     CLBT_OK(clb_cast(r2, CLB_FLOAT64, &c64));
@@ -247,7 +247,7 @@ static void body_scalar_plus_vector(clb_context *ctx, const char *sel)
     }
     clb_tensor_release(c64);
     c64 = NULL;
-    STEP(clb_binary(CLB_ADD, a, m43, &r3));
+    if (!CLBT_F64(ctx, clb_binary(CLB_ADD, a, m43, &r3))) goto done;
     clbt_assert_shape(r3, 2, s43);
     CLBT_OK(clb_cast(r3, CLB_FLOAT64, &c64));
     {

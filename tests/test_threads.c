@@ -24,6 +24,7 @@ typedef struct worker {
     int ops;
     char error[512]; /* first failure, "" if none */
     int unsupported; /* ops the device declined with CLB_ERR_UNSUPPORTED */
+    bool fp64;       /* the device computes float64 (else casts to it are refused) */
 } worker;
 
 /* Records the first failure of a worker; cmocka's asserts are not thread-safe. */
@@ -120,13 +121,20 @@ static bool one_op(worker *w, clb_context *ctx, uint64_t *rng)
         }
         break;
     }
-    case 3: { /* cast to float64 and back to int32 through a float32 step */
-        WOK(w, clb_cast(a, CLB_FLOAT64, &v));
-        WOK(w, clb_tensor_to_host(v, dv, sizeof dv));
-        for (int64_t i = 0; i < n; i++)
-            if (dv[i] != (double)av[i]) WFAIL(w, "cast float64: element %lld", (long long)i);
-        clb_tensor_release(v);
-        v = NULL;
+    case 3: { /* cast to float64 (refused without float64) and back to int32 through float32 */
+        if (w->fp64) {
+            WOK(w, clb_cast(a, CLB_FLOAT64, &v));
+            WOK(w, clb_tensor_to_host(v, dv, sizeof dv));
+            for (int64_t i = 0; i < n; i++)
+                if (dv[i] != (double)av[i]) WFAIL(w, "cast float64: element %lld", (long long)i);
+            clb_tensor_release(v);
+            v = NULL;
+        } else {
+            clb_status s = clb_cast(a, CLB_FLOAT64, &v);
+            if (s != CLB_ERR_DTYPE || v != NULL)
+                WFAIL(w, "cast to float64 without float64 -> %s, expected CLB_ERR_DTYPE",
+                      clb_status_name(s));
+        }
         WOK(w, clb_cast(a, CLB_FLOAT32, &v));
         WOK(w, clb_cast(v, CLB_INT32, &r));
         WOK(w, clb_tensor_to_host(r, outv, sizeof outv));
@@ -186,6 +194,9 @@ static void *run_worker(void *arg)
     clb_context *ctx = w->ctx;
     uint64_t rng = w->seed;
     if (!ctx) WOK(w, clb_context_create(w->selector, &ctx));
+    clb_device_info info;
+    WOK(w, clb_context_get_info(ctx, &info));
+    w->fp64 = info.has_fp64 != 0;
     for (int i = 0; i < w->ops; i++)
         if (!one_op(w, ctx, &rng)) break;
     if (!w->ctx) {

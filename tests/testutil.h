@@ -92,6 +92,37 @@ static inline void clbt_for_each_device(clbt_device_fn body)
     }
 }
 
+/* Whether ctx computes in float64: the host backend and devices with cl_khr_fp64. */
+static inline bool clbt_has_fp64(const clb_context *ctx)
+{
+    clb_device_info info;
+    CLBT_OK(clb_context_get_info(ctx, &info));
+    return info.has_fp64 != 0;
+}
+
+/* The float64 policy (README "float16 and float64"), for a call whose
+   computation or result is float64: where the device has float64 the call must
+   succeed; where it has none the call must be refused with CLB_ERR_DTYPE, in a
+   message that names float64 and the device. Returns whether the call ran, so
+   the caller goes on to check its result. */
+#define CLBT_F64(ctx, expr) clbt_f64_((ctx), (expr), #expr)
+static inline bool clbt_f64_(const clb_context *ctx, clb_status s, const char *what)
+{
+    const char *dev = clb_context_device_name(ctx);
+    if (clbt_has_fp64(ctx)) {
+        if (s != CLB_OK)
+            fail_msg("%s on %s -> %s: %s", what, dev, clb_status_name(s), clb_last_error());
+        return true;
+    }
+    if (s != CLB_ERR_DTYPE)
+        fail_msg("%s on %s (no float64) -> %s, expected CLB_ERR_DTYPE: %s", what, dev,
+                 clb_status_name(s), clb_last_error());
+    if (!strstr(clb_last_error(), "float64") || !strstr(clb_last_error(), dev))
+        fail_msg("%s on %s: the refusal must name float64 and the device: \"%s\"", what, dev,
+                 clb_last_error());
+    return false;
+}
+
 static inline clb_tensor *clbt_tensor(clb_context *ctx, clb_dtype dtype, int ndim,
                                       const int64_t *shape, const void *data)
 {

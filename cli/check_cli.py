@@ -49,9 +49,9 @@ def missing_device(p, selector):
     """Exit 2 with the selector list means the device is not on this machine."""
     if p.returncode != 2 or "available selectors" not in p.stderr:
         return False
-    required = os.environ.get("CLB_TEST_REQUIRE", "")
-    if required and required.lower() in selector.lower():
-        fail(f"CLB_TEST_REQUIRE={required}, but no device matches '{selector}'")
+    required = [r for r in os.environ.get("CLB_TEST_REQUIRE", "").lower().split(",") if r]
+    if any(r in selector.lower() for r in required):
+        fail(f"CLB_TEST_REQUIRE names '{selector}', but no device matches it")
     print(f"SKIP: no device matches '{selector}'")
     sys.exit(SKIP)
 

@@ -227,6 +227,8 @@ static const char *clblast_status_name(CLBlastStatusCode s)
 static bool gemm_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs, CLBlastTranspose *trans,
                         size_t *ld)
 {
+    *trans = CLBlastTransposeNo; /* set on every path: callers read them after a copy */
+    *ld = 0;
     if ((cs == 1 || cols == 1) && (rows == 1 || rs >= cols)) {
         *trans = CLBlastTransposeNo;
         *ld = (size_t)(rows == 1 ? cols : rs);

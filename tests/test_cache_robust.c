@@ -72,11 +72,12 @@ static int each_file(const char *dir, void (*fn)(const char *path))
     DIR *d = opendir(dir);
     assert_non_null(d);
     int n = 0;
-    char path[1024];
+    char path[4096];
     for (struct dirent *e; (e = readdir(d)) != NULL;) {
         size_t len = strlen(e->d_name);
         if (len < 7 || strcmp(e->d_name + len - 6, ".clbin") != 0) continue;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= (int)sizeof path)
+            fail_msg("cache path too long: %s/%s", dir, e->d_name);
         if (fn) fn(path);
         n++;
     }

@@ -374,7 +374,7 @@ static void run_case(clb_context *ctx, const combo *c, int nin, const int *ndims
                      int64_t shapes[3][CLB_MAX_DIMS], uint64_t *rng, const char *what)
 {
     operand ops[3] = {{NULL, NULL}, {NULL, NULL}, {NULL, NULL}};
-    clb_tensor *dev_in[3], *ref_in[3];
+    clb_tensor *dev_in[3] = {NULL, NULL, NULL}, *ref_in[3] = {NULL, NULL, NULL};
     for (int k = 0; k < nin; k++) {
         ops[k] = make_operand(ctx, c->in[k], ndims[k], shapes[k], rng);
         dev_in[k] = ops[k].dev;

@@ -40,9 +40,9 @@
 /* The devices every device-facing test runs on: "host", then each OpenCL
    device by global index. Environment:
      CLB_TEST_DEVICES  comma-free single selector to restrict to (e.g. "host")
-     CLB_TEST_REQUIRE  substring (e.g. "pocl") that some OpenCL device's platform,
-                       vendor or name must contain, else the test fails: CI sets it
-                       so a missing PoCL is a failure, not a silent skip. */
+     CLB_TEST_REQUIRE  comma-separated selectors (e.g. "pocl,rusticl") that must each
+                       match an OpenCL device, else the test fails: CI sets it so a
+                       missing implementation is a failure, not a silent skip. */
 static inline int clbt_selectors(char sel[CLBT_MAX_DEVICES][32])
 {
     const char *only = getenv("CLB_TEST_DEVICES");
@@ -56,19 +56,24 @@ static inline int clbt_selectors(char sel[CLBT_MAX_DEVICES][32])
     CLBT_OK(clb_device_count(&count));
     for (int i = 0; i < count && n < CLBT_MAX_DEVICES; i++) snprintf(sel[n++], 32, "%d", i);
     /* The library's own selector matching (platform, vendor, platform vendor, device
-       name) decides whether the required device is present. */
+       name) decides whether each required device is present. */
     const char *require = getenv("CLB_TEST_REQUIRE");
-    if (require && require[0]) {
+    char name[64];
+    for (const char *p = require ? require : ""; *p;) {
+        size_t len = strcspn(p, ",");
+        snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), p);
+        p += len + (p[len] == ',');
+        if (!name[0]) continue;
         clb_context *probe = NULL;
         clb_device_info info;
-        if (clb_context_create(require, &probe) != CLB_OK)
-            fail_msg("CLB_TEST_REQUIRE=%s but no OpenCL device matches: %s", require,
+        if (clb_context_create(name, &probe) != CLB_OK)
+            fail_msg("CLB_TEST_REQUIRE names %s, but no OpenCL device matches it: %s", name,
                      clb_last_error());
         CLBT_OK(clb_context_get_info(probe, &info));
         clb_context_release(probe);
         if (info.type == CLB_DEVICE_HOST)
-            fail_msg("CLB_TEST_REQUIRE=%s resolved to the host backend, not an OpenCL device",
-                     require);
+            fail_msg("CLB_TEST_REQUIRE names %s, which resolved to the host backend, not an "
+                     "OpenCL device", name);
     }
     return n;
 }

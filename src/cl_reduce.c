@@ -274,17 +274,20 @@ static int64_t groups_wanted(const clb_context *ctx)
     return clb__cl_impl((clb_context *)ctx)->loops ? 4 * cus : 16 * cus;
 }
 
-/* Whether the CPU fast paths are taken: on CPU devices, unless CLB_REDUCE_FAST
-   is 0 (never) or 1 (on any device): the tests run the same shapes through the
-   other kernels that way, on the Oclgrind simulator too. */
+/* Whether the CPU fast paths are taken: on CPU devices (both launch styles),
+   unless CLB_REDUCE_FAST is 0 (never) or 1 (on any device): the tests run the
+   same shapes through the other kernels that way, on the Oclgrind simulator too. */
 static bool fast_paths_on(const clb_context *ctx)
 {
-    const clb__cl_context *cl = clb__cl_impl((clb_context *)ctx);
-    if (cl->quirks & CLB__QUIRK_LOOP_LIMIT) return false; /* their loops are long */
     const char *env = getenv("CLB_REDUCE_FAST");
     if (env && (env[0] == '0' || env[0] == '1') && env[1] == '\0') return env[0] == '1';
-    return cl->loops;
+    return ctx->info.type == CLB_DEVICE_CPU;
 }
+
+/* Iterations of a fast-path work item's busiest loop with `chunks` items per
+   owner (cl/reduce.cl): rows fold rows_per_item rows of len/64 + 8 steps at
+   most; columns fold band/8 steps of tile/16 vectors. */
+static int64_t fast_trips(const reduce_tables *t, int kind, int64_t chunks);
 
 /* The CPU fast paths of cl/reduce.cl (see there): which one fits t, if any. */
 typedef enum fast_kind { FAST_NONE = 0, FAST_ROWS, FAST_COLS } fast_kind;
@@ -325,6 +328,8 @@ static int64_t col_owners(const reduce_tables *t, int64_t tile)
 #define FAST_ITEMS 256
 /* Work items per group when a fast path has many (see run_fast). */
 #define FAST_GROUP 64
+/* ... and on CPU devices that run work items across SIMD lanes (llvmpipe). */
+#define FAST_LANE_GROUP 8
 /* Fewest rows in a column item's band. */
 #define COL_MIN_BAND 64
 
@@ -348,6 +353,8 @@ static clb_status run_fast(clb_context *ctx, const reduce_launch *l, const reduc
     int64_t tile = kind == FAST_COLS ? col_tile(t, COL_TILE) : 0;
     int64_t owners = kind == FAST_ROWS ? t->kept_numel : col_owners(t, tile);
     size_t local = owners * chunks >= 4 * FAST_GROUP * groups_wanted(ctx) ? FAST_GROUP : 1;
+    /* Where work items run across SIMD lanes (llvmpipe): a group fills them. */
+    if (!cl->loops) local = FAST_LANE_GROUP;
     if (kind == FAST_COLS) {
         cl_ulong lmem = 0;
         err = clGetDeviceInfo(cl->device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof lmem, &lmem, NULL);
@@ -420,6 +427,16 @@ static int64_t general_chunks(const clb_context *ctx, const reduce_tables *t)
     return chunks;
 }
 
+static int64_t fast_trips(const reduce_tables *t, int kind, int64_t chunks)
+{
+    if (kind == FAST_ROWS) {
+        int64_t len = t->rshape[t->red_ndim - 1], extent = t->red_numel / len;
+        return (extent + chunks - 1) / chunks * (len / 64 + 8);
+    }
+    int64_t tile = col_tile(t, COL_TILE);
+    return ((t->red_numel + chunks - 1) / chunks / 8 + 1) * ((tile + 15) / 16);
+}
+
 /* Chunks per owner (output row, or column item) for the fast paths. Rows:
    enough items for every thread to take many. Columns: bands of at least
    COL_MIN_BAND rows, enough items for each compute unit to take several
@@ -434,7 +451,12 @@ static int64_t fast_chunks(const clb_context *ctx, const reduce_tables *t, fast_
     int64_t owners = col_owners(t, col_tile(t, COL_TILE)), want = 4 * groups_wanted(ctx);
     int64_t chunks = owners >= want ? 1 : (want + owners - 1) / owners;
     int64_t most = t->red_numel / COL_MIN_BAND;
-    return chunks > most ? (most > 1 ? most : 1) : chunks;
+    chunks = chunks > most ? (most > 1 ? most : 1) : chunks;
+    /* Where loops are cut short (CLB__QUIRK_LOOP_LIMIT): narrower bands. */
+    int64_t trips = clb__cl_impl((clb_context *)ctx)->max_trips;
+    while (trips < INT64_MAX && chunks < t->red_numel && fast_trips(t, kind, chunks) > trips)
+        chunks *= 2;
+    return chunks > t->red_numel ? t->red_numel : chunks;
 }
 
 clb_status clb__cl_reduce(clb_context *ctx, const clb__reduce_op *op, const clb__plan *plan,
@@ -458,7 +480,11 @@ clb_status clb__cl_reduce(clb_context *ctx, const clb__reduce_op *op, const clb_
     split_plan(plan, op, t);
 
     fast_kind fast = fast_path(ctx, &l, t);
-    int64_t chunks = fast != FAST_NONE ? fast_chunks(ctx, t, fast) : general_chunks(ctx, t);
+    int64_t chunks = fast != FAST_NONE ? fast_chunks(ctx, t, fast) : 0;
+    /* A row item's loop over a long row cannot be split: where loops are cut
+       short, such rows take the general kernel. */
+    if (fast != FAST_NONE && fast_trips(t, fast, chunks) > cl->max_trips) fast = FAST_NONE;
+    if (fast == FAST_NONE) chunks = general_chunks(ctx, t);
     if (chunks > 1) {
         size_t bytes = (size_t)t->kept_numel * (size_t)chunks * clb_dtype_size(l.acc);
         partial = clCreateBuffer(cl->context, CL_MEM_READ_WRITE, bytes, NULL, &err);

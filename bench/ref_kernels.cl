@@ -31,15 +31,11 @@ __kernel void ref_empty(void)
 }
 
 /* Does nothing, with clb_map's argument list (cl/elementwise.cl: four buffers
-   and the 408-byte launch description): what a driver's own work per launch
-   (copying arguments, building the command) costs before any planning. */
-typedef struct ref_map_args {
-    long words[51];
-} ref_map_args;
-
+   and the launch description, four long16 vectors, cl/launch_args.h): what a
+   driver's own work per launch (copying arguments, building the command) costs
+   before any planning. */
 __kernel void ref_empty_map_args(__global float *out, __global const float *in0,
                                  __global const float *in1, __global const float *in2,
-                                 ref_map_args a)
+                                 long16 a0, long16 a1, long16 a2, long16 a3)
 {
 }
-

@@ -38,10 +38,11 @@ int clbb_ref_open(const char *device_name, clbb_ref *r)
         if (err != CL_SUCCESS) return -1;
         r->arg_buffer = clCreateBuffer(r->context, CL_MEM_READ_WRITE, 4096, NULL, &err);
         if (err != CL_SUCCESS) return -1;
-        cl_long words[51] = {0};
+        cl_long words[64] = {0};
         for (cl_uint i = 0; i < 4 && err == CL_SUCCESS; i++)
             err = clSetKernelArg(r->empty_args, i, sizeof(cl_mem), &r->arg_buffer);
-        if (err == CL_SUCCESS) err = clSetKernelArg(r->empty_args, 4, sizeof words, words);
+        for (cl_uint i = 0; i < 4 && err == CL_SUCCESS; i++)
+            err = clSetKernelArg(r->empty_args, 4 + i, sizeof(cl_long16), words + 16 * i);
         return err == CL_SUCCESS ? 0 : -1;
     }
     return -1;

@@ -273,6 +273,90 @@ static void test_env_and_default(void **state)
     free(keep);
 }
 
+/* The float16/float64 policy (README "Every OpenCL implementation"), on every
+   device: float16 stores and computes everywhere; float64 results, float64
+   arithmetic and the NumPy rules that produce float64 from integers (true
+   division, mean) either run correctly or are refused with CLB_ERR_DTYPE
+   naming float64 and the device; float64 storage itself moves either way. */
+static void dtype_policy_body(clb_context *ctx, const char *selector)
+{
+    (void)selector;
+    static const int64_t n = 4;
+    const int32_t iv[4] = {1, 2, 3, 7}, two[4] = {2, 2, 2, 2};
+    const uint16_t hv[4] = {0x3c00, 0x4000, 0x4200, 0x3800}; /* 1, 2, 3, 0.5 as float16 */
+    const double dv[4] = {0.5, -1.25, 3.0, 1e300};
+    clb_tensor *a = clbt_tensor(ctx, CLB_INT32, 1, &n, iv), *b = clbt_tensor(ctx, CLB_INT32, 1, &n, two);
+    clb_tensor *h = clbt_tensor(ctx, CLB_FLOAT16, 1, &n, hv), *d = clbt_tensor(ctx, CLB_FLOAT64, 1, &n, dv);
+    clb_tensor *r = (clb_tensor *)(uintptr_t)1;
+
+    /* float16: h * h + h, in float32, rounded once to half. */
+    clb_tensor *hh = NULL, *hs = NULL;
+    CLBT_OK(clb_binary(CLB_MUL, h, h, &hh));
+    CLBT_OK(clb_binary(CLB_ADD, hh, h, &hs));
+    uint16_t got16[4];
+    CLBT_OK(clb_tensor_to_host(hs, got16, sizeof got16));
+    const uint16_t want16[4] = {0x4000, 0x4600, 0x4a00, 0x3a00}; /* 2, 6, 12, 0.75 */
+    assert_memory_equal(got16, want16, sizeof want16);
+    clb_tensor_release(hs);
+    clb_tensor_release(hh);
+
+    /* float64 storage moves on every device. */
+    double back[4];
+    CLBT_OK(clb_tensor_to_host(d, back, sizeof back));
+    assert_memory_equal(back, dv, sizeof dv);
+
+    /* int32 / int32 -> float64 (true division). */
+    if (CLBT_F64(ctx, clb_binary(CLB_DIV, a, b, &r))) {
+        assert_int_equal(clb_tensor_dtype(r), CLB_FLOAT64);
+        CLBT_OK(clb_tensor_to_host(r, back, sizeof back));
+        assert_true(back[0] == 0.5 && back[3] == 3.5);
+        clb_tensor_release(r);
+    } else {
+        assert_null(r);
+    }
+    /* mean of int32 -> float64. */
+    r = (clb_tensor *)(uintptr_t)1;
+    if (CLBT_F64(ctx, clb_reduce(CLB_MEAN, a, 0, NULL, 0, &r))) {
+        CLBT_OK(clb_tensor_to_host(r, back, sizeof(double)));
+        assert_true(back[0] == 13.0 / 4.0);
+        clb_tensor_release(r);
+    } else {
+        assert_null(r);
+    }
+    /* float64 arithmetic and casts. */
+    r = (clb_tensor *)(uintptr_t)1;
+    if (CLBT_F64(ctx, clb_unary(CLB_NEG, d, &r))) {
+        CLBT_OK(clb_tensor_to_host(r, back, sizeof back));
+        assert_true(back[1] == 1.25 && back[3] == -1e300);
+        clb_tensor_release(r);
+    } else {
+        assert_null(r);
+    }
+    r = (clb_tensor *)(uintptr_t)1;
+    if (CLBT_F64(ctx, clb_cast(a, CLB_FLOAT64, &r))) clb_tensor_release(r);
+    else assert_null(r);
+    r = (clb_tensor *)(uintptr_t)1;
+    if (CLBT_F64(ctx, clb_matmul(d, d, &r))) clb_tensor_release(r);
+    else assert_null(r);
+    r = (clb_tensor *)(uintptr_t)1;
+    if (CLBT_F64(ctx, clb_eval(ctx, "x * 2", 1, (const char *[]){"x"},
+                               (const clb_tensor *const[]){d}, &r)))
+        clb_tensor_release(r);
+    else
+        assert_null(r);
+
+    clb_tensor_release(d);
+    clb_tensor_release(h);
+    clb_tensor_release(b);
+    clb_tensor_release(a);
+}
+
+static void test_dtype_policy(void **state)
+{
+    (void)state;
+    clbt_for_each_device(dtype_policy_body);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -280,6 +364,7 @@ int main(void)
         cmocka_unit_test(test_host),             cmocka_unit_test(test_index_and_pd),
         cmocka_unit_test(test_types),            cmocka_unit_test(test_substrings),
         cmocka_unit_test(test_bad_selectors),    cmocka_unit_test(test_env_and_default),
+        cmocka_unit_test(test_dtype_policy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

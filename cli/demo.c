@@ -192,6 +192,7 @@ static struct {
     clb_context *dev;  /* the chosen device */
     clb_context *host; /* the reference: the plain C backend */
     int dev_is_host;
+    int dev_fp64; /* the device computes float64 (cl_khr_fp64, or the host backend) */
     int checks, failures, fallbacks;
 } g;
 
@@ -1031,6 +1032,47 @@ static void demo_matmul(void)
     clb_tensor_release(r);
 }
 
+/* The float16/float64 policy (README "Every OpenCL implementation"): float16
+   everywhere; float64, and NumPy's rules that produce it from integers,
+   computed where the device has it and refused with CLB_ERR_DTYPE elsewhere. */
+static void demo_dtypes(void)
+{
+    section("14. float16 on every device; float64 where the device has it");
+    static const uint16_t h[] = {0x3c00, 0x4000, 0x3800}; /* 1, 2, 0.5 */
+    static const int32_t i[] = {1, 2, 7}, two[] = {2};
+    const binop half = {0, CLB_MUL, {CLB_FLOAT16, 1, {3}, h}, {CLB_FLOAT16, 1, {3}, h}};
+    print_operand("h", &half.a, 8);
+    clb_tensor *r = compute("h * h (float16, computed in float32)", step_binary, &half);
+    vals v;
+    if (show("h * h", r, 8, &v)) {
+        static const double want[] = {1, 4, 0.25};
+        expect_values("[1, 4, 0.25]", &v, want, 3);
+        vals_free(&v);
+    }
+    clb_tensor_release(r);
+
+    const binop div = {0, CLB_DIV, {CLB_INT32, 1, {3}, i}, {CLB_INT32, 1, {1}, two}};
+    print_operand("i", &div.a, 8);
+    if (g.dev_fp64) {
+        printf("  int32 / int32 is true division, float64 as in NumPy; this device computes it\n");
+        r = compute("i / 2", step_binary, &div);
+        if (show("i / 2", r, 8, &v)) {
+            static const double want[] = {0.5, 1, 3.5};
+            expect_values("NumPy's [0.5, 1., 3.5] (float64)", &v, want, 3);
+            vals_free(&v);
+        }
+        clb_tensor_release(r);
+        return;
+    }
+    printf("  int32 / int32 is true division, float64 as in NumPy; this device has no float64:\n");
+    r = NULL;
+    clb_status st = step_binary(g.dev, &div, &r);
+    printf("  i / 2 -> %s: %s\n", clb_status_name(st), clb_last_error());
+    verdict(st == CLB_ERR_DTYPE && r == NULL && strstr(clb_last_error(), "float64"),
+            "refused with CLB_ERR_DTYPE naming float64 (no silent float32 result)");
+    clb_tensor_release(r);
+}
+
 int cmd_demo(int argc, char **argv)
 {
     const char *selector = NULL;
@@ -1071,13 +1113,17 @@ int cmd_demo(int argc, char **argv)
     }
     terminate_strings(&info);
     g.dev_is_host = info.type == CLB_DEVICE_HOST;
+    g.dev_fp64 = info.has_fp64;
 
     printf("clbroadcast %s demo: the broadcasting tutorials' examples\n", clb_version_string());
     printf("device:    %s\n           selector %s, type %s", clb_context_device_name(g.dev),
            info.selector, type_name(info.type));
     if (!g.dev_is_host)
         printf(", %s, driver %s, %s", info.platform, info.driver_version, info.opencl_c_version);
-    printf("\nreference: the host backend; every computed step is checked against it\n");
+    printf("\ndtypes:    float16 yes (stored as half, computed in float32); float64 %s\n",
+           info.has_fp64 ? "yes" : "refused (no cl_khr_fp64: CLB_ERR_DTYPE)");
+    if (info.quirks[0]) printf("quirks:    %s (README \"Every OpenCL implementation\")\n", info.quirks);
+    printf("reference: the host backend; every computed step is checked against it\n");
 
     demo_shape_tables();
     demo_scalar();
@@ -1092,6 +1138,7 @@ int cmd_demo(int argc, char **argv)
     demo_batchnorm();
     demo_backward();
     demo_matmul();
+    demo_dtypes();
 
     clb_context_release(g.dev);
     clb_context_release(g.host);

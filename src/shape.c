@@ -193,5 +193,8 @@ bool clb__view_strides(int ndim, const int64_t *shape, const int64_t *strides, i
 clb_status clb_broadcast_shapes(int n, const int *ndims, const int64_t *const *shapes, int *out_ndim,
                                 int64_t *out_shape)
 {
-    return clb__broadcast(n, ndims, shapes, out_ndim, out_shape);
+    /* Both outputs are cleared on every failure, whichever argument is bad. */
+    clb_status st = clb__broadcast(n, ndims, shapes, out_ndim, out_shape);
+    if (st != CLB_OK && out_ndim) *out_ndim = 0;
+    return st;
 }

@@ -58,9 +58,12 @@ clb_status clb_broadcast_tensors(int n, const clb_tensor *const *in, clb_tensor 
     const int64_t **shapes = NULL;
     if (n < 0) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "clb_broadcast_tensors: n is %d", n);
     if (n == 0) return CLB_OK;
+    /* Every out slot is NULL on every failure, whichever argument is bad. */
+    if (out)
+        for (int k = 0; k < n; k++) out[k] = NULL;
     if (!in || !out)
-        return clb__fail(CLB_ERR_INVALID_ARGUMENT, "clb_broadcast_tensors: in or out is NULL");
-    for (int k = 0; k < n; k++) out[k] = NULL;
+        return clb__fail(CLB_ERR_INVALID_ARGUMENT, "clb_broadcast_tensors: %s is NULL",
+                         !in ? "in" : "out");
     for (int k = 0; k < n; k++) {
         char what[64];
         snprintf(what, sizeof what, "clb_broadcast_tensors: in[%d]", k);

@@ -4,10 +4,9 @@
  * corrupts data fails the test, and the ThreadSanitizer build (./dev test)
  * reports races that happen not to corrupt anything.
  *
- * The mix uses what works on every device (transfers, views, contiguous,
- * cast, repeat) plus element-wise add and a full sum; the latter two may be
- * CLB_ERR_UNSUPPORTED on OpenCL devices while their kernels are being written,
- * never wrong. $CLB_TEST_THREAD_OPS overrides the 1,000 (for quick runs). */
+ * The mix: transfers, views, contiguous, cast, repeat, element-wise add and a
+ * full sum, every one required on every device (casts to float64 refused
+ * where the device has none). $CLB_TEST_THREAD_OPS overrides the 1,000. */
 #include "testutil.h"
 
 #include <pthread.h>
@@ -23,7 +22,6 @@ typedef struct worker {
     uint64_t seed;
     int ops;
     char error[512]; /* first failure, "" if none */
-    int unsupported; /* ops the device declined with CLB_ERR_UNSUPPORTED */
     bool fp64;       /* the device computes float64 (else casts to it are refused) */
 } worker;
 
@@ -60,15 +58,6 @@ static int64_t flatten(int ndim, const int64_t *shape, const int64_t *idx)
     int64_t f = 0;
     for (int d = 0; d < ndim; d++) f = f * shape[d] + idx[d];
     return f;
-}
-
-static bool supported_or(worker *w, clb_status s)
-{
-    if (s == CLB_ERR_UNSUPPORTED && strcmp(w->selector, "host") != 0) {
-        w->unsupported++;
-        return false;
-    }
-    return true;
 }
 
 /* One random operation on a fresh int32 tensor `a` with values 0..99 (exact in
@@ -160,9 +149,7 @@ static bool one_op(worker *w, clb_context *ctx, uint64_t *rng)
         int64_t last = ndim ? shape[ndim - 1] : 1;
         for (int64_t i = 0; i < last; i++) bv[i] = (int32_t)(clbt_rand(rng) % 100);
         WOK(w, clb_tensor_from_host(ctx, CLB_INT32, ndim ? 1 : 0, &last, bv, &b));
-        clb_status s = clb_binary(CLB_ADD, a, b, &r);
-        if (!supported_or(w, s)) break;
-        WOK(w, s);
+        WOK(w, clb_binary(CLB_ADD, a, b, &r));
         WOK(w, clb_tensor_to_host(r, outv, sizeof outv));
         for (int64_t i = 0; i < n; i++)
             if (outv[i] != av[i] + bv[ndim ? i % last : 0])
@@ -172,9 +159,7 @@ static bool one_op(worker *w, clb_context *ctx, uint64_t *rng)
     default: { /* sum of everything (int64 accumulator) */
         int64_t sum = 0, got = 0;
         for (int64_t i = 0; i < n; i++) sum += av[i];
-        clb_status s = clb_reduce(CLB_SUM, a, 0, NULL, 0, &r);
-        if (!supported_or(w, s)) break;
-        WOK(w, s);
+        WOK(w, clb_reduce(CLB_SUM, a, 0, NULL, 0, &r));
         WOK(w, clb_tensor_to_host(r, &got, sizeof got));
         if (got != sum) WFAIL(w, "sum: %lld, expected %lld", (long long)got, (long long)sum);
         break;
@@ -229,17 +214,12 @@ static void run_threads(clb_context *shared, const char *selector)
         w[t].ops = ops_per_thread();
         assert_int_equal(pthread_create(&th[t], NULL, run_worker, &w[t]), 0);
     }
-    int unsupported = 0;
     for (int t = 0; t < NTHREADS; t++) assert_int_equal(pthread_join(th[t], NULL), 0);
     for (int t = 0; t < NTHREADS; t++) {
         if (w[t].error[0])
             fail_msg("%s, %s context, thread %d: %s", selector, shared ? "shared" : "own", t,
                      w[t].error);
-        unsupported += w[t].unsupported;
     }
-    if (unsupported)
-        print_message("  %s: %d operations not supported on this device yet (skipped)\n",
-                      selector, unsupported);
 }
 
 static void shared_context(clb_context *ctx, const char *selector)

@@ -59,20 +59,6 @@ static bool has_fine_grain_svm(const clb_context *ctx, cl_device_id device)
     return (caps & CL_DEVICE_SVM_FINE_GRAIN_BUFFER) != 0;
 }
 
-/* The largest map cl_map.c runs on the calling thread instead of launching a
-   kernel: CLB_HOST_TINY elements (0 turns it off; the tests do, to exercise the
-   kernels on small shapes), by default 8192, where a typed host loop takes
-   about as long as the ~2 us a launch costs PoCL. */
-static int64_t host_tiny_max(void)
-{
-    const char *env = getenv("CLB_HOST_TINY");
-    if (env && *env) {
-        char *end = NULL;
-        long long v = strtoll(env, &end, 10);
-        if (end && *end == '\0' && v >= 0) return (int64_t)v;
-    }
-    return 8192;
-}
 
 clb_status clb__cl_context_init(clb_context *ctx, int device_index)
 {
@@ -102,7 +88,11 @@ clb_status clb__cl_context_init(clb_context *ctx, int device_index)
     cl->buffers.queue = cl->queue;
     cl->buffers.zero_copy = ctx->info.host_unified_memory != 0;
     cl->buffers.svm = has_fine_grain_svm(ctx, cl->device);
-    cl->host_tiny_max = cl->buffers.svm ? host_tiny_max() : 0;
+    /* The largest map cl_map.c runs on the calling thread instead of launching
+       a kernel: CLB_HOST_TINY elements (0 turns it off; the tests do, to
+       exercise the kernels on small shapes), by default 8192, where a typed
+       host loop takes about as long as the ~2 us a launch costs PoCL. */
+    cl->host_tiny_max = cl->buffers.svm ? ctx->options.host_tiny : 0;
     cl->buffers.max_alloc = ctx->info.max_alloc_bytes;
     cl->buffers.device_name = ctx->info.name; /* ctx outlives its impl */
     CLB_TRY(clb__program_cache_create(cl->context, cl->device, &ctx->info, &cl->programs));

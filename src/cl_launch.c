@@ -60,7 +60,7 @@ clb_status clb__cl_launch(clb__cl_context *cl, cl_kernel kernel, int64_t numel)
 #define KERNEL_BUCKETS 64
 #define STREAMING_MIN_BYTES ((int64_t)8 << 20)
 
-int64_t clb__cl_streaming_min_bytes = -1;
+_Atomic int64_t clb__cl_streaming_min_bytes = -1;
 
 struct clb__cl_kernel_cache {
     pthread_mutex_t lock;

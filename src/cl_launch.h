@@ -94,7 +94,7 @@ bool clb__cl_correct_div_sqrt(const clb__cl_context *cl);
 bool clb__cl_streaming(const clb__cl_context *cl, int64_t out_bytes);
 /* Tests set it to give streaming stores to every output of at least this many bytes
    on every device (-1: the rule above). */
-extern int64_t clb__cl_streaming_min_bytes;
+extern _Atomic int64_t clb__cl_streaming_min_bytes;
 /* Whether a device of this type and platform runs a work-group as a loop over
    its work items (see clb__cl_context.loops): the documented rule is PoCL's CPU
    devices (pthread and basic drivers) only, unless a quirk rules it out. */
@@ -113,7 +113,7 @@ void clb__cl_kernel_unlock(clb__cl_context *cl);
 
 /* The work split of cl_map.c, cl_copy.c and expr_cl.c: -1 by device type (blocks on
    CPUs, grid stride on GPUs); tests force 0 or 1 to cover both paths on any device. */
-extern int clb__cl_map_blocked;
+extern _Atomic int clb__cl_map_blocked;
 /* Whether work items take contiguous blocks on ctx's device (clb__cl_map_blocked). */
 bool clb__cl_blocked(const clb_context *ctx);
 

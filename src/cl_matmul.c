@@ -442,9 +442,9 @@ clb_status clb__cl_matmul(clb_context *ctx, const clb__matmul_op *op, void *cons
        defaults (bench/bench_matmul); elsewhere CLBlast serves floats.
        CLB_MATMUL_IMPL=kernel or =clblast overrides the choice (benchmarks
        compare the two; also a way around a problem in either). */
-    const char *impl = clb__mm_force ? NULL : getenv("CLB_MATMUL_IMPL"); /* the search's own first */
-    bool force_own = clb__mm_force == 1 || (impl && strcmp(impl, "kernel") == 0);
-    bool force_clblast = clb__mm_force == 2 || (impl && strcmp(impl, "clblast") == 0);
+    int impl = clb__mm_force ? 0 : ctx->options.matmul_impl; /* the search's own first */
+    bool force_own = clb__mm_force == 1 || impl == CLB__MATMUL_KERNEL;
+    bool force_clblast = clb__mm_force == 2 || impl == CLB__MATMUL_CLBLAST;
     /* A cached tuning (clb_matmul_tune) measured which of the two is faster on
        this device; its CLBlast parameters are applied on the first call, also
        under CLB_MATMUL_IMPL=clblast (not for the search's own calls). */

@@ -447,8 +447,7 @@ static bool params_any(const clb__mm_params *p)
 
 clb__mm_choice clb__mm_tuning_choice(clb_context *ctx, clb_dtype dtype)
 {
-    const char *env = getenv("CLB_MATMUL_TUNING");
-    if (env && strcasecmp(env, "off") == 0) return CLB__MM_CHOICE_NONE;
+    if (!ctx->options.matmul_tuning) return CLB__MM_CHOICE_NONE;
     cl_device_id device = clb__cl_impl(ctx)->device;
     clb__mm_choice choice = CLB__MM_CHOICE_NONE;
     pthread_mutex_lock(&records_lock);

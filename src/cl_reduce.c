@@ -279,8 +279,7 @@ static int64_t groups_wanted(const clb_context *ctx)
    same shapes through the other kernels that way, on the Oclgrind simulator too. */
 static bool fast_paths_on(const clb_context *ctx)
 {
-    const char *env = getenv("CLB_REDUCE_FAST");
-    if (env && (env[0] == '0' || env[0] == '1') && env[1] == '\0') return env[0] == '1';
+    if (ctx->options.reduce_fast >= 0) return ctx->options.reduce_fast == 1;
     return ctx->info.type == CLB_DEVICE_CPU;
 }
 

@@ -30,6 +30,7 @@ clb_status clb_context_create(const char *selector, clb_context **out)
     atomic_init(&ctx->allocated, 0);
     atomic_init(&ctx->reserved, 0);
     pthread_mutex_init(&ctx->pool_lock, NULL);
+    clb__options_read(&ctx->options);
     if (device < 0) {
         CLB_TRY(clb__host_context_init(ctx));
     } else {

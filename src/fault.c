@@ -41,6 +41,13 @@ bool clb__fault_hit(clb__fault_kind kind)
 
 bool clb__fault_force_index64(void)
 {
-    const char *v = getenv("CLB_TEST_INDEX64");
-    return v && v[0] && v[0] != '0';
+    /* Read once per process (a test-build knob, not a per-context option). */
+    static atomic_int cached = -1;
+    int v = atomic_load(&cached);
+    if (v < 0) {
+        const char *e = getenv("CLB_TEST_INDEX64");
+        v = e && e[0] && e[0] != '0';
+        atomic_store(&cached, v);
+    }
+    return v != 0;
 }

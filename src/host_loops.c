@@ -11,7 +11,7 @@
 #pragma GCC optimize("O3")
 #endif
 
-int clb__host_loops_enabled = 1;
+_Atomic int clb__host_loops_enabled = 1;
 
 /* Unit strides and a broadcast (stride 0) operand get loops of their own, the
    cases a compiler can vectorise; anything else takes the strided loop. */

@@ -37,6 +37,6 @@ void clb__host_loop_run(clb__host_loop_fn fn, size_t itemsize, const clb__plan *
 
 /* 1 (default): the host backend uses the typed loops (maps and copies); tests
    set 0 to compare them with the reference loop. */
-extern int clb__host_loops_enabled;
+extern _Atomic int clb__host_loops_enabled;
 
 #endif /* CLB_HOST_LOOPS_H */

@@ -3,6 +3,7 @@
 #define CLB_INTERNAL_H
 
 #include "clbroadcast.h"
+#include "options.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -26,6 +27,7 @@ struct clb_context {
     atomic_size_t reserved;             /* bytes held from the backend: live blocks + the pool */
     pthread_mutex_t pool_lock;
     struct clb__pool_block *pool;       /* released blocks kept for reuse (pool.c) */
+    clb__options options;               /* the environment, read at creation (options.c) */
 };
 
 /* A block of memory on the context's device. Views share it by reference. */

@@ -99,7 +99,7 @@ void clb__plan_for_each(const clb__plan *p, clb__plan_visit_fn visit, void *user
 
 /* ---- launch pieces ------------------------------------------------------------ */
 
-int64_t clb__plan_piece_limit = INT32_MAX;
+_Atomic int64_t clb__plan_piece_limit = INT32_MAX;
 
 /* The span of operand k over `shape`: how far apart its first and last touched
    elements can be (both directions, as strides may be negative). */

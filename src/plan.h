@@ -6,6 +6,7 @@
 #include "clbroadcast.h"
 
 #include <stdbool.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #define CLB__MAX_OPERANDS 9                   /* output + up to 8 inputs (clb_eval) */
@@ -55,7 +56,7 @@ bool clb__plan_split(const clb__plan *plan, int64_t limit, int64_t max_pieces,
 
 /* The largest count/span a piece may have for a 32-bit kernel: INT32_MAX. A
    variable only so tests can lower it and run the piece path on small tensors. */
-extern int64_t clb__plan_piece_limit;
+extern _Atomic int64_t clb__plan_piece_limit;
 
 /* The index-th piece (row-major over the tiles of piece_shape) as a plan of its
    own: the same strides, the tile's extents and the offsets of its first element. */

@@ -22,7 +22,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-extern int clb__host_loops_enabled; /* src/host_loops.h */
+extern _Atomic int clb__host_loops_enabled; /* src/host_loops.h */
 
 #define RANDOM_CASES 10000
 #define MAX_NUMEL 600
@@ -640,8 +640,8 @@ static void test_split_pieces(void **state)
 }
 
 #if CLB_HAVE_OPENCL
-extern int clb__cl_map_blocked;              /* src/cl_launch.h */
-extern int64_t clb__cl_streaming_min_bytes; /* src/cl_launch.h */
+extern _Atomic int clb__cl_map_blocked;              /* src/cl_launch.h */
+extern _Atomic int64_t clb__cl_streaming_min_bytes; /* src/cl_launch.h */
 
 /* The other device class's work split (grid stride on a CPU device, blocks on
    a GPU) gives the same results: layouts and pieces again with it forced. So do

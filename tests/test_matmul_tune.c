@@ -290,9 +290,15 @@ static void test_apply(void **state)
     assert_int_equal(clb__mm_tuning_choice(ctx, CLB_FLOAT32), CLB__MM_CHOICE_CLBLAST);
     assert_int_equal(clb__mm_tuning_choice(ctx, CLB_FLOAT64), CLB__MM_CHOICE_NONE); /* no file */
 
+    /* The variable is read when a context is created: the context made before
+       keeps the tuning, one made under it ignores it. */
     setenv("CLB_MATMUL_TUNING", "off", 1);
-    assert_int_equal(clb__mm_tuning_choice(ctx, CLB_FLOAT32), CLB__MM_CHOICE_NONE);
+    clb_context *off = NULL;
+    CLBT_OK(clb_context_create("0", &off));
     unsetenv("CLB_MATMUL_TUNING");
+    assert_int_equal(clb__mm_tuning_choice(off, CLB_FLOAT32), CLB__MM_CHOICE_NONE);
+    assert_int_equal(clb__mm_tuning_choice(ctx, CLB_FLOAT32), CLB__MM_CHOICE_CLBLAST);
+    clb_context_release(off);
 
     t.choice = CLB__MM_CHOICE_KERNEL;
     assert_true(clb__mm_tuning_save(path, id, &t));
@@ -375,9 +381,12 @@ static void test_tune_real(void **state)
         assert_int_equal(access(r->cache_file, R_OK), 0);
 
         /* the tuned parameters stay applied in this process: CLBlast everywhere */
-        setenv("CLB_MATMUL_IMPL", "clblast", 1);
-        compare_with_host(ctx, "tuned CLBlast");
+        setenv("CLB_MATMUL_IMPL", "clblast", 1); /* read by contexts created from here */
+        clb_context *forced = NULL;
+        CLBT_OK(clb_context_create(sel, &forced));
         unsetenv("CLB_MATMUL_IMPL");
+        compare_with_host(forced, "tuned CLBlast");
+        clb_context_release(forced);
         /* what a later process does: load the file, follow its choice */
         clb__mm_tuning_forget();
         compare_with_host(ctx, "dispatcher after tuning");

@@ -265,7 +265,7 @@ static void matmul_case(clb_context *ctx, clb_dtype dt, int64_t rows, int64_t co
     clb_tensor_release(db);
 }
 
-static void reductions(clb_context *ctx)
+static void reductions(clb_context *ctx, const char *selector)
 {
     char what[128];
     static const int axes_sets[4][2] = {{2, 0}, {0, 0}, {1, 0}, {0, 2}};
@@ -306,11 +306,15 @@ static void reductions(clb_context *ctx)
     } fast[4] = {{2, {9, 32}, 1, {0, 0}}, {2, {130, 16}, 1, {0, 0}},
                  {2, {1, 64}, 1, {1, 0}}, {3, {3, 2, 64}, 2, {0, 2}}};
     static const clb_dtype fast_dtypes[3] = {CLB_FLOAT16, CLB_FLOAT32, CLB_FLOAT64};
+    /* Options are read when a context is created: one made under the variable. */
     setenv("CLB_REDUCE_FAST", "1", 1);
+    clb_context *forced = NULL;
+    CLBT_OK(clb_context_create(selector, &forced));
+    unsetenv("CLB_REDUCE_FAST");
     for (int f = 0; f < 3; f++) {
         for (int k = 0; k < 4; k++) {
             clb_tensor *h = make(host, fast_dtypes[f], fast[k].ndim, fast[k].shape, 57u + (unsigned)k);
-            clb_tensor *d = on(ctx, h);
+            clb_tensor *d = on(forced, h);
             for (int op = CLB_SUM; op <= CLB_MEAN; op++) {
                 clb_tensor *hr = NULL, *dr = NULL;
                 snprintf(what, sizeof what, "fast-path %s of %s, case %d",
@@ -326,18 +330,20 @@ static void reductions(clb_context *ctx)
             clb_tensor_release(d);
         }
     }
-    unsetenv("CLB_REDUCE_FAST");
+    clb_context_release(forced);
     static const clb_dtype mm[3] = {CLB_FLOAT32, CLB_FLOAT64, CLB_INT32};
     for (int m = 0; m < 3; m++) matmul_case(ctx, mm[m], 3, 5, "matmul");
     /* The register-blocked float kernel, whose last tile of m = 7 rows lies
        partly past the end (reads clamped, stores skipped). */
     setenv("CLB_MATMUL_IMPL", "kernel", 1);
-    for (int m = 0; m < 2; m++) matmul_case(ctx, mm[m], 7, 16, "blocked matmul");
+    CLBT_OK(clb_context_create(selector, &forced));
     unsetenv("CLB_MATMUL_IMPL");
+    for (int m = 0; m < 2; m++) matmul_case(forced, mm[m], 7, 16, "blocked matmul");
+    clb_context_release(forced);
 }
 
 #if CLB_HAVE_OPENCL
-extern int64_t clb__cl_streaming_min_bytes; /* src/cl_launch.h */
+extern _Atomic int64_t clb__cl_streaming_min_bytes; /* src/cl_launch.h */
 
 /* Streaming stores forced on: contiguous and broadcast bit copies of each
    width, a cast, and float32/int64 adds, on rows that are multiples of the
@@ -396,13 +402,12 @@ static void streaming(clb_context *ctx)
 
 static void all(clb_context *ctx, const char *selector)
 {
-    (void)selector;
     copies(ctx);
     elementwise(ctx);
 #if CLB_HAVE_OPENCL
     streaming(ctx);
 #endif
-    reductions(ctx);
+    reductions(ctx, selector);
 }
 
 static void test_set(void **state)

@@ -8,6 +8,8 @@
 #include "internal.h"
 #include "plan.h"
 
+struct clb__expr;
+
 /* Element-wise n-ary map over a plan: operand 0 = output, then the inputs. */
 typedef enum clb__map_kind {
     CLB__MAP_UNARY = 0, /* out = op(in0) */
@@ -68,6 +70,15 @@ typedef struct clb__backend {
                          void *const *handles);
     /* handles: 0 = out, 1 = a, 2 = b */
     clb_status (*matmul)(clb_context *ctx, const clb__matmul_op *op, void *const *handles);
+    /* clb_eval's parsed expression (expr.h) over a plan: operand 0 is the output
+       (dtype out), operand k+1 input k (dtype in[k]). */
+    clb_status (*eval)(clb_context *ctx, const struct clb__expr *e, const clb__plan *plan,
+                       void *const *handles, clb_dtype out, const clb_dtype *in);
+    /* Whether clb_eval first precomputes small broadcast subtrees into
+       temporaries (expr_hoist.c): where arithmetic is what costs (the host, CPU
+       devices); a GPU is bound by memory on these kernels, and the extra launch
+       would cost more than the recomputation it saves. */
+    bool (*eval_hoists)(const clb_context *ctx);
 } clb__backend;
 
 /* Fills ctx->backend, ctx->impl and ctx->info for the host backend. */

@@ -14,6 +14,7 @@
 #include "cl_errors.h"
 #include "cl_quirks.h"
 #include "device_cl.h"
+#include "expr.h"
 #include "kernels.h"
 #include "program_cache.h"
 
@@ -149,6 +150,11 @@ static clb_status cl_read(clb_context *ctx, void *handle, size_t offset, void *d
     return clb__buffer_read(&impl_of(ctx)->buffers, (cl_mem)handle, offset, dst, nbytes);
 }
 
+static bool cl_eval_hoists(const clb_context *ctx)
+{
+    return ctx->info.type == CLB_DEVICE_CPU;
+}
+
 static const clb__backend cl_backend = {
     .name = "opencl",
     .destroy = cl_destroy,
@@ -161,4 +167,6 @@ static const clb__backend cl_backend = {
     .map = clb__cl_map,
     .reduce = clb__cl_reduce,
     .matmul = clb__cl_matmul,
+    .eval = clb__expr_cl_run,
+    .eval_hoists = cl_eval_hoists,
 };

@@ -3,6 +3,7 @@
  * so it favours obviously-right code over speed. */
 #include "backend.h"
 #include "dtype.h"
+#include "expr.h"
 #include "host_loops.h"
 #include "host_scalar.h"
 #include "fault.h"
@@ -334,6 +335,19 @@ static clb_status host_matmul(clb_context *ctx, const clb__matmul_op *op, void *
 
 /* ---- context -------------------------------------------------------------------- */
 
+static clb_status host_eval(clb_context *ctx, const clb__expr *e, const clb__plan *plan,
+                            void *const *handles, clb_dtype out, const clb_dtype *in)
+{
+    (void)ctx;
+    return clb__expr_host_run(e, plan, handles, out, in);
+}
+
+static bool host_eval_hoists(const clb_context *ctx)
+{
+    (void)ctx;
+    return true;
+}
+
 static const clb__backend host_backend = {
     .name = "host",
     .destroy = host_destroy,
@@ -346,6 +360,8 @@ static const clb__backend host_backend = {
     .map = host_map,
     .reduce = host_reduce,
     .matmul = host_matmul,
+    .eval = host_eval,
+    .eval_hoists = host_eval_hoists,
 };
 
 static uint64_t physical_memory_bytes(void)

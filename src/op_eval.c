@@ -110,16 +110,7 @@ static clb_status run_plan(const clb__expr *e, clb_tensor *out, int n,
         dtypes[k] = in[k]->dtype;
     }
     clb__plan_make(plan, n + 1, out->ndim, out->shape, strides, offsets);
-    if (strcmp(ctx->backend->name, "host") == 0) {
-        st = clb__expr_host_run(e, plan, handles, out->dtype, dtypes);
-    } else {
-#if CLB_HAVE_OPENCL
-        st = clb__expr_cl_run(ctx, e, plan, handles, out->dtype, dtypes);
-#else
-        st = clb__fail(CLB_ERR_UNSUPPORTED, "clb_eval: no evaluator for backend %s",
-                       ctx->backend->name);
-#endif
-    }
+    st = ctx->backend->eval(ctx, e, plan, handles, out->dtype, dtypes);
 cleanup:
     free(plan);
     free(in_strides);
@@ -143,11 +134,9 @@ static clb_status run(clb__expr *e, clb_tensor *out, int n, const clb_tensor *co
         shapes[k] = in[k]->shape;
         all[k] = in[k];
     }
-    /* Where arithmetic is what costs (the host, CPU devices). A GPU is bound by
-       memory on these kernels, and an extra launch would cost more than the
-       recomputation it saves. */
-    clb_device_type type = out->storage->ctx->info.type;
-    if (type == CLB_DEVICE_HOST || type == CLB_DEVICE_CPU)
+    /* A backend property (clb__backend.eval_hoists). */
+    clb_context *ctx = out->storage->ctx;
+    if (ctx->backend->eval_hoists(ctx))
         CLB_TRY(clb__expr_hoist(e, n, ndims, shapes, out->numel, subs, masks, &count));
     for (int j = 0; j < count; j++) {
         int sub_n = 0, nd = 0;

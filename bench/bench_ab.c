@@ -80,6 +80,9 @@ static const pattern patterns[] = {
     {"row sum (16384,4096) axis 1", K_SUM_ROWS, 2, {16384, 4096}, {0}, {0}, 0, 0, {0}, 0},
     {"column sum (16384,4096) axis 0", K_SUM_COLS, 2, {16384, 4096}, {0}, {0}, 0, 0, {0}, 0},
     {"sum_to_shape (128,3,224,224)->(3,1,1)", K_SUM_TO, 4, {128, 3, 224, 224}, {0}, {0}, 0, 0, {3, 1, 1}, 3},
+    /* small: what a call costs besides the work */
+    {"small row sum (64,64) axis 1", K_SUM_ROWS, 2, {64, 64}, {0}, {0}, 0, 0, {0}, 0},
+    {"small batch-norm eval (64,64)", K_EVAL, 2, {64, 64}, {64}, {64}, 1, 1, {64, 64}, 2},
 };
 
 typedef struct inst {

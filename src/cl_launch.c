@@ -161,8 +161,27 @@ clb__cl_kernel *clb__cl_kernel_find(clb__cl_context *cl, clb__kernel_id id, uint
     return k;
 }
 
+static clb_status kernel_add(clb__cl_context *cl, clb__kernel_id id, uint64_t key,
+                             cl_program program, const char *name, clb__cl_kernel **out);
+
 clb_status clb__cl_kernel_add(clb__cl_context *cl, clb__kernel_id id, uint64_t key,
                               cl_program program, clb__cl_kernel **out)
+{
+    return kernel_add(cl, id, key, program, clb__kernel_function(id), out);
+}
+
+clb_status clb__cl_kernel_for(clb__cl_context *cl, clb__kernel_id id, cl_program program,
+                              int variant, const char *name, clb__cl_kernel **out)
+{
+    /* Programs live as long as the context's program cache: their address and
+       the kernel's number within the program name the kernel object. */
+    uint64_t key = (uint64_t)(uintptr_t)program * 8u + (uint64_t)variant;
+    *out = clb__cl_kernel_find(cl, id, key);
+    return *out ? CLB_OK : kernel_add(cl, id, key, program, name, out);
+}
+
+static clb_status kernel_add(clb__cl_context *cl, clb__kernel_id id, uint64_t key,
+                             cl_program program, const char *name, clb__cl_kernel **out)
 {
     clb_status st = CLB_OK;
     cl_int err = CL_SUCCESS;
@@ -171,7 +190,7 @@ clb_status clb__cl_kernel_add(clb__cl_context *cl, clb__kernel_id id, uint64_t k
     if (!k) return clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory caching a kernel");
     k->id = id;
     k->key = key;
-    k->kernel = clCreateKernel(program, clb__kernel_function(id), &err);
+    k->kernel = clCreateKernel(program, name, &err);
     CLB_CL_CHECK(err, "clCreateKernel");
     size_t kernel_max = 1;
     err = clGetKernelWorkGroupInfo(k->kernel, cl->device, CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE,

@@ -110,6 +110,12 @@ clb__cl_kernel *clb__cl_kernel_find(clb__cl_context *cl, clb__kernel_id id, uint
 clb_status clb__cl_kernel_add(clb__cl_context *cl, clb__kernel_id id, uint64_t key,
                               cl_program program, clb__cl_kernel **out);
 void clb__cl_kernel_unlock(clb__cl_context *cl);
+/* The kernel object `name` (number `variant` < 8 of the program's kernels) of
+   `program`, a program of the context's program cache: found, or created and
+   cached; returned with the cache locked, as clb__cl_kernel_find. For drivers
+   whose specialisation is the program itself (reduce, matmul, eval). */
+clb_status clb__cl_kernel_for(clb__cl_context *cl, clb__kernel_id id, cl_program program,
+                              int variant, const char *name, clb__cl_kernel **out);
 
 /* The work split of cl_map.c, cl_copy.c and expr_cl.c: -1 by device type (blocks on
    CPUs, grid stride on GPUs); tests force 0 or 1 to cover both paths on any device. */

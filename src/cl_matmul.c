@@ -76,6 +76,7 @@ static clb_status run_kernel(clb_context *ctx, const clb__matmul_op *op, const c
     clb_status st = CLB_OK;
     clb__cl_context *cl = clb__cl_impl(ctx);
     cl_program program = NULL;
+    clb__cl_kernel *k = NULL; /* cached; the cache stays locked until the launch is enqueued */
     cl_kernel kernel = NULL;
     cl_mem table = NULL;
     cl_int err = CL_SUCCESS;
@@ -89,9 +90,10 @@ static clb_status run_kernel(clb_context *ctx, const clb__matmul_op *op, const c
     char options[CLB__KERNEL_OPTIONS_MAX];
     CLB_TRY(clb__kernel_options(defs, 3, options, sizeof options));
     CLB_TRY(clb__program_cache_get(cl->programs, CLB__KERNEL_MATMUL, options, &program));
-    kernel = clCreateKernel(program, blocked ? "clb_matmul_blocked" : clb__kernel_function(CLB__KERNEL_MATMUL),
-                            &err);
-    CLB_CL_CHECK(err, "clCreateKernel");
+    CLB_TRY(clb__cl_kernel_for(cl, CLB__KERNEL_MATMUL, program, blocked ? 1 : 0,
+                               blocked ? "clb_matmul_blocked" : clb__kernel_function(CLB__KERNEL_MATMUL),
+                               &k));
+    kernel = k->kernel;
 
     cl_uint arg = 0;
     for (int k = 0; k < 3 && err == CL_SUCCESS; k++)
@@ -154,7 +156,7 @@ static clb_status run_kernel(clb_context *ctx, const clb__matmul_op *op, const c
     CLB_CL_CHECK(err, "clEnqueueNDRangeKernel");
 cleanup:
     free(host);
-    if (kernel) clReleaseKernel(kernel);
+    if (k) clb__cl_kernel_unlock(cl);
     if (table) clReleaseMemObject(table);
     return st;
 }

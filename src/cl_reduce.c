@@ -148,24 +148,20 @@ cleanup:
     return st;
 }
 
-/* Largest power-of-two work-group size the kernel allows, capped at 256 (the
-   tree's local memory and enough lanes to hide memory latency on GPUs). */
-static clb_status work_group_size(clb__cl_context *cl, cl_kernel kernel, int64_t *wg)
+/* Largest power-of-two work-group size the kernel allows (k->wg_max: the
+   kernel's and the device's limits), capped at 256 (the tree's local memory
+   and enough lanes to hide memory latency on GPUs). */
+static int64_t work_group_size(const clb__cl_kernel *k)
 {
-    size_t kmax = 1;
-    cl_int err = clGetKernelWorkGroupInfo(kernel, cl->device, CL_KERNEL_WORK_GROUP_SIZE,
-                                          sizeof kmax, &kmax, NULL);
-    if (err != CL_SUCCESS)
-        return clb__cl_fail(err, "clGetKernelWorkGroupInfo(CL_KERNEL_WORK_GROUP_SIZE)");
-    if (kmax > cl->max_item_size) kmax = cl->max_item_size;
     int64_t w = 1;
-    while (w * 2 <= (int64_t)kmax && w < 256) w *= 2;
-    *wg = w;
-    return CLB_OK;
+    while (w * 2 <= (int64_t)k->wg_max && w < 256) w *= 2;
+    return w;
 }
 
+/* The general kernel of this specialisation, cached in the context and
+   returned with the kernel cache locked (cl_launch.h). */
 static clb_status build(clb_context *ctx, const reduce_launch *l, bool wide, bool wide_table,
-                        cl_kernel *kernel)
+                        clb__cl_kernel **kernel)
 {
     clb__kernel_define defs[] = {{"CLB_IN_DTYPE", l->in},   {"CLB_OUT_DTYPE", l->out},
                                  {"CLB_ACC_DTYPE", l->acc}, {"CLB_OP", op_family(l->op)},
@@ -173,15 +169,14 @@ static clb_status build(clb_context *ctx, const reduce_launch *l, bool wide, boo
                                  {"CLB_WIDE_TABLE", wide_table}};
     char options[CLB__KERNEL_OPTIONS_MAX];
     cl_program program = NULL;
-    cl_int err = CL_SUCCESS;
     clb_status st = clb__kernel_options(defs, (int)(sizeof defs / sizeof defs[0]), options,
                                         sizeof options);
     if (st == CLB_OK)
         st = clb__program_cache_get(clb__cl_impl(ctx)->programs, CLB__KERNEL_REDUCE, options,
                                     &program);
     if (st != CLB_OK) return st;
-    *kernel = clCreateKernel(program, clb__kernel_function(CLB__KERNEL_REDUCE), &err);
-    return err == CL_SUCCESS ? CLB_OK : clb__cl_fail(err, "clCreateKernel");
+    return clb__cl_kernel_for(clb__cl_impl(ctx), CLB__KERNEL_REDUCE, program, 0,
+                              clb__kernel_function(CLB__KERNEL_REDUCE), kernel);
 }
 
 /* Enqueues one pass over t with `chunks_wanted` groups along the reduced range
@@ -191,6 +186,7 @@ static clb_status run_pass(clb_context *ctx, const reduce_launch *l, const reduc
 {
     clb_status st = CLB_OK;
     clb__cl_context *cl = clb__cl_impl(ctx);
+    clb__cl_kernel *k = NULL; /* cached; the cache stays locked until the launch is enqueued */
     cl_kernel kernel = NULL;
     cl_mem table = NULL;
     cl_int err = CL_SUCCESS;
@@ -212,9 +208,9 @@ static clb_status run_pass(clb_context *ctx, const reduce_launch *l, const reduc
                 t->kept_numel * (chunks_wanted > 0 ? chunks_wanted : 1) > INT32_MAX - margin ||
                 t->out_offset + t->kept_numel > INT32_MAX - margin || CLB__FAULT_INDEX64();
 
-    CLB_TRY(build(ctx, l, wide, wide_table, &kernel));
-    int64_t wg = 1;
-    CLB_TRY(work_group_size(cl, kernel, &wg));
+    CLB_TRY(build(ctx, l, wide, wide_table, &k));
+    kernel = k->kernel;
+    int64_t wg = work_group_size(k);
 
     /* Lanes go along whichever of the two innermost axes moves fastest in memory;
        leftover lanes go to the other side. */
@@ -262,7 +258,7 @@ static clb_status run_pass(clb_context *ctx, const reduce_launch *l, const reduc
     if (CLB__FAULT(CLB__FAULT_ENQUEUE)) err = CL_OUT_OF_RESOURCES;
     CLB_CL_CHECK(err, "clEnqueueNDRangeKernel");
 cleanup:
-    if (kernel) clReleaseKernel(kernel);
+    if (k) clb__cl_kernel_unlock(cl);
     if (table) clReleaseMemObject(table);
     return st;
 }
@@ -351,6 +347,7 @@ static clb_status run_fast(clb_context *ctx, const reduce_launch *l, const reduc
     clb_status st = CLB_OK;
     clb__cl_context *cl = clb__cl_impl(ctx);
     cl_program program = NULL;
+    clb__cl_kernel *k = NULL; /* cached; the cache stays locked until the launch is enqueued */
     cl_kernel kernel = NULL;
     cl_mem table = NULL;
     cl_int err = CL_SUCCESS;
@@ -386,12 +383,11 @@ static clb_status run_fast(clb_context *ctx, const reduce_launch *l, const reduc
     char options[CLB__KERNEL_OPTIONS_MAX];
     CLB_TRY(clb__kernel_options(defs, (int)(sizeof defs / sizeof defs[0]), options, sizeof options));
     CLB_TRY(clb__program_cache_get(cl->programs, CLB__KERNEL_REDUCE, options, &program));
-    kernel = clCreateKernel(program,
-                            kind == FAST_ROWS ? "clb_reduce_rows"
-                            : tile == 1       ? "clb_reduce_cols_lanes"
-                                              : "clb_reduce_cols",
-                            &err);
-    CLB_CL_CHECK(err, "clCreateKernel");
+    int variant = kind == FAST_ROWS ? 1 : tile == 1 ? 3 : 2;
+    static const char *const names[4] = {NULL, "clb_reduce_rows", "clb_reduce_cols",
+                                         "clb_reduce_cols_lanes"};
+    CLB_TRY(clb__cl_kernel_for(cl, CLB__KERNEL_REDUCE, program, variant, names[variant], &k));
+    kernel = k->kernel;
 
     int64_t extent = kind == FAST_ROWS ? t->red_numel / t->rshape[t->red_ndim - 1] : t->red_numel;
     int64_t chunk = (extent + chunks - 1) / chunks;
@@ -419,7 +415,7 @@ static clb_status run_fast(clb_context *ctx, const reduce_launch *l, const reduc
     if (CLB__FAULT(CLB__FAULT_ENQUEUE)) err = CL_OUT_OF_RESOURCES;
     CLB_CL_CHECK(err, "clEnqueueNDRangeKernel");
 cleanup:
-    if (kernel) clReleaseKernel(kernel);
+    if (k) clb__cl_kernel_unlock(cl);
     if (table) clReleaseMemObject(table);
     return st;
 }

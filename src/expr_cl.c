@@ -330,12 +330,15 @@ static clb_status run_piece(const clb__plan *plan, void *user)
     const bool wide = l->wide, flat = l->flat, blocked = l->blocked;
     const int vec = l->vec;
     clb_status st = CLB_OK;
+    clb__cl_kernel *k = NULL;
     cl_kernel kernel = NULL;
     cl_mem table = NULL;
     cl_int err = CL_SUCCESS;
-    /* A kernel object per launch: setting arguments is not thread-safe on a shared one. */
-    kernel = clCreateKernel(l->program, clb__kernel_function(CLB__KERNEL_EVAL), &err);
-    CLB_CL_CHECK(err, "clCreateKernel");
+    /* The program's cached kernel object; arguments are shared state, so the
+       cache stays locked until the launch is enqueued (cl_launch.h). */
+    CLB_TRY(clb__cl_kernel_for(cl, CLB__KERNEL_EVAL, l->program, 0,
+                               clb__kernel_function(CLB__KERNEL_EVAL), &k));
+    kernel = k->kernel;
 
     /* p0..p8 (absent inputs get the output's buffer), the innermost extent, the
        offsets, the tables. */
@@ -377,7 +380,7 @@ static clb_status run_piece(const clb__plan *plan, void *user)
 
 cleanup:
     /* Queued commands hold their own references: releasing here is safe. */
-    if (kernel) clReleaseKernel(kernel);
+    if (k) clb__cl_kernel_unlock(cl);
     if (table) clReleaseMemObject(table);
     return st;
 }

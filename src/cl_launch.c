@@ -61,6 +61,10 @@ clb_status clb__cl_launch(clb__cl_context *cl, cl_kernel kernel, int64_t numel)
 #define STREAMING_MIN_BYTES ((int64_t)8 << 20)
 
 _Atomic int64_t clb__cl_streaming_min_bytes = -1;
+/* -1: work items take blocks on CPU devices and a grid stride elsewhere; tests
+   set 0 or 1 to run the other device class's path on the devices they have
+   (cl_map.c, cl_copy.c, expr_cl.c). */
+_Atomic int clb__cl_map_blocked = -1;
 
 struct clb__cl_kernel_cache {
     pthread_mutex_t lock;

@@ -16,9 +16,6 @@
 
 #define MAP_OPS CLB_MAP_OPS /* out + up to three inputs: the kernel's fixed argument list */
 
-/* -1: work items take blocks on CPU devices and a grid stride elsewhere; tests
-   set 0 or 1 to run the other device class's path on the devices they have. */
-_Atomic int clb__cl_map_blocked = -1;
 
 /* Everything a program depends on besides the build flags. The rank and the
    inner strides are not part of it: they are arguments and in-kernel branches,

@@ -15,40 +15,6 @@ clb_status clb__check_context(const clb_context *ctx, const char *what)
     return CLB_OK;
 }
 
-clb_status clb_context_create(const char *selector, clb_context **out)
-{
-    clb_status st = CLB_OK;
-    clb_context *ctx = NULL;
-    if (!out) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "clb_context_create: out is NULL");
-    *out = NULL;
-    int device = -1;
-    CLB_TRY(clb__device_resolve(selector, &device));
-    ctx = calloc(1, sizeof *ctx);
-    if (!ctx) CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a context");
-    atomic_init(&ctx->refs, 1);
-    atomic_init(&ctx->user_released, false);
-    atomic_init(&ctx->allocated, 0);
-    atomic_init(&ctx->reserved, 0);
-    pthread_mutex_init(&ctx->pool_lock, NULL);
-    clb__options_read(&ctx->options);
-    if (device < 0) {
-        CLB_TRY(clb__host_context_init(ctx));
-    } else {
-#if CLB_HAVE_OPENCL
-        CLB_TRY(clb__cl_context_init(ctx, device));
-#else
-        CLB_FAIL(CLB_ERR_NO_DEVICE, "this build of clbroadcast has no OpenCL support");
-#endif
-    }
-    ctx->magic = CLB__CONTEXT_MAGIC;
-    *out = ctx;
-    return CLB_OK;
-cleanup:
-    if (ctx) pthread_mutex_destroy(&ctx->pool_lock);
-    free(ctx); /* a failed backend init leaves nothing in ctx->impl */
-    return st;
-}
-
 void clb__context_retain(clb_context *ctx)
 {
     atomic_fetch_add(&ctx->refs, 1);
@@ -97,5 +63,19 @@ clb_status clb_context_get_info(const clb_context *ctx, clb_device_info *out)
     if (st != CLB_OK) return st;
     if (!out) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "clb_context_get_info: out is NULL");
     *out = ctx->info;
+    return CLB_OK;
+}
+
+size_t clb_memory_reserved(const clb_context *ctx)
+{
+    if (!ctx || ctx->magic != CLB__CONTEXT_MAGIC) return 0;
+    return atomic_load(&((clb_context *)ctx)->reserved);
+}
+
+clb_status clb_empty_cache(clb_context *ctx)
+{
+    clb_status st = clb__check_context(ctx, "clb_empty_cache: ctx");
+    if (st != CLB_OK) return st;
+    clb__pool_empty(ctx);
     return CLB_OK;
 }

@@ -375,3 +375,10 @@ int clb__dtype_kind(clb_dtype t)
     if (clb__dtype_is_signed(t)) return 2;
     return 3;
 }
+
+clb_status clb__check_dtype(clb_dtype t, const char *what)
+{
+    if (!clb__dtype_valid(t))
+        return clb__fail(CLB_ERR_INVALID_ARGUMENT, "%s: %d is not a clb_dtype value", what, (int)t);
+    return CLB_OK;
+}

@@ -91,17 +91,3 @@ void clb__pool_empty(clb_context *ctx)
         list = next;
     }
 }
-
-size_t clb_memory_reserved(const clb_context *ctx)
-{
-    if (!ctx || ctx->magic != CLB__CONTEXT_MAGIC) return 0;
-    return atomic_load(&((clb_context *)ctx)->reserved);
-}
-
-clb_status clb_empty_cache(clb_context *ctx)
-{
-    clb_status st = clb__check_context(ctx, "clb_empty_cache: ctx");
-    if (st != CLB_OK) return st;
-    clb__pool_empty(ctx);
-    return CLB_OK;
-}

@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""The source tree's floors (README "Source tree"), checked.
+
+usage: tools/check_layers.py [SRC_DIR]      (default: src/ next to this file)
+
+Reads every .c and .h under SRC_DIR as text (comments and strings removed)
+and fails, listing what it found, on:
+  - a circle of calls between .c files: file A uses a function or variable
+    that file B defines, and B, directly or through others, one of A's;
+  - a circle of #include "..." between files;
+  - an arrow that points up: a file using what a folder above its own
+    defines (floors, bottom first: core, expr, then host and opencl side by
+    side, which never use each other, then ops);
+  - <CL/...> or <clblast_c.h> included outside SRC_DIR/opencl.
+Prints one line per finding and a closing "N passed, N failed" over the
+four rules; exits 1 on any finding.
+"""
+import os
+import re
+import sys
+
+FLOORS = {"core": 0, "expr": 1, "host": 2, "opencl": 2, "ops": 3}
+OPENCL_HEADER = re.compile(r'#\s*include\s*<(CL/[^>]+|clblast_c\.h)>')
+INCLUDE = re.compile(r'#\s*include\s*"([^"]+)"')
+DEFINE_FN = re.compile(r'^(?!static\b)(?!typedef\b)(?!extern\b)[A-Za-z_][\w \t\*]*?\b(clb_\w+)\s*\(([^;{}]*)\)\s*\{',
+                       re.M)
+DEFINE_VAR = re.compile(r'^(?!static\b)(?!typedef\b)(?!extern\b)(?:_Atomic\s+)?[A-Za-z_][\w \t\*]*?\b(clb_\w+)\s*(?:=[^;]*)?;',
+                        re.M)
+IDENT = re.compile(r'\bclb_\w+\b')
+
+
+def strip(text):
+    """Removes comments, string and character literals (keeps line breaks)."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            out.append("\n" * text.count("\n", i, j))
+            i = j
+        elif text.startswith("//", i):
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+        elif c in "\"'":
+            j = i + 1
+            while j < n and text[j] != c:
+                j += 2 if text[j] == "\\" else 1
+            out.append(c + c)
+            i = j + 1
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def floor_of(rel):
+    top = rel.split(os.sep)[0]
+    return top if top in FLOORS else None
+
+
+def sccs(graph):
+    """Tarjan's strongly connected components of {node: set(nodes)}."""
+    index, low, stack, on, out, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            out.append(sorted(comp))
+
+    sys.setrecursionlimit(10000)
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def main(argv):
+    root = argv[1] if len(argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
+    root = os.path.normpath(root)
+    files = {}
+    for d, _, names in os.walk(root):
+        for name in names:
+            if name.endswith((".c", ".h")):
+                rel = os.path.relpath(os.path.join(d, name), root)
+                with open(os.path.join(d, name), encoding="utf-8") as f:
+                    files[rel] = f.read()
+    by_base = {}
+    for rel in files:
+        by_base.setdefault(os.path.basename(rel), []).append(rel)
+
+    findings = {"call circles": [], "include circles": [], "arrows up": [], "OpenCL headers": []}
+
+    # OpenCL headers
+    for rel, text in sorted(files.items()):
+        if OPENCL_HEADER.search(strip_keep_includes(text)) and floor_of(rel) != "opencl":
+            findings["OpenCL headers"].append(f"{rel} includes an OpenCL header outside opencl/")
+
+    # includes
+    inc = {}
+    for rel, text in files.items():
+        for m in INCLUDE.finditer(text):
+            target = os.path.basename(m.group(1))
+            for t in by_base.get(target, []):
+                if t != rel:
+                    inc.setdefault(rel, set()).add(t)
+    for comp in sccs(inc):
+        if len(comp) > 1:
+            findings["include circles"].append("include circle: " + " -> ".join(comp))
+
+    # definitions and uses (.c files)
+    code = {rel: strip(text) for rel, text in files.items() if rel.endswith(".c")}
+    defined = {}
+    for rel, text in code.items():
+        for m in DEFINE_FN.finditer(text):
+            defined.setdefault(m.group(1), rel)
+        for m in DEFINE_VAR.finditer(text):
+            defined.setdefault(m.group(1), rel)
+    uses, why = {}, {}
+    for rel, text in code.items():
+        for name in set(IDENT.findall(text)):
+            owner = defined.get(name)
+            if owner and owner != rel:
+                uses.setdefault(rel, set()).add(owner)
+                why.setdefault((rel, owner), set()).add(name)
+    for comp in sccs(uses):
+        if len(comp) > 1:
+            members = set(comp)
+            arrows = [f"{a} -> {b} ({', '.join(sorted(why[(a, b)])[:4])})"
+                      for a in comp for b in sorted(uses.get(a, ())) if b in members]
+            findings["call circles"].append(f"call circle of {len(comp)} files: " + "; ".join(arrows))
+    for (a, b), names in sorted(why.items()):
+        fa, fb = floor_of(a), floor_of(b)
+        if fa is None or fb is None or fa == fb:
+            continue
+        up = FLOORS[fb] > FLOORS[fa] or (FLOORS[fb] == FLOORS[fa] and fa != fb)
+        if up:
+            findings["arrows up"].append(f"{a} ({fa}) uses {b} ({fb}): {', '.join(sorted(names)[:4])}")
+
+    passed = failed = 0
+    for rule, found in findings.items():
+        if found:
+            failed += 1
+            for line in found:
+                print(f"FAIL {rule}: {line}")
+        else:
+            passed += 1
+            print(f"ok   {rule}: none")
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+def strip_keep_includes(text):
+    """Comments removed, #include lines kept whole (their <...> is what is checked)."""
+    return re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -47,6 +47,7 @@ typedef struct clb__matmul_op {
     int64_t offsets[3];                     /* element offset of each operand's first matrix */
     int64_t row_strides[3];                 /* element stride between rows (i for a/out, p for b) */
     int64_t col_strides[3];                 /* element stride between columns */
+    int impl; /* CLB__MATMUL_*: AUTO lets the backend choose; the tuning search asks for one */
 } clb__matmul_op;
 
 typedef struct clb__backend {

@@ -444,14 +444,16 @@ clb_status clb__cl_matmul(clb_context *ctx, const clb__matmul_op *op, void *cons
        defaults (bench/bench_matmul); elsewhere CLBlast serves floats.
        CLB_MATMUL_IMPL=kernel or =clblast overrides the choice (benchmarks
        compare the two; also a way around a problem in either). */
-    int impl = clb__mm_force ? 0 : ctx->options.matmul_impl; /* the search's own first */
-    bool force_own = clb__mm_force == 1 || impl == CLB__MATMUL_KERNEL;
-    bool force_clblast = clb__mm_force == 2 || impl == CLB__MATMUL_CLBLAST;
+    /* The caller's choice (the tuning search) first, then CLB_MATMUL_IMPL. */
+    bool asked = op->impl != CLB__MATMUL_AUTO;
+    int impl = asked ? op->impl : ctx->options.matmul_impl;
+    bool force_own = impl == CLB__MATMUL_KERNEL;
+    bool force_clblast = impl == CLB__MATMUL_CLBLAST;
     /* A cached tuning (clb_matmul_tune) measured which of the two is faster on
        this device; its CLBlast parameters are applied on the first call, also
        under CLB_MATMUL_IMPL=clblast (not for the search's own calls). */
     clb__mm_choice choice = CLB__MM_CHOICE_NONE;
-    if (!clb__mm_force && (op->dtype == CLB_FLOAT32 || op->dtype == CLB_FLOAT64))
+    if (!asked && (op->dtype == CLB_FLOAT32 || op->dtype == CLB_FLOAT64))
         choice = clb__mm_tuning_choice(ctx, op->dtype);
     bool prefer_own = choice == CLB__MM_CHOICE_KERNEL ||
                       (choice == CLB__MM_CHOICE_NONE && cl->loops);

@@ -106,5 +106,8 @@ clb_status clb__check_out_writable(const char *fn, const clb_tensor *out, int n,
 /* ---- copies (op_copy.c) -------------------------------------------------- */
 /* dst (any layout without stride-0 axes, same shape) = cast(src viewed with src_strides). */
 clb_status clb__copy_into(clb_tensor *dst, const clb_tensor *src);
+/* clb_matmul with the implementation chosen by the caller (CLB__MATMUL_*,
+   options.h): the tuning search times each side through it. */
+clb_status clb__matmul_impl(const clb_tensor *a, const clb_tensor *b, int impl, clb_tensor **out);
 
 #endif /* CLB_INTERNAL_H */

@@ -40,6 +40,11 @@ static void view_as_matrices(const clb_tensor *t, bool is_left, matrix_view *v)
 
 clb_status clb_matmul(const clb_tensor *a, const clb_tensor *b, clb_tensor **out)
 {
+    return clb__matmul_impl(a, b, CLB__MATMUL_AUTO, out);
+}
+
+clb_status clb__matmul_impl(const clb_tensor *a, const clb_tensor *b, int impl, clb_tensor **out)
+{
     clb_status st = CLB_OK;
     clb_tensor *ca = NULL, *cb = NULL;
     char sa[512], sb[512];
@@ -65,7 +70,7 @@ clb_status clb_matmul(const clb_tensor *a, const clb_tensor *b, clb_tensor **out
                  clb__shape_str(a->ndim, a->shape, sa, sizeof sa), (long long)va.cols,
                  clb__shape_str(b->ndim, b->shape, sb, sizeof sb), (long long)vb.rows);
 
-    clb__matmul_op op = {.dtype = dtype, .m = va.rows, .n = vb.cols, .k = va.cols};
+    clb__matmul_op op = {.dtype = dtype, .m = va.rows, .n = vb.cols, .k = va.cols, .impl = impl};
     const int batch_ndims[2] = {va.batch_ndim, vb.batch_ndim};
     const int64_t *batch_shapes[2] = {va.batch_shape, vb.batch_shape};
     st = clb__broadcast(2, batch_ndims, batch_shapes, &op.batch_ndim, op.batch_shape);

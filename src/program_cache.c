@@ -67,31 +67,6 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
 
 /* ---- disk directory ------------------------------------------------------------ */
 
-static void join(char *buf, size_t cap, const char *a, const char *b)
-{
-    int n = snprintf(buf, cap, "%s%s", a, b);
-    if (n < 0 || (size_t)n >= cap) buf[0] = '\0'; /* a path we cannot hold disables the cache */
-}
-
-void clb__program_cache_dir(char *buf, size_t cap)
-{
-    if (cap == 0) return;
-    buf[0] = '\0';
-    const char *env = getenv("CLB_CACHE_DIR");
-    if (env && env[0]) {
-        if (strcasecmp(env, "off") != 0) join(buf, cap, env, "");
-        return;
-    }
-    const char *xdg = getenv("XDG_CACHE_HOME");
-    if (xdg && xdg[0] == '/') { /* the XDG spec says relative values are to be ignored */
-        join(buf, cap, xdg, "/clbroadcast");
-        return;
-    }
-    const char *home = getenv("HOME");
-    if (home && home[0]) join(buf, cap, home, "/.cache/clbroadcast");
-}
-
-
 /* ---- disk level -------------------------------------------------------------------- */
 
 /* Key text and file path for (id, options) on this device. */
@@ -298,7 +273,7 @@ clb_status clb__program_cache_count(const clb_device_info *info, int *count)
 {
     char dir[PATH_CAP], identity[1024], path[PATH_CAP + 256];
     *count = 0;
-    clb__program_cache_dir(dir, sizeof dir);
+    clb__cache_dir(dir, sizeof dir);
     identity_of(info, identity, sizeof identity);
     DIR *d = dir[0] ? opendir(dir) : NULL;
     if (!d) return CLB_OK; /* no directory yet (or disabled): nothing cached */
@@ -334,7 +309,7 @@ clb_status clb__program_cache_create(cl_context context, cl_device_id device,
     c->device = device;
     snprintf(c->device_name, sizeof c->device_name, "%s", info->name);
     identity_of(info, c->identity, sizeof c->identity);
-    clb__program_cache_dir(c->dir, sizeof c->dir);
+    clb__cache_dir(c->dir, sizeof c->dir);
     clb__quirks_for(info->platform, info->driver_version, NULL, 0, c->quirk_options,
                     sizeof c->quirk_options);
     *out = c;

@@ -45,7 +45,5 @@ clb_status clb__program_cache_count(const clb_device_info *info, int *count);
 bool clb__program_cache_parse(const unsigned char *data, size_t size, const char *key,
                               const unsigned char **bin, size_t *bin_len);
 
-/* The disk-cache directory in effect for new caches; "" when disabled. */
-void clb__program_cache_dir(char *buf, size_t cap);
 
 #endif /* CLB_PROGRAM_CACHE_H */

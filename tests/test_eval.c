@@ -6,11 +6,11 @@
  * counters of the caching test. */
 #include "testutil.h"
 
-#include "src/internal.h"
-#include "src/plan.h"
+#include "internal.h"
+#include "plan.h"
 #if CLB_HAVE_OPENCL
-#include "src/backend_cl.h"
-#include "src/program_cache.h"
+#include "backend_cl.h"
+#include "program_cache.h"
 #endif
 
 #include <math.h>

@@ -11,7 +11,7 @@
  * context that has already run the call once. */
 #include "testutil.h"
 
-#include "src/fault.h"
+#include "fault.h"
 
 #include <limits.h>
 #include <stdbool.h>

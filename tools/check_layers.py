@@ -126,17 +126,19 @@ def main(argv):
 
     # definitions and uses (.c files)
     code = {rel: strip(text) for rel, text in files.items() if rel.endswith(".c")}
+    # A name may have alternative definitions (one per build configuration,
+    # as device.c and device_none.c): a file that defines it uses none of them.
     defined = {}
     for rel, text in code.items():
-        for m in DEFINE_FN.finditer(text):
-            defined.setdefault(m.group(1), rel)
-        for m in DEFINE_VAR.finditer(text):
-            defined.setdefault(m.group(1), rel)
+        for m in list(DEFINE_FN.finditer(text)) + list(DEFINE_VAR.finditer(text)):
+            defined.setdefault(m.group(1), set()).add(rel)
     uses, why = {}, {}
     for rel, text in code.items():
         for name in set(IDENT.findall(text)):
-            owner = defined.get(name)
-            if owner and owner != rel:
+            owners = defined.get(name, set())
+            if rel in owners:
+                continue
+            for owner in owners:
                 uses.setdefault(rel, set()).add(owner)
                 why.setdefault((rel, owner), set()).add(name)
     for comp in sccs(uses):

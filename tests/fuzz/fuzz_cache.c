@@ -2,7 +2,7 @@
  * key the library would look for and against a key taken from the input.
  * Whatever it accepts must be a non-empty binary lying exactly at the end of
  * the file, behind a header that names the same key. */
-#include "src/program_cache.h"
+#include "program_cache.h"
 
 #include <stdio.h>
 #include <stdlib.h>

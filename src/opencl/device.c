@@ -15,11 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if CLB_HAVE_OPENCL
 #include "cl_errors.h"
 #include "cl_quirks.h"
 #include "program_cache.h"
-#endif
 
 /* ---- text helpers ---------------------------------------------------------- */
 
@@ -43,7 +41,6 @@ static char *trimmed_copy(const char *s)
     return out;
 }
 
-#if CLB_HAVE_OPENCL
 
 static bool ci_contains(const char *hay, const char *needle)
 {
@@ -487,54 +484,3 @@ cleanup:
     free(sel);
     return st;
 }
-
-#else /* !CLB_HAVE_OPENCL: the host backend is the only device */
-
-clb_status clb_device_count(int *out)
-{
-    if (!out) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "clb_device_count: out is NULL");
-    *out = 0;
-    return CLB_OK;
-}
-
-clb_status clb_device_get_info(int index, clb_device_info *out)
-{
-    if (!out) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "clb_device_get_info: out is NULL");
-    memset(out, 0, sizeof *out);
-    return clb__fail(CLB_ERR_INVALID_ARGUMENT,
-                     "no OpenCL device with index %d (this build has no OpenCL support)", index);
-}
-
-clb_status clb_device_cached_programs(int index, int *count)
-{
-    if (!count) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "clb_device_cached_programs: count is NULL");
-    *count = 0;
-    return clb__fail(CLB_ERR_INVALID_ARGUMENT,
-                     "no OpenCL device with index %d (this build has no OpenCL support)", index);
-}
-
-clb_status clb__device_resolve(const char *selector, int *device_index)
-{
-    if (!device_index)
-        return clb__fail(CLB_ERR_INVALID_ARGUMENT, "clb__device_resolve: device_index is NULL");
-    *device_index = -1;
-    const char *origin = "";
-    if (!selector) {
-        const char *env = getenv("CLB_DEVICE");
-        if (!env || !env[0]) return CLB_OK;
-        selector = env;
-        origin = " (from $CLB_DEVICE)";
-    }
-    char *sel = trimmed_copy(selector);
-    if (!sel) return clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory parsing a device selector");
-    clb_status st = CLB_OK;
-    if (!ci_equal(sel, "host"))
-        st = clb__fail(CLB_ERR_NO_DEVICE,
-                       "no OpenCL device matches \"%s\"%s; available: host (this build has no "
-                       "OpenCL support)",
-                       sel, origin);
-    free(sel);
-    return st;
-}
-
-#endif /* CLB_HAVE_OPENCL */

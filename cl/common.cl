@@ -8,7 +8,7 @@
 
 /* ---- capabilities ------------------------------------------------------------ */
 
-/* Workarounds of driver defects, switched on by src/cl_quirks.c's table. */
+/* Workarounds of driver defects, switched on by src/opencl/cl_quirks.c's table. */
 #ifndef CLB_QUIRK_NAN_SAT_SELECT
 #define CLB_QUIRK_NAN_SAT_SELECT 0
 #endif
@@ -26,7 +26,7 @@
 /* Streaming (non-temporal) stores for outputs far larger than the cache. On a
    CPU a plain store first reads the line it writes (read-for-ownership), so a
    stream that writes N bytes moves 2N; a streaming store moves N. The host
-   asks for them (CLB_NT=1, src/cl_launch.c) only on CPU devices and only for
+   asks for them (CLB_NT=1, src/opencl/cl_launch.c) only on CPU devices and only for
    large outputs; they are a clang builtin (PoCL compiles with clang), and
    without it the kernels use plain stores. */
 #ifndef CLB_NT
@@ -81,7 +81,7 @@
     CLB_CAT(CLB_ARGS_STORE_, N)(a)
 
 /* A kernel that echoes a launch description of N vectors back to the host:
-   out[i] is slot i as the device received it. src/cl_args.c runs it once per
+   out[i] is slot i as the device received it. src/opencl/cl_args.c runs it once per
    context and kernel family. */
 #define CLB_ARGS_PROBE(N)                                                                          \
     __kernel void clb_args_probe(__global long *out, CLB_ARGS_PARAMS(N))                           \
@@ -189,7 +189,7 @@ typedef int8 clb_index8;
 #define CLB_CVT_KBOOL_KFLOAT(T, x) ((uchar)((x) != 0))
 #define CLB_CVT_KINT_KBOOL(T, x) ((T)(x))
 #define CLB_CVT_KINT_KINT(T, x) ((T)(x))
-#if CLB_QUIRK_NAN_SAT_SELECT /* src/cl_quirks.c: the same values, selected before converting */
+#if CLB_QUIRK_NAN_SAT_SELECT /* src/opencl/cl_quirks.c: the same values, selected before converting */
 #define CLB_CVT_KINT_KHALF(T, x) CLB_SAT_(T, isnan(x) ? 0.0f : (x))
 #define CLB_CVT_KINT_KFLOAT(T, x) CLB_SAT_(T, isnan(x) ? 0.0f : (x))
 #else

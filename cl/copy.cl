@@ -1,8 +1,8 @@
 /* Strided copy with dtype conversion: one kernel for contiguous(), repeat(),
  * to_host of views, cast() and copies into views, with the conversion rules of
- * common.cl's CLB_CONVERT (those of src/host_scalar.c).
+ * common.cl's CLB_CONVERT (those of src/core/host_scalar.c).
  *
- * Launch geometry (planned on the host, see src/cl_copy.c), the same as
+ * Launch geometry (planned on the host, see src/opencl/cl_copy.c), the same as
  * cl/elementwise.cl's: the plan's last axis is the "inner" axis, the others
  * are flattened into "rows"; the inner axis is cut into chunks of CLB_VEC
  * elements.
@@ -273,7 +273,7 @@ __kernel void clb_copy(__global clb_dst_t *dst, __global const clb_src_t *src,
 #else
     const long tile = cend - cfirst; /* a grid stride: no column tiles */
 #endif
-#if CLB_SRC_DTYPE == CLB_DST_DTYPE /* a bit copy (src/cl_copy.c: canonical_pair) */
+#if CLB_SRC_DTYPE == CLB_DST_DTYPE /* a bit copy (src/opencl/cl_copy.c: canonical_pair) */
     if (isd == 1 && iss == 1) CLB_LOOPS(1, 1)
     else if (isd == 1 && iss == 0) CLB_LOOPS_BROADCAST()
     else CLB_LOOPS_TILED(isd, iss, tile)

@@ -1,7 +1,7 @@
 /* Strided n-ary map: out = op(in0), op(in0, in1) or where(in0, in1, in2), with
- * the exact scalar rules of src/host_scalar.c.
+ * the exact scalar rules of src/core/host_scalar.c.
  *
- * Launch geometry (planned on the host, see src/cl_map.c): the plan's last
+ * Launch geometry (planned on the host, see src/opencl/cl_map.c): the plan's last
  * axis is the "inner" axis, the others are flattened into "rows"; the inner
  * axis is cut into chunks of CLB_VEC elements.
  *     dimension 0 of the NDRange: chunks

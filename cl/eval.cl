@@ -1,7 +1,7 @@
 /* Fused element-wise expression (clb_eval): one kernel reads every input once
  * and writes the output once, whatever the expression.
  *
- * The host (src/expr_cl.c) turns the typed expression tree into CLB_EVAL_BODY,
+ * The host (src/opencl/expr_cl.c) turns the typed expression tree into CLB_EVAL_BODY,
  * a sequence of statements over the helpers below: one register per tree node,
  * each holding the value the op-by-op chain would have stored (rounded to the
  * node's dtype), then a store to the output. The body is a -D define, so it is
@@ -21,7 +21,7 @@
  *   CLB_USE_<dt>       define the operation helpers of compute dtype <dt>
  *   CLB_EVAL_BODY      the generated statements
  *
- * Scalar semantics mirror src/host_scalar.c op by op: integer arithmetic wraps
+ * Scalar semantics mirror src/core/host_scalar.c op by op: integer arithmetic wraps
  * (done in an unsigned type of at least 32 bits, so narrow types never
  * overflow a promoted int), Python floor division and remainder, NumPy's
  * npy_divmod for floats, NaN-propagating maximum/minimum, float16 math in float

@@ -1,5 +1,5 @@
 /* Launch descriptions of the copy and map kernels, shared by the host
- * (src/cl_copy.c, src/cl_map.c) and the kernels (prepended to every program).
+ * (src/opencl/cl_copy.c, src/opencl/cl_map.c) and the kernels (prepended to every program).
  *
  * Everything about a launch but the buffers is an array of 64-bit integers
  * whose slots are named here once. It travels as a few long16 arguments
@@ -11,7 +11,7 @@
  * its llvmpipe compiler crashes on a by-value struct indexed by a loop
  * variable (tests/quirks/). Every context still checks, the first time it
  * builds each family, that the device receives the array as the host wrote it
- * (src/cl_args.c).
+ * (src/opencl/cl_args.c).
  *
  * Valid C and OpenCL C: only #defines. */
 #ifndef CLB_LAUNCH_ARGS_H

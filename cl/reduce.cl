@@ -424,7 +424,7 @@ __kernel void clb_reduce_cols(__global clb_out_t *out, __global const clb_in_t *
 #endif
 }
 
-/* Column sums where work items run across SIMD lanes (llvmpipe, src/cl_reduce.c
+/* Column sums where work items run across SIMD lanes (llvmpipe, src/opencl/cl_reduce.c
    with tiles of one column): item g folds output o = g % kept over band
    c = g / kept of the reduced range, one scalar Kahan sum, so the lanes of a
    step read neighbouring elements of one row (measured on llvmpipe: 8.7 GB/s,

@@ -13,7 +13,7 @@
 #include <math.h>
 #include <stdbool.h>
 
-extern _Atomic int clb__host_loops_enabled; /* src/host_loops.h */
+extern _Atomic int clb__host_loops_enabled; /* src/core/host_loops.h */
 
 #define NDTYPES 12
 static const clb_dtype all_dtypes[NDTYPES] = {
@@ -570,8 +570,8 @@ static void test_layouts(void **state)
 }
 
 #if CLB_HAVE_OPENCL
-extern _Atomic int clb__cl_map_blocked;              /* src/cl_launch.h */
-extern _Atomic int64_t clb__cl_streaming_min_bytes; /* src/cl_launch.h */
+extern _Atomic int clb__cl_map_blocked;              /* src/opencl/cl_launch.h */
+extern _Atomic int64_t clb__cl_streaming_min_bytes; /* src/opencl/cl_launch.h */
 
 /* The other device class's work split (grid stride on a CPU device, blocks on a
    GPU), streaming stores forced on for every size, and the 32-bit piece path:

@@ -22,7 +22,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-extern _Atomic int clb__host_loops_enabled; /* src/host_loops.h */
+extern _Atomic int clb__host_loops_enabled; /* src/core/host_loops.h */
 
 #define RANDOM_CASES 10000
 #define MAX_NUMEL 600
@@ -94,7 +94,7 @@ static const combo combos[] = {
 };
 #define NCOMBOS ((int)(sizeof combos / sizeof combos[0]))
 
-/* The (op, dtypes) the typed host loops take (src/host_loops.c). */
+/* The (op, dtypes) the typed host loops take (src/core/host_loops.c). */
 static const combo loop_combos[] = {
     B(CLB_ADD, F32, F32),     B(CLB_ADD, I32, I32),     B(CLB_SUB, F64, F64),
     B(CLB_SUB, I64, I64),     B(CLB_MUL, F32, F32),     B(CLB_MUL, I32, I32),
@@ -640,8 +640,8 @@ static void test_split_pieces(void **state)
 }
 
 #if CLB_HAVE_OPENCL
-extern _Atomic int clb__cl_map_blocked;              /* src/cl_launch.h */
-extern _Atomic int64_t clb__cl_streaming_min_bytes; /* src/cl_launch.h */
+extern _Atomic int clb__cl_map_blocked;              /* src/opencl/cl_launch.h */
+extern _Atomic int64_t clb__cl_streaming_min_bytes; /* src/opencl/cl_launch.h */
 
 /* The other device class's work split (grid stride on a CPU device, blocks on
    a GPU) gives the same results: layouts and pieces again with it forced. So do

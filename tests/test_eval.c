@@ -944,8 +944,8 @@ static void test_layouts(void **state)
 }
 
 #if CLB_HAVE_OPENCL
-extern _Atomic int clb__cl_map_blocked;              /* src/cl_launch.h */
-extern _Atomic int64_t clb__cl_streaming_min_bytes; /* src/cl_launch.h */
+extern _Atomic int clb__cl_map_blocked;              /* src/opencl/cl_launch.h */
+extern _Atomic int64_t clb__cl_streaming_min_bytes; /* src/opencl/cl_launch.h */
 #endif
 
 /* The launch paths a device does not take by itself: blocks of rows and chunks

@@ -1,4 +1,4 @@
-/* Matmul tuning (clb_matmul_tune, src/cl_matmul_tune.c).
+/* Matmul tuning (clb_matmul_tune, src/opencl/cl_matmul_tune.c).
  *
  * Default build: the cache file's format (write, read, apply), files that must
  * be ignored (corrupt, truncated, another driver, parameters CLBlast would

@@ -343,7 +343,7 @@ static void reductions(clb_context *ctx, const char *selector)
 }
 
 #if CLB_HAVE_OPENCL
-extern _Atomic int64_t clb__cl_streaming_min_bytes; /* src/cl_launch.h */
+extern _Atomic int64_t clb__cl_streaming_min_bytes; /* src/opencl/cl_launch.h */
 
 /* Streaming stores forced on: contiguous and broadcast bit copies of each
    width, a cast, and float32/int64 adds, on rows that are multiples of the

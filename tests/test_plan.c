@@ -1,4 +1,4 @@
-/* White-box tests of the launch planner (src/plan.h): dropping size-1 axes,
+/* White-box tests of the launch planner (src/core/plan.h): dropping size-1 axes,
  * ordering axes by the output's stride, coalescing, and the reference loop
  * clb__plan_for_each that the host backend runs. */
 #include "testutil.h"

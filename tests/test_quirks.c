@@ -1,4 +1,4 @@
-/* The quirks table (src/cl_quirks.c): version parsing, platform and driver
+/* The quirks table (src/opencl/cl_quirks.c): version parsing, platform and driver
  * keys, and the build options and names it hands the program cache and
  * clb_device_info. Whether each entry matches a real defect is
  * tests/quirks/check_quirks.py's job, on the devices of the machine. */
@@ -83,7 +83,7 @@ static void test_names_and_options(void **state)
     assert_true(strlen(tiny) < sizeof tiny);
 }
 
-/* The documented launch-style rule (src/cl_launch.h): work-groups as loops on
+/* The documented launch-style rule (src/opencl/cl_launch.h): work-groups as loops on
    PoCL's CPU devices only; lanes everywhere else and under the loop limit. */
 static void test_launch_style(void **state)
 {

@@ -359,7 +359,7 @@ static void test_accuracy(void **state)
 
 /* ---- CPU fast paths: contiguous rows, tiled columns ----------------------------------- */
 
-/* CLB_REDUCE_FAST forces the CPU fast paths of src/cl_reduce.c on (1) or off (0)
+/* CLB_REDUCE_FAST forces the CPU fast paths of src/opencl/cl_reduce.c on (1) or off (0)
    on any device; NULL restores the default (CPU devices only). */
 static void force_fast(const char *v)
 {

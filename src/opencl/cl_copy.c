@@ -3,7 +3,7 @@
  * Per call: encode the specialisation in one 64-bit key, find the cached kernel
  * object (the option string and the program cache are consulted only the first
  * time), set the arguments and enqueue one launch per 32-bit plan piece. The
- * launch scheme is cl/elementwise.cl's (see src/cl_map.c). */
+ * launch scheme is cl/elementwise.cl's (see src/opencl/cl_map.c). */
 #include "cl_launch.h"
 
 #include "cl_args.h"

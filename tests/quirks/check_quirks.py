@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Holds the quirks table (src/cl_quirks.c) against the reproducers.
+"""Holds the quirks table (src/opencl/cl_quirks.c) against the reproducers.
 
 usage: check_quirks.py LIST_DEVICES REPRODUCER...
 
@@ -53,11 +53,11 @@ def main(argv):
                 passed += 1
             elif present and quirk not in quirks:
                 print(f"FAIL {name} on {platform} {driver}: {verdict}, but the table gives this "
-                      f"device no '{quirk}' quirk (src/cl_quirks.c)")
+                      f"device no '{quirk}' quirk (src/opencl/cl_quirks.c)")
                 failed += 1
             elif not present and quirk in quirks:
                 print(f"FAIL {name} on {platform} {driver}: {verdict}, but the table gives this "
-                      f"device the '{quirk}' quirk: narrow its driver range (src/cl_quirks.c)")
+                      f"device the '{quirk}' quirk: narrow its driver range (src/opencl/cl_quirks.c)")
                 failed += 1
             else:
                 print(f"ok   {name} on {platform} {driver}: {verdict} "

@@ -1,4 +1,4 @@
-/* Quirk "loop-limit" (src/cl_quirks.c). llvmpipe (Mesa 22.3.6 rusticl) stops
+/* Quirk "loop-limit" (src/opencl/cl_quirks.c). llvmpipe (Mesa 22.3.6 rusticl) stops
  * every loop of a work item after 65535 iterations without any error: one
  * work item summing 2^20 ones returns 65535.
  *

@@ -1,4 +1,4 @@
-/* Quirk "nan-sat-select" (src/cl_quirks.c). llvmpipe (Mesa 22.3.6 rusticl,
+/* Quirk "nan-sat-select" (src/opencl/cl_quirks.c). llvmpipe (Mesa 22.3.6 rusticl,
  * LLVM 15) crashes compiling a float -> char saturating conversion that is
  * selected against NaN: `isnan(x) ? (char)0 : convert_char_sat(x)`. The same
  * conversion without the select, or to short or uchar, works.

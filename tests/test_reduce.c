@@ -13,33 +13,6 @@
 
 /* ---- values ------------------------------------------------------------------ */
 
-static double half_to_double(uint16_t h)
-{
-    int e = (h >> 10) & 31, m = h & 1023;
-    double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m + 1024, e - 25);
-    return (h & 0x8000) ? -v : v;
-}
-
-/* Element i of a host buffer of dtype t as a double (exact except 64-bit integers,
-   which are compared bitwise). */
-static double value_at(const void *buf, clb_dtype t, int64_t i)
-{
-    switch (t) {
-    case CLB_BOOL: return ((const uint8_t *)buf)[i];
-    case CLB_INT8: return ((const int8_t *)buf)[i];
-    case CLB_UINT8: return ((const uint8_t *)buf)[i];
-    case CLB_INT16: return ((const int16_t *)buf)[i];
-    case CLB_UINT16: return ((const uint16_t *)buf)[i];
-    case CLB_INT32: return ((const int32_t *)buf)[i];
-    case CLB_UINT32: return ((const uint32_t *)buf)[i];
-    case CLB_INT64: return (double)((const int64_t *)buf)[i];
-    case CLB_UINT64: return (double)((const uint64_t *)buf)[i];
-    case CLB_FLOAT16: return half_to_double(((const uint16_t *)buf)[i]);
-    case CLB_FLOAT32: return ((const float *)buf)[i];
-    default: return ((const double *)buf)[i];
-    }
-}
-
 static uint16_t double_to_half(double v) /* for the small exact values the tests use */
 {
     if (isnan(v)) return 0x7E00;
@@ -86,27 +59,10 @@ static void fill_random(void *buf, clb_dtype t, int64_t n, clb_reduce_op op, uin
 static void assert_matches(const clb_tensor *d, const clb_tensor *h, int64_t count,
                            const char *what)
 {
-    assert_int_equal(clb_tensor_dtype(d), clb_tensor_dtype(h));
-    clbt_assert_shape(d, clb_tensor_ndim(h), clb_tensor_shape(h));
     clb_dtype t = clb_tensor_dtype(h);
-    int64_t n = clb_tensor_numel(h);
-    void *dv = clbt_read(d), *hv = clbt_read(h);
     double rtol = t == CLB_FLOAT16 ? 2e-3 : t == CLB_FLOAT32 ? 2e-6 : 1e-12;
     double atol = t == CLB_FLOAT16 ? 1e-2 : t == CLB_FLOAT32 ? 1e-6 * (double)count : 1e-12 * (double)count;
-    for (int64_t i = 0; i < n; i++) {
-        if (t == CLB_INT64 || t == CLB_UINT64) {
-            uint64_t a = ((uint64_t *)dv)[i], b = ((uint64_t *)hv)[i];
-            if (a != b)
-                fail_msg("%s: element %lld = %llu, host has %llu", what, (long long)i,
-                         (unsigned long long)a, (unsigned long long)b);
-            continue;
-        }
-        double a = value_at(dv, t, i), b = value_at(hv, t, i);
-        bool same = (isnan(a) && isnan(b)) || a == b || fabs(a - b) <= atol + rtol * fabs(b);
-        if (!same) fail_msg("%s: element %lld = %.17g, host has %.17g", what, (long long)i, a, b);
-    }
-    free(dv);
-    free(hv);
+    clbt_assert_matches_host(d, h, rtol, atol, what);
 }
 
 static int device_has_fp64(clb_context *ctx)

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <math.h>
 
 #include "clbroadcast.h"
 
@@ -154,6 +155,76 @@ static inline void clbt_assert_shape(const clb_tensor *t, int ndim, const int64_
             fail_msg("shape[%d] = %lld, expected %lld", i, (long long)clb_tensor_shape(t)[i],
                      (long long)shape[i]);
 }
+
+/* ---- comparing a device's result with the host backend's ------------------------ */
+
+static inline double clbt_half_to_double(uint16_t h)
+{
+    int e = (h >> 10) & 31, m = h & 1023;
+    double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m + 1024, e - 25);
+    return (h & 0x8000) ? -v : v;
+}
+
+/* Element i of a host buffer of dtype t as a double (exact except 64-bit
+   integers, which clbt_assert_matches_host compares bitwise). */
+static inline double clbt_value_at(const void *buf, clb_dtype t, int64_t i)
+{
+    switch (t) {
+    case CLB_BOOL: return ((const uint8_t *)buf)[i];
+    case CLB_INT8: return ((const int8_t *)buf)[i];
+    case CLB_UINT8: return ((const uint8_t *)buf)[i];
+    case CLB_INT16: return ((const int16_t *)buf)[i];
+    case CLB_UINT16: return ((const uint16_t *)buf)[i];
+    case CLB_INT32: return ((const int32_t *)buf)[i];
+    case CLB_UINT32: return ((const uint32_t *)buf)[i];
+    case CLB_INT64: return (double)((const int64_t *)buf)[i];
+    case CLB_UINT64: return (double)((const uint64_t *)buf)[i];
+    case CLB_FLOAT16: return clbt_half_to_double(((const uint16_t *)buf)[i]);
+    case CLB_FLOAT32: return ((const float *)buf)[i];
+    default: return ((const double *)buf)[i];
+    }
+}
+
+/* The one comparison of a device's result `got` with the host backend's `want`:
+   same dtype and shape; 64-bit integers equal bitwise, other values within
+   atol + rtol * |want| (0 and 0: exactly equal), NaN equal to NaN. A failure
+   names the first element that differs and how many do. */
+static inline void clbt_assert_matches_host(const clb_tensor *got, const clb_tensor *want,
+                                            double rtol, double atol, const char *what)
+{
+    assert_int_equal(clb_tensor_dtype(got), clb_tensor_dtype(want));
+    clbt_assert_shape(got, clb_tensor_ndim(want), clb_tensor_shape(want));
+    clb_dtype t = clb_tensor_dtype(want);
+    int64_t n = clb_tensor_numel(want), bad = 0, first = -1;
+    void *gv = clbt_read(got), *wv = clbt_read(want);
+    for (int64_t i = 0; i < n; i++) {
+        bool same;
+        if (t == CLB_INT64 || t == CLB_UINT64) {
+            same = ((const uint64_t *)gv)[i] == ((const uint64_t *)wv)[i];
+        } else {
+            double a = clbt_value_at(gv, t, i), b = clbt_value_at(wv, t, i);
+            same = a == b || (isnan(a) && isnan(b)) || fabs(a - b) <= atol + rtol * fabs(b);
+        }
+        if (!same && bad++ == 0) first = i;
+    }
+    if (bad) {
+        char gs[64], ws[64];
+        if (t == CLB_INT64 || t == CLB_UINT64) {
+            snprintf(gs, sizeof gs, "%llu", (unsigned long long)((const uint64_t *)gv)[first]);
+            snprintf(ws, sizeof ws, "%llu", (unsigned long long)((const uint64_t *)wv)[first]);
+        } else {
+            snprintf(gs, sizeof gs, "%.17g", clbt_value_at(gv, t, first));
+            snprintf(ws, sizeof ws, "%.17g", clbt_value_at(wv, t, first));
+        }
+        free(gv);
+        free(wv);
+        fail_msg("%s: element %lld is %s, the host backend gives %s (%lld of %lld differ)", what,
+                 (long long)first, gs, ws, (long long)bad, (long long)n);
+    }
+    free(gv);
+    free(wv);
+}
+
 
 /* Oclgrind simulates every work item (the ./dev oclgrind stage runs device tests
    on it, with race and uninitialised-memory checks): there random and large

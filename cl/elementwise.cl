@@ -104,7 +104,8 @@
 
 /* The dtype of the op's result before the conversion to out: bool for
    comparisons and logical ops, the compute dtype otherwise. */
-#if (CLB_KIND == 1 && CLB_OP >= 9 && CLB_OP <= 17) || (CLB_KIND == 0 && CLB_OP == 13)
+#if (CLB_KIND == 1 && CLB_OP >= CLB_EQ && CLB_OP <= CLB_LOGICAL_XOR) ||                        \
+    (CLB_KIND == 0 && CLB_OP == CLB_LOGICAL_NOT)
 #define CLB_EVAL_DTYPE 0
 #else
 #define CLB_EVAL_DTYPE CLB_COMPUTE_DTYPE
@@ -167,97 +168,97 @@ inline clb_w_t clb_pow_wrap(clb_w_t base, clb_w_t exp)
 #if CLB_KIND == 1
 inline clb_e_t clb_eval(clb_c_t a, clb_c_t b)
 {
-#if CLB_OP == 9
+#if CLB_OP == CLB_EQ
     return a == b;
-#elif CLB_OP == 10
+#elif CLB_OP == CLB_NE
     return a != b;
-#elif CLB_OP == 11
+#elif CLB_OP == CLB_LT
     return a < b;
-#elif CLB_OP == 12
+#elif CLB_OP == CLB_LE
     return a <= b;
-#elif CLB_OP == 13
+#elif CLB_OP == CLB_GT
     return a > b;
-#elif CLB_OP == 14
+#elif CLB_OP == CLB_GE
     return a >= b;
-#elif CLB_OP == 15 /* logical ops: the compute dtype is bool, values 0/1 */
+#elif CLB_OP == CLB_LOGICAL_AND /* logical ops: the compute dtype is bool, values 0/1 */
     return a & b;
-#elif CLB_OP == 16
+#elif CLB_OP == CLB_LOGICAL_OR
     return a | b;
-#elif CLB_OP == 17
+#elif CLB_OP == CLB_LOGICAL_XOR
     return a ^ b;
 #elif CLB_CCLASS == 0 /* bool: add = or, multiply = and, maximum = or, minimum = and */
-#if CLB_OP == 0 || CLB_OP == 7 || CLB_OP == 19
+#if CLB_OP == CLB_ADD || CLB_OP == CLB_MAXIMUM || CLB_OP == CLB_BITWISE_OR
     return a | b;
-#elif CLB_OP == 2 || CLB_OP == 8 || CLB_OP == 18
+#elif CLB_OP == CLB_MUL || CLB_OP == CLB_MINIMUM || CLB_OP == CLB_BITWISE_AND
     return a & b;
-#elif CLB_OP == 20
+#elif CLB_OP == CLB_BITWISE_XOR
     return a ^ b;
 #else
 #error "op not defined for a bool compute dtype"
 #endif
 #elif CLB_CCLASS == 1 || CLB_CCLASS == 2
-#if CLB_OP == 0
+#if CLB_OP == CLB_ADD
     return (clb_c_t)((clb_w_t)a + (clb_w_t)b);
-#elif CLB_OP == 1
+#elif CLB_OP == CLB_SUB
     return (clb_c_t)((clb_w_t)a - (clb_w_t)b);
-#elif CLB_OP == 2
+#elif CLB_OP == CLB_MUL
     return (clb_c_t)((clb_w_t)a * (clb_w_t)b);
-#elif (CLB_OP == 3 || CLB_OP == 4) && CLB_CCLASS == 2 /* x // 0 = 0 */
+#elif (CLB_OP == CLB_DIV || CLB_OP == CLB_FLOOR_DIV) && CLB_CCLASS == 2 /* x // 0 = 0 */
     return b ? (clb_c_t)(a / b) : (clb_c_t)0;
-#elif CLB_OP == 5 && CLB_CCLASS == 2
+#elif CLB_OP == CLB_MOD && CLB_CCLASS == 2
     return b ? (clb_c_t)(a % b) : (clb_c_t)0;
-#elif CLB_OP == 3 || CLB_OP == 4 /* Python floor division; MIN // -1 wraps to MIN */
+#elif CLB_OP == CLB_DIV || CLB_OP == CLB_FLOOR_DIV /* Python floor division; MIN // -1 wraps to MIN */
     if (b == 0) return 0;
     if (b == -1) return (clb_c_t)((clb_w_t)0 - (clb_w_t)a);
     clb_c_t q = (clb_c_t)(a / b);
     if ((clb_c_t)(a % b) != 0 && ((a < 0) != (b < 0))) q--;
     return q;
-#elif CLB_OP == 5 /* Python remainder: the divisor's sign; x % 0 = x % -1 = 0 */
+#elif CLB_OP == CLB_MOD /* Python remainder: the divisor's sign; x % 0 = x % -1 = 0 */
     if (b == 0 || b == -1) return 0;
     clb_c_t r = (clb_c_t)(a % b);
     if (r != 0 && ((r < 0) != (b < 0))) r = (clb_c_t)(r + b);
     return r;
-#elif CLB_OP == 6 && CLB_CCLASS == 2
+#elif CLB_OP == CLB_POW && CLB_CCLASS == 2
     return (clb_c_t)clb_pow_wrap((clb_w_t)a, (clb_w_t)b);
-#elif CLB_OP == 6 /* negative exponents: the exact result truncated toward zero */
+#elif CLB_OP == CLB_POW /* negative exponents: the exact result truncated toward zero */
     if (b >= 0) return (clb_c_t)clb_pow_wrap((clb_w_t)a, (clb_w_t)b);
     if (a == 1) return 1;
     if (a == -1) return (b & 1) ? -1 : 1;
     return 0;
-#elif CLB_OP == 7
+#elif CLB_OP == CLB_MAXIMUM
     return a >= b ? a : b;
-#elif CLB_OP == 8
+#elif CLB_OP == CLB_MINIMUM
     return a <= b ? a : b;
-#elif CLB_OP == 18
+#elif CLB_OP == CLB_BITWISE_AND
     return a & b;
-#elif CLB_OP == 19
+#elif CLB_OP == CLB_BITWISE_OR
     return a | b;
-#elif CLB_OP == 20
+#elif CLB_OP == CLB_BITWISE_XOR
     return a ^ b;
 #else
 #error "unknown binary op"
 #endif
 #else /* float, double */
-#if CLB_OP == 0
+#if CLB_OP == CLB_ADD
     return a + b;
-#elif CLB_OP == 1
+#elif CLB_OP == CLB_SUB
     return a - b;
-#elif CLB_OP == 2
+#elif CLB_OP == CLB_MUL
     return a * b;
-#elif CLB_OP == 3
+#elif CLB_OP == CLB_DIV
     return a / b;
-#elif CLB_OP == 4
+#elif CLB_OP == CLB_FLOOR_DIV
     clb_c_t mod;
     return clb_divmod(a, b, &mod);
-#elif CLB_OP == 5
+#elif CLB_OP == CLB_MOD
     clb_c_t mod;
     clb_divmod(a, b, &mod);
     return mod;
-#elif CLB_OP == 6
+#elif CLB_OP == CLB_POW
     return pow(a, b);
-#elif CLB_OP == 7 /* NaN from either side; on ties the second operand, as NumPy */
+#elif CLB_OP == CLB_MAXIMUM /* NaN from either side; on ties the second operand, as NumPy */
     return isnan(a) || a > b ? a : b;
-#elif CLB_OP == 8
+#elif CLB_OP == CLB_MINIMUM
     return isnan(a) || a < b ? a : b;
 #else
 #error "bitwise ops take integer or bool operands"
@@ -269,46 +270,46 @@ inline clb_e_t clb_eval(clb_c_t a, clb_c_t b)
 #if CLB_KIND == 0
 inline clb_e_t clb_eval(clb_c_t x)
 {
-#if CLB_OP == 13
+#if CLB_OP == CLB_LOGICAL_NOT
     return x == 0;
 #elif CLB_CCLASS == 3 || CLB_CCLASS == 4
-#if CLB_OP == 0
+#if CLB_OP == CLB_NEG
     return -x;
-#elif CLB_OP == 1
+#elif CLB_OP == CLB_ABS
     return fabs(x);
-#elif CLB_OP == 2
+#elif CLB_OP == CLB_SQRT
     return sqrt(x);
-#elif CLB_OP == 3 /* 1 / sqrt, as the host: rsqrt() may be less accurate */
+#elif CLB_OP == CLB_RSQRT /* 1 / sqrt, as the host: rsqrt() may be less accurate */
     return 1 / sqrt(x);
-#elif CLB_OP == 4
+#elif CLB_OP == CLB_EXP
     return exp(x);
-#elif CLB_OP == 5
+#elif CLB_OP == CLB_LOG
     return log(x);
-#elif CLB_OP == 6
+#elif CLB_OP == CLB_SIN
     return sin(x);
-#elif CLB_OP == 7
+#elif CLB_OP == CLB_COS
     return cos(x);
-#elif CLB_OP == 8
+#elif CLB_OP == CLB_TANH
     return tanh(x);
-#elif CLB_OP == 9 /* exp of a non-positive number only: no overflow */
+#elif CLB_OP == CLB_SIGMOID /* exp of a non-positive number only: no overflow */
     return x >= 0 ? 1 / (1 + exp(-x)) : exp(x) / (1 + exp(x));
-#elif CLB_OP == 10
+#elif CLB_OP == CLB_RELU
     return x > 0 || isnan(x) ? x : 0;
-#elif CLB_OP == 11
+#elif CLB_OP == CLB_FLOOR
     return floor(x);
-#elif CLB_OP == 12
+#elif CLB_OP == CLB_CEIL
     return ceil(x);
 #else
 #error "unknown unary op"
 #endif
 #else /* bool and integers */
-#if CLB_OP == 0
+#if CLB_OP == CLB_NEG
     return (clb_c_t)((clb_w_t)0 - (clb_w_t)x);
-#elif CLB_OP == 1 && CLB_CCLASS == 1 /* abs(MIN) wraps to MIN */
+#elif CLB_OP == CLB_ABS && CLB_CCLASS == 1 /* abs(MIN) wraps to MIN */
     return x < 0 ? (clb_c_t)((clb_w_t)0 - (clb_w_t)x) : x;
-#elif CLB_OP == 10 && CLB_CCLASS == 1
+#elif CLB_OP == CLB_RELU && CLB_CCLASS == 1
     return x < 0 ? (clb_c_t)0 : x;
-#elif CLB_OP == 1 || CLB_OP == 10 || CLB_OP == 11 || CLB_OP == 12
+#elif CLB_OP == CLB_ABS || CLB_OP == CLB_RELU || CLB_OP == CLB_FLOOR || CLB_OP == CLB_CEIL
     return x;
 #else
 #error "float math takes a float compute dtype"
@@ -402,14 +403,14 @@ typedef CLB_CAT(CLB_STORAGE(CLB_OUT_DTYPE), CLB_VEC) clb_outvec_t;
    computed as CLB_VEC-wide vectors. From the scalar code PoCL's compiler built
    the vectors lane by lane through the stack, which held a write-only outer
    product to ~60 % of a streaming fill on a CPU. */
-#if CLB_KIND == 1 && CLB_OP <= 2 && (CLB_COMPUTE_DTYPE == 10 || CLB_COMPUTE_DTYPE == 11) &&        \
+#if CLB_KIND == 1 && CLB_OP <= CLB_MUL && (CLB_COMPUTE_DTYPE == 10 || CLB_COMPUTE_DTYPE == 11) &&        \
     CLB_IN0_DTYPE == CLB_COMPUTE_DTYPE && CLB_IN1_DTYPE == CLB_COMPUTE_DTYPE &&                    \
     CLB_OUT_DTYPE == CLB_COMPUTE_DTYPE && CLB_VEC > 1
 #define CLB_VECTOR 1
 typedef CLB_CAT(CLB_STORAGE(CLB_COMPUTE_DTYPE), CLB_VEC) clb_cvec_t;
-#if CLB_OP == 0
+#if CLB_OP == CLB_ADD
 #define CLB_VEXPR(x, y) ((x) + (y))
-#elif CLB_OP == 1
+#elif CLB_OP == CLB_SUB
 #define CLB_VEXPR(x, y) ((x) - (y))
 #else
 #define CLB_VEXPR(x, y) ((x) * (y))

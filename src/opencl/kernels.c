@@ -43,7 +43,8 @@ int clb__kernel_sources(clb__kernel_id id, const char **strings, size_t *lengths
     /* The shared files are separate strings rather than #includes: programs are
        built from memory, with no include path to search. */
     const clb__cl_source *parts[CLB__KERNEL_MAX_SOURCES] = {
-        find_source("launch_args.h"), find_source("common.cl"), find_source(registry[id].file)};
+        find_source("clb_enums.h"), find_source("launch_args.h"), find_source("common.cl"),
+        find_source(registry[id].file)};
     for (int i = 0; i < CLB__KERNEL_MAX_SOURCES; i++) {
         if (!parts[i]) return 0;
         strings[i] = (const char *)parts[i]->bytes;

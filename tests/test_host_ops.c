@@ -35,26 +35,6 @@ static clb_tensor *make(clb_dtype dtype, int ndim, const int64_t *shape, const v
     return clbt_tensor(ctx, dtype, ndim, shape, data);
 }
 
-/* Element i of a host buffer of dtype t as a double (not for float16). */
-static double element(const void *buf, clb_dtype t, int64_t i)
-{
-    switch (t) {
-    case CLB_BOOL: return ((const uint8_t *)buf)[i];
-    case CLB_INT8: return ((const int8_t *)buf)[i];
-    case CLB_UINT8: return ((const uint8_t *)buf)[i];
-    case CLB_INT16: return ((const int16_t *)buf)[i];
-    case CLB_UINT16: return ((const uint16_t *)buf)[i];
-    case CLB_INT32: return ((const int32_t *)buf)[i];
-    case CLB_UINT32: return ((const uint32_t *)buf)[i];
-    case CLB_INT64: return (double)((const int64_t *)buf)[i];
-    case CLB_UINT64: return (double)((const uint64_t *)buf)[i];
-    case CLB_FLOAT32: return ((const float *)buf)[i];
-    case CLB_FLOAT64: return ((const double *)buf)[i];
-    default: fail_msg("element(): dtype %s has no double view here", clb_dtype_name(t));
-    }
-    return 0;
-}
-
 /* Checks dtype, shape and values (|got - want| <= tol, NaN matches NaN), then
    releases t. */
 static void expect(clb_tensor *t, clb_dtype dtype, int ndim, const int64_t *shape,
@@ -66,7 +46,7 @@ static void expect(clb_tensor *t, clb_dtype dtype, int ndim, const int64_t *shap
     clbt_assert_shape(t, ndim, shape);
     void *buf = clbt_read(t);
     for (int64_t i = 0; i < clb_tensor_numel(t); i++) {
-        double got = element(buf, dtype, i);
+        double got = clbt_value_at(buf, dtype, i);
         bool ok = isnan(want[i]) ? isnan(got) : (got == want[i] || fabs(got - want[i]) <= tol);
         if (!ok) fail_msg("element %lld: got %.17g, expected %.17g", (long long)i, got, want[i]);
     }

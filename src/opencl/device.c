@@ -19,29 +19,6 @@
 #include "cl_quirks.h"
 #include "program_cache.h"
 
-/* ---- text helpers ---------------------------------------------------------- */
-
-static bool ci_equal(const char *a, const char *b)
-{
-    for (; *a && *b; a++, b++)
-        if (tolower((unsigned char)*a) != tolower((unsigned char)*b)) return false;
-    return *a == *b;
-}
-
-/* Selectors from the environment often carry stray blanks ("gpu "). */
-static char *trimmed_copy(const char *s)
-{
-    while (isspace((unsigned char)*s)) s++;
-    size_t n = strlen(s);
-    while (n > 0 && isspace((unsigned char)s[n - 1])) n--;
-    char *out = malloc(n + 1);
-    if (!out) return NULL;
-    memcpy(out, s, n);
-    out[n] = '\0';
-    return out;
-}
-
-
 static bool ci_contains(const char *hay, const char *needle)
 {
     size_t n = strlen(needle);
@@ -406,9 +383,9 @@ static int match(const devlist *l, const clb_device_info *infos, const char *sel
     if (len == 0) return -1;
 
     clb_device_type want = CLB_DEVICE_HOST;
-    if (ci_equal(sel, "cpu")) want = CLB_DEVICE_CPU;
-    if (ci_equal(sel, "gpu")) want = CLB_DEVICE_GPU;
-    if (ci_equal(sel, "accelerator")) want = CLB_DEVICE_ACCELERATOR;
+    if (clb__ci_equal(sel, "cpu")) want = CLB_DEVICE_CPU;
+    if (clb__ci_equal(sel, "gpu")) want = CLB_DEVICE_GPU;
+    if (clb__ci_equal(sel, "accelerator")) want = CLB_DEVICE_ACCELERATOR;
     if (want != CLB_DEVICE_HOST) {
         for (int i = 0; i < l->count; i++)
             if (infos[i].type == want) return i;
@@ -465,9 +442,9 @@ clb_status clb__device_resolve(const char *selector, int *device_index)
     clb_status st = CLB_OK;
     devlist l = {0};
     clb_device_info *infos = NULL;
-    char *sel = trimmed_copy(selector);
+    char *sel = clb__trimmed_copy(selector);
     if (!sel) CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory parsing a device selector");
-    if (ci_equal(sel, "host")) goto cleanup;
+    if (clb__ci_equal(sel, "host")) goto cleanup;
 
     CLB_TRY(devlist_build(&l));
     CLB_TRY(describe_all(&l, &infos));

@@ -10,28 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- text helpers ---------------------------------------------------------- */
-
-static bool ci_equal(const char *a, const char *b)
-{
-    for (; *a && *b; a++, b++)
-        if (tolower((unsigned char)*a) != tolower((unsigned char)*b)) return false;
-    return *a == *b;
-}
-
-/* Selectors from the environment often carry stray blanks ("gpu "). */
-static char *trimmed_copy(const char *s)
-{
-    while (isspace((unsigned char)*s)) s++;
-    size_t n = strlen(s);
-    while (n > 0 && isspace((unsigned char)s[n - 1])) n--;
-    char *out = malloc(n + 1);
-    if (!out) return NULL;
-    memcpy(out, s, n);
-    out[n] = '\0';
-    return out;
-}
-
 clb_status clb_device_count(int *out)
 {
     if (!out) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "clb_device_count: out is NULL");
@@ -67,10 +45,10 @@ clb_status clb__device_resolve(const char *selector, int *device_index)
         selector = env;
         origin = " (from $CLB_DEVICE)";
     }
-    char *sel = trimmed_copy(selector);
+    char *sel = clb__trimmed_copy(selector);
     if (!sel) return clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory parsing a device selector");
     clb_status st = CLB_OK;
-    if (!ci_equal(sel, "host"))
+    if (!clb__ci_equal(sel, "host"))
         st = clb__fail(CLB_ERR_NO_DEVICE,
                        "no OpenCL device matches \"%s\"%s; available: host (this build has no "
                        "OpenCL support)",

@@ -186,9 +186,10 @@ static inline double clbt_value_at(const void *buf, clb_dtype t, int64_t i)
 }
 
 /* The one comparison of a device's result `got` with the host backend's `want`:
-   same dtype and shape; 64-bit integers equal bitwise, other values within
-   atol + rtol * |want| (0 and 0: exactly equal), NaN equal to NaN. A failure
-   names the first element that differs and how many do. */
+   same dtype and shape; bool and integers exactly equal; floats within
+   atol + rtol * |want| (0 and 0: exactly equal), NaN equal to NaN; rtol < 0
+   asks floats to be equal bit for bit (NaN still equal to NaN, whatever its
+   payload). A failure names the first element that differs and how many do. */
 static inline void clbt_assert_matches_host(const clb_tensor *got, const clb_tensor *want,
                                             double rtol, double atol, const char *what)
 {
@@ -199,11 +200,17 @@ static inline void clbt_assert_matches_host(const clb_tensor *got, const clb_ten
     void *gv = clbt_read(got), *wv = clbt_read(want);
     for (int64_t i = 0; i < n; i++) {
         bool same;
+        bool is_float = t == CLB_FLOAT16 || t == CLB_FLOAT32 || t == CLB_FLOAT64;
         if (t == CLB_INT64 || t == CLB_UINT64) {
             same = ((const uint64_t *)gv)[i] == ((const uint64_t *)wv)[i];
+        } else if (!is_float) {
+            same = clbt_value_at(gv, t, i) == clbt_value_at(wv, t, i);
         } else {
             double a = clbt_value_at(gv, t, i), b = clbt_value_at(wv, t, i);
-            same = a == b || (isnan(a) && isnan(b)) || fabs(a - b) <= atol + rtol * fabs(b);
+            size_t sz = clb_dtype_size(t);
+            if (isnan(a) || isnan(b)) same = isnan(a) && isnan(b);
+            else if (rtol < 0) same = memcmp((const char *)gv + (size_t)i * sz, (const char *)wv + (size_t)i * sz, sz) == 0;
+            else same = a == b || fabs(a - b) <= atol + rtol * fabs(b);
         }
         if (!same && bad++ == 0) first = i;
     }

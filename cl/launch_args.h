@@ -21,28 +21,39 @@
    __constant buffer, beyond the 1 KiB of arguments every device must accept. */
 #define CLB_BYVAL_DIMS 8
 
+/* One layout for every family, by its operand count n (src/opencl/cl_args.c
+   fills it from a plan): */
+#define CLB_ARGS_OFFSET(n, o) (o)                 /* element offset of operand o's first element */
+#define CLB_ARGS_ROWS(n) (n)                      /* product of the outer extents */
+#define CLB_ARGS_INNER(n) ((n) + 1)               /* the inner extent */
+#define CLB_ARGS_INNER_STRIDE(n, o) ((n) + 2 + (o))
+#define CLB_ARGS_RANK(n) (2 * (n) + 2)            /* >= 1; a 0-d plan is one axis of size 1 */
+#define CLB_ARGS_SHAPE(n, d) (2 * (n) + 3 + (d))
+#define CLB_ARGS_STRIDE(n, o, d) (2 * (n) + 3 + CLB_BYVAL_DIMS * (1 + (o)) + (d))
+#define CLB_ARGS_LEN(n) (2 * (n) + 3 + CLB_BYVAL_DIMS * (1 + (n)))
+
 /* clb_copy (cl/copy.cl): operand 0 is dst, 1 is src. */
 #define CLB_COPY_OPS 2
-#define CLB_COPY_OFFSET(o) (o)                    /* element offset of the first element */
-#define CLB_COPY_ROWS 2                           /* product of the outer extents */
-#define CLB_COPY_INNER 3                          /* the inner extent */
-#define CLB_COPY_INNER_STRIDE(o) (4 + (o))
-#define CLB_COPY_RANK 6                           /* >= 1; a 0-d plan is one axis of size 1 */
-#define CLB_COPY_SHAPE(d) (7 + (d))
-#define CLB_COPY_STRIDE(o, d) (7 + CLB_BYVAL_DIMS * (1 + (o)) + (d))
-#define CLB_COPY_ARGS_LEN (7 + CLB_BYVAL_DIMS * (1 + CLB_COPY_OPS))
+#define CLB_COPY_OFFSET(o) CLB_ARGS_OFFSET(CLB_COPY_OPS, o)
+#define CLB_COPY_ROWS CLB_ARGS_ROWS(CLB_COPY_OPS)
+#define CLB_COPY_INNER CLB_ARGS_INNER(CLB_COPY_OPS)
+#define CLB_COPY_INNER_STRIDE(o) CLB_ARGS_INNER_STRIDE(CLB_COPY_OPS, o)
+#define CLB_COPY_RANK CLB_ARGS_RANK(CLB_COPY_OPS)
+#define CLB_COPY_SHAPE(d) CLB_ARGS_SHAPE(CLB_COPY_OPS, d)
+#define CLB_COPY_STRIDE(o, d) CLB_ARGS_STRIDE(CLB_COPY_OPS, o, d)
+#define CLB_COPY_ARGS_LEN CLB_ARGS_LEN(CLB_COPY_OPS)
 #define CLB_COPY_ARGS_VECS 2                      /* long16 arguments: 32 slots */
 
 /* clb_map (cl/elementwise.cl): operand 0 is out, 1..3 the inputs. */
 #define CLB_MAP_OPS 4
-#define CLB_MAP_OFFSET(o) (o)
-#define CLB_MAP_ROWS 4
-#define CLB_MAP_INNER 5
-#define CLB_MAP_INNER_STRIDE(o) (6 + (o))
-#define CLB_MAP_RANK 10
-#define CLB_MAP_SHAPE(d) (11 + (d))
-#define CLB_MAP_STRIDE(o, d) (11 + CLB_BYVAL_DIMS * (1 + (o)) + (d))
-#define CLB_MAP_ARGS_LEN (11 + CLB_BYVAL_DIMS * (1 + CLB_MAP_OPS))
+#define CLB_MAP_OFFSET(o) CLB_ARGS_OFFSET(CLB_MAP_OPS, o)
+#define CLB_MAP_ROWS CLB_ARGS_ROWS(CLB_MAP_OPS)
+#define CLB_MAP_INNER CLB_ARGS_INNER(CLB_MAP_OPS)
+#define CLB_MAP_INNER_STRIDE(o) CLB_ARGS_INNER_STRIDE(CLB_MAP_OPS, o)
+#define CLB_MAP_RANK CLB_ARGS_RANK(CLB_MAP_OPS)
+#define CLB_MAP_SHAPE(d) CLB_ARGS_SHAPE(CLB_MAP_OPS, d)
+#define CLB_MAP_STRIDE(o, d) CLB_ARGS_STRIDE(CLB_MAP_OPS, o, d)
+#define CLB_MAP_ARGS_LEN CLB_ARGS_LEN(CLB_MAP_OPS)
 #define CLB_MAP_ARGS_VECS 4                       /* long16 arguments: 64 slots */
 
 #endif /* CLB_LAUNCH_ARGS_H */

@@ -8,6 +8,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 _Static_assert(CLB_COPY_ARGS_LEN <= 16 * CLB_COPY_ARGS_VECS, "copy description outgrew its vectors");
 _Static_assert(CLB_MAP_ARGS_LEN <= 16 * CLB_MAP_ARGS_VECS, "map description outgrew its vectors");
@@ -31,6 +32,31 @@ clb_status clb__cl_set_args(clb__cl_kernel *k, clb__kernel_id id, cl_uint first,
         if (st != CLB_OK) return st;
     }
     return CLB_OK;
+}
+
+void clb__cl_args_fill(clb__cl_args *args, const clb__plan *p, int ops, bool tables,
+                       int64_t *rows, int64_t *inner)
+{
+    const int nd = p->ndim > 0 ? p->ndim : 1;
+#define AXIS_SHAPE(a) (p->ndim > 0 ? p->shape[a] : 1)
+#define AXIS_STRIDE(o, a) ((o) >= p->nops || p->ndim == 0 ? 0 : p->strides[o][a])
+    memset(args, 0, sizeof *args);
+    *inner = AXIS_SHAPE(nd - 1);
+    *rows = p->numel / *inner;
+    args->v[CLB_ARGS_ROWS(ops)] = *rows;
+    args->v[CLB_ARGS_INNER(ops)] = *inner;
+    args->v[CLB_ARGS_RANK(ops)] = nd;
+    for (int o = 0; o < ops; o++) {
+        args->v[CLB_ARGS_OFFSET(ops, o)] = o < p->nops ? p->offsets[o] : 0;
+        args->v[CLB_ARGS_INNER_STRIDE(ops, o)] = AXIS_STRIDE(o, nd - 1);
+    }
+    if (!tables) return;
+    for (int a = 0; a < nd; a++) {
+        args->v[CLB_ARGS_SHAPE(ops, a)] = AXIS_SHAPE(a);
+        for (int o = 0; o < ops; o++) args->v[CLB_ARGS_STRIDE(ops, o, a)] = AXIS_STRIDE(o, a);
+    }
+#undef AXIS_SHAPE
+#undef AXIS_STRIDE
 }
 
 /* A value for slot i that no shifted, truncated or byte-swapped slot equals. */

@@ -18,6 +18,13 @@ typedef struct clb__cl_args {
 /* long16 arguments of kernel family id's description (0: the family has none). */
 int clb__cl_args_vecs(clb__kernel_id id);
 
+/* The description of one plan piece for a family of `ops` operands (operands
+   the plan lacks get offset and strides 0): a 0-d plan as one axis of size 1,
+   the by-value tables unless the kernel takes them from a buffer (`tables`
+   false). *rows and *inner receive the launch's two extents. */
+void clb__cl_args_fill(clb__cl_args *args, const clb__plan *p, int ops, bool tables,
+                       int64_t *rows, int64_t *inner);
+
 /* Sets the description's vectors as arguments first, first + 1, ... of k. */
 clb_status clb__cl_set_args(clb__cl_kernel *k, clb__kernel_id id, cl_uint first,
                             const clb__cl_args *args);

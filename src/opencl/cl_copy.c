@@ -119,36 +119,14 @@ static clb_status launch_piece(const clb__plan *p, void *user)
     cl_kernel kernel = k->kernel;
     cl_int err = CL_SUCCESS;
     cl_mem table = NULL;
-    /* A 0-d plan runs as one axis of size 1. */
-    int nd = p->ndim > 0 ? p->ndim : 1;
-#define AXIS_SHAPE(a) (p->ndim > 0 ? p->shape[a] : 1)
-#define AXIS_STRIDE(o, a) (p->ndim > 0 ? p->strides[o][a] : 0)
-    int64_t inner = AXIS_SHAPE(nd - 1);
-    int64_t rows = p->numel / inner;
-
+    int64_t rows = 0, inner = 0;
     clb__cl_args args;
-    memset(&args, 0, sizeof args);
-    args.v[CLB_COPY_ROWS] = rows;
-    args.v[CLB_COPY_INNER] = inner;
-    args.v[CLB_COPY_RANK] = nd;
-    for (int o = 0; o < CLB_COPY_OPS; o++) {
-        args.v[CLB_COPY_OFFSET(o)] = p->offsets[o];
-        args.v[CLB_COPY_INNER_STRIDE(o)] = AXIS_STRIDE(o, nd - 1);
-    }
+    clb__cl_args_fill(&args, p, CLB_COPY_OPS, !s->table, &rows, &inner);
     cl_mem mems[2] = {(cl_mem)handles[0], (cl_mem)handles[1]};
     CLB_TRY(clb__cl_set_arg(k, 0, sizeof(cl_mem), &mems[0]));
     CLB_TRY(clb__cl_set_arg(k, 1, sizeof(cl_mem), &mems[1]));
 
-    if (!s->table) {
-        for (int a = 0; a < nd; a++) {
-            args.v[CLB_COPY_SHAPE(a)] = AXIS_SHAPE(a);
-            for (int o = 0; o < CLB_COPY_OPS; o++) args.v[CLB_COPY_STRIDE(o, a)] = AXIS_STRIDE(o, a);
-        }
-    } else {
-        CLB_TRY(clb__cl_table_arg(cl, kernel, 2 + CLB_COPY_ARGS_VECS, p, 2, s->wide, &table));
-    }
-#undef AXIS_SHAPE
-#undef AXIS_STRIDE
+    if (s->table) CLB_TRY(clb__cl_table_arg(cl, kernel, 2 + CLB_COPY_ARGS_VECS, p, 2, s->wide, &table));
     CLB_TRY(clb__cl_set_args(k, CLB__KERNEL_COPY, 2, &args));
 
     int64_t chunks = (inner + s->vec - 1) / s->vec;

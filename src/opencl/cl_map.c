@@ -110,22 +110,9 @@ static clb_status launch_piece(const clb__plan *p, void *user)
     cl_kernel kernel = k->kernel;
     cl_int err = CL_SUCCESS;
     cl_mem table = NULL;
-    /* A 0-d plan runs as one axis of size 1. */
-    int nd = p->ndim > 0 ? p->ndim : 1;
-#define AXIS_SHAPE(a) (p->ndim > 0 ? p->shape[a] : 1)
-#define AXIS_STRIDE(o, a) ((o) >= p->nops || p->ndim == 0 ? 0 : p->strides[o][a])
-    int64_t inner = AXIS_SHAPE(nd - 1);
-    int64_t rows = p->numel / inner;
-
+    int64_t rows = 0, inner = 0;
     clb__cl_args args;
-    memset(&args, 0, sizeof args);
-    args.v[CLB_MAP_ROWS] = rows;
-    args.v[CLB_MAP_INNER] = inner;
-    args.v[CLB_MAP_RANK] = nd;
-    for (int o = 0; o < MAP_OPS; o++) {
-        args.v[CLB_MAP_OFFSET(o)] = o < p->nops ? p->offsets[o] : 0;
-        args.v[CLB_MAP_INNER_STRIDE(o)] = AXIS_STRIDE(o, nd - 1);
-    }
+    clb__cl_args_fill(&args, p, MAP_OPS, !s->table, &rows, &inner);
     /* Slots the op has no operand for get NULL, not a repeated buffer: a driver
        tracks every buffer argument of every launch (PoCL: ~0.3 us each). */
     for (cl_uint i = 0; i < MAP_OPS; i++) {
@@ -133,16 +120,8 @@ static clb_status launch_piece(const clb__plan *p, void *user)
         CLB_TRY(clb__cl_set_arg(k, i, sizeof m, &m));
     }
 
-    if (!s->table) {
-        for (int a = 0; a < nd; a++) {
-            args.v[CLB_MAP_SHAPE(a)] = AXIS_SHAPE(a);
-            for (int o = 0; o < MAP_OPS; o++) args.v[CLB_MAP_STRIDE(o, a)] = AXIS_STRIDE(o, a);
-        }
-    } else {
+    if (s->table)
         CLB_TRY(clb__cl_table_arg(cl, kernel, 4 + CLB_MAP_ARGS_VECS, p, MAP_OPS, s->wide, &table));
-    }
-#undef AXIS_SHAPE
-#undef AXIS_STRIDE
     CLB_TRY(clb__cl_set_args(k, CLB__KERNEL_MAP, 4, &args));
 
     int64_t chunks = (inner + s->vec - 1) / s->vec;

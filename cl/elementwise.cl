@@ -1,5 +1,5 @@
 /* Strided n-ary map: out = op(in0), op(in0, in1) or where(in0, in1, in2), with
- * the exact scalar rules of src/core/host_scalar.c.
+ * the scalar rules of cl/scalar_ops.cl (the host backend's, op by op).
  *
  * Launch geometry (planned on the host, see src/opencl/cl_map.c): the plan's last
  * axis is the "inner" axis, the others are flattened into "rows"; the inner
@@ -71,37 +71,6 @@
 
 /* ---- types ------------------------------------------------------------------- */
 
-/* Unsigned type at least 32 bits wide holding an integer dtype's bits:
-   wrapping arithmetic without C's promotion of narrow types to signed int
-   (where ushort * ushort can overflow int). */
-#define CLB_WIDE_0 uint
-#define CLB_WIDE_1 uint
-#define CLB_WIDE_2 uint
-#define CLB_WIDE_3 uint
-#define CLB_WIDE_4 uint
-#define CLB_WIDE_5 uint
-#define CLB_WIDE_6 uint
-#define CLB_WIDE_7 ulong
-#define CLB_WIDE_8 ulong
-#define CLB_WIDE_9 uint
-#define CLB_WIDE_10 uint
-#define CLB_WIDE_11 ulong
-
-/* Compute class: 0 bool, 1 signed integer, 2 unsigned integer, 3 float (float16
-   and float32, computed in float), 4 double. */
-#if CLB_COMPUTE_DTYPE == 0
-#define CLB_CCLASS 0
-#elif CLB_COMPUTE_DTYPE == 1 || CLB_COMPUTE_DTYPE == 3 || CLB_COMPUTE_DTYPE == 5 ||              \
-    CLB_COMPUTE_DTYPE == 7
-#define CLB_CCLASS 1
-#elif CLB_COMPUTE_DTYPE <= 8
-#define CLB_CCLASS 2
-#elif CLB_COMPUTE_DTYPE <= 10
-#define CLB_CCLASS 3
-#else
-#define CLB_CCLASS 4
-#endif
-
 /* The dtype of the op's result before the conversion to out: bool for
    comparisons and logical ops, the compute dtype otherwise. */
 #if (CLB_KIND == 1 && CLB_OP >= CLB_EQ && CLB_OP <= CLB_LOGICAL_XOR) ||                        \
@@ -116,217 +85,18 @@ typedef CLB_STORAGE(CLB_IN0_DTYPE) clb_in0_t;
 typedef CLB_STORAGE(CLB_IN1_DTYPE) clb_in1_t;
 typedef CLB_STORAGE(CLB_IN2_DTYPE) clb_in2_t;
 typedef CLB_REG(CLB_COMPUTE_DTYPE) clb_c_t;
-typedef CLB_REG(CLB_EVAL_DTYPE) clb_e_t;
-typedef CLB_CAT(CLB_WIDE_, CLB_COMPUTE_DTYPE) clb_w_t;
 
-/* ---- scalar rules (host_scalar.c) ---------------------------------------------- */
-
-#if CLB_CCLASS == 3 || CLB_CCLASS == 4
-/* NumPy's npy_divmod: floor quotient; the remainder takes the divisor's sign. */
-inline clb_c_t clb_divmod(clb_c_t a, clb_c_t b, clb_c_t *mod_out)
-{
-    clb_c_t mod = fmod(a, b);
-    if (b == 0) { /* x % 0 = nan (fmod), x // 0 = x / 0 */
-        *mod_out = mod;
-        return a / b;
-    }
-    clb_c_t div = (a - mod) / b; /* nearly an integer */
-    if (mod != 0) {
-        if ((b < 0) != (mod < 0)) {
-            mod += b;
-            div -= 1;
-        }
-    } else {
-        mod = copysign((clb_c_t)0, b);
-    }
-    clb_c_t floordiv;
-    if (div != 0) {
-        floordiv = floor(div);
-        if (div - floordiv > (clb_c_t)0.5) floordiv += 1;
-    } else {
-        floordiv = copysign((clb_c_t)0, a / b);
-    }
-    *mod_out = mod;
-    return floordiv;
-}
-#endif
-
-#if CLB_CCLASS == 1 || CLB_CCLASS == 2
-/* base ** exp modulo 2^width by repeated squaring. */
-inline clb_w_t clb_pow_wrap(clb_w_t base, clb_w_t exp)
-{
-    clb_w_t r = 1;
-    while (exp) {
-        if (exp & 1) r *= base;
-        base *= base;
-        exp >>= 1;
-    }
-    return r;
-}
-#endif
+/* ---- the op: cl/scalar_ops.cl's rule ----------------------------------------- */
 
 #if CLB_KIND == 1
-inline clb_e_t clb_eval(clb_c_t a, clb_c_t b)
-{
-#if CLB_OP == CLB_EQ
-    return a == b;
-#elif CLB_OP == CLB_NE
-    return a != b;
-#elif CLB_OP == CLB_LT
-    return a < b;
-#elif CLB_OP == CLB_LE
-    return a <= b;
-#elif CLB_OP == CLB_GT
-    return a > b;
-#elif CLB_OP == CLB_GE
-    return a >= b;
-#elif CLB_OP == CLB_LOGICAL_AND /* logical ops: the compute dtype is bool, values 0/1 */
-    return a & b;
-#elif CLB_OP == CLB_LOGICAL_OR
-    return a | b;
-#elif CLB_OP == CLB_LOGICAL_XOR
-    return a ^ b;
-#elif CLB_CCLASS == 0 /* bool: add = or, multiply = and, maximum = or, minimum = and */
-#if CLB_OP == CLB_ADD || CLB_OP == CLB_MAXIMUM || CLB_OP == CLB_BITWISE_OR
-    return a | b;
-#elif CLB_OP == CLB_MUL || CLB_OP == CLB_MINIMUM || CLB_OP == CLB_BITWISE_AND
-    return a & b;
-#elif CLB_OP == CLB_BITWISE_XOR
-    return a ^ b;
-#else
-#error "op not defined for a bool compute dtype"
+#define CLB_OP_VALUE(a, b) CLB_BINARY(CLB_OP, CLB_COMPUTE_DTYPE, a, b)
+#elif CLB_KIND == 0
+#define CLB_OP_VALUE(x) CLB_UNARY(CLB_OP, CLB_COMPUTE_DTYPE, x)
 #endif
-#elif CLB_CCLASS == 1 || CLB_CCLASS == 2
-#if CLB_OP == CLB_ADD
-    return (clb_c_t)((clb_w_t)a + (clb_w_t)b);
-#elif CLB_OP == CLB_SUB
-    return (clb_c_t)((clb_w_t)a - (clb_w_t)b);
-#elif CLB_OP == CLB_MUL
-    return (clb_c_t)((clb_w_t)a * (clb_w_t)b);
-#elif (CLB_OP == CLB_DIV || CLB_OP == CLB_FLOOR_DIV) && CLB_CCLASS == 2 /* x // 0 = 0 */
-    return b ? (clb_c_t)(a / b) : (clb_c_t)0;
-#elif CLB_OP == CLB_MOD && CLB_CCLASS == 2
-    return b ? (clb_c_t)(a % b) : (clb_c_t)0;
-#elif CLB_OP == CLB_DIV || CLB_OP == CLB_FLOOR_DIV /* Python floor division; MIN // -1 wraps to MIN */
-    if (b == 0) return 0;
-    if (b == -1) return (clb_c_t)((clb_w_t)0 - (clb_w_t)a);
-    clb_c_t q = (clb_c_t)(a / b);
-    if ((clb_c_t)(a % b) != 0 && ((a < 0) != (b < 0))) q--;
-    return q;
-#elif CLB_OP == CLB_MOD /* Python remainder: the divisor's sign; x % 0 = x % -1 = 0 */
-    if (b == 0 || b == -1) return 0;
-    clb_c_t r = (clb_c_t)(a % b);
-    if (r != 0 && ((r < 0) != (b < 0))) r = (clb_c_t)(r + b);
-    return r;
-#elif CLB_OP == CLB_POW && CLB_CCLASS == 2
-    return (clb_c_t)clb_pow_wrap((clb_w_t)a, (clb_w_t)b);
-#elif CLB_OP == CLB_POW /* negative exponents: the exact result truncated toward zero */
-    if (b >= 0) return (clb_c_t)clb_pow_wrap((clb_w_t)a, (clb_w_t)b);
-    if (a == 1) return 1;
-    if (a == -1) return (b & 1) ? -1 : 1;
-    return 0;
-#elif CLB_OP == CLB_MAXIMUM
-    return a >= b ? a : b;
-#elif CLB_OP == CLB_MINIMUM
-    return a <= b ? a : b;
-#elif CLB_OP == CLB_BITWISE_AND
-    return a & b;
-#elif CLB_OP == CLB_BITWISE_OR
-    return a | b;
-#elif CLB_OP == CLB_BITWISE_XOR
-    return a ^ b;
-#else
-#error "unknown binary op"
-#endif
-#else /* float, double */
-#if CLB_OP == CLB_ADD
-    return a + b;
-#elif CLB_OP == CLB_SUB
-    return a - b;
-#elif CLB_OP == CLB_MUL
-    return a * b;
-#elif CLB_OP == CLB_DIV
-    return a / b;
-#elif CLB_OP == CLB_FLOOR_DIV
-    clb_c_t mod;
-    return clb_divmod(a, b, &mod);
-#elif CLB_OP == CLB_MOD
-    clb_c_t mod;
-    clb_divmod(a, b, &mod);
-    return mod;
-#elif CLB_OP == CLB_POW
-    return pow(a, b);
-#elif CLB_OP == CLB_MAXIMUM /* NaN from either side; on ties the second operand, as NumPy */
-    return isnan(a) || a > b ? a : b;
-#elif CLB_OP == CLB_MINIMUM
-    return isnan(a) || a < b ? a : b;
-#else
-#error "bitwise ops take integer or bool operands"
-#endif
-#endif
-}
-#endif /* CLB_KIND == 1 */
-
-#if CLB_KIND == 0
-inline clb_e_t clb_eval(clb_c_t x)
-{
-#if CLB_OP == CLB_LOGICAL_NOT
-    return x == 0;
-#elif CLB_CCLASS == 3 || CLB_CCLASS == 4
-#if CLB_OP == CLB_NEG
-    return -x;
-#elif CLB_OP == CLB_ABS
-    return fabs(x);
-#elif CLB_OP == CLB_SQRT
-    return sqrt(x);
-#elif CLB_OP == CLB_RSQRT /* 1 / sqrt, as the host: rsqrt() may be less accurate */
-    return 1 / sqrt(x);
-#elif CLB_OP == CLB_EXP
-    return exp(x);
-#elif CLB_OP == CLB_LOG
-    return log(x);
-#elif CLB_OP == CLB_SIN
-    return sin(x);
-#elif CLB_OP == CLB_COS
-    return cos(x);
-#elif CLB_OP == CLB_TANH
-    return tanh(x);
-#elif CLB_OP == CLB_SIGMOID /* exp of a non-positive number only: no overflow */
-    return x >= 0 ? 1 / (1 + exp(-x)) : exp(x) / (1 + exp(x));
-#elif CLB_OP == CLB_RELU
-    return x > 0 || isnan(x) ? x : 0;
-#elif CLB_OP == CLB_FLOOR
-    return floor(x);
-#elif CLB_OP == CLB_CEIL
-    return ceil(x);
-#else
-#error "unknown unary op"
-#endif
-#else /* bool and integers */
-#if CLB_OP == CLB_NEG
-    return (clb_c_t)((clb_w_t)0 - (clb_w_t)x);
-#elif CLB_OP == CLB_ABS && CLB_CCLASS == 1 /* abs(MIN) wraps to MIN */
-    return x < 0 ? (clb_c_t)((clb_w_t)0 - (clb_w_t)x) : x;
-#elif CLB_OP == CLB_RELU && CLB_CCLASS == 1
-    return x < 0 ? (clb_c_t)0 : x;
-#elif CLB_OP == CLB_ABS || CLB_OP == CLB_RELU || CLB_OP == CLB_FLOOR || CLB_OP == CLB_CEIL
-    return x;
-#else
-#error "float math takes a float compute dtype"
-#endif
-#endif
-}
-#endif /* CLB_KIND == 0 */
 
 /* A float16 result stored into a wider float out keeps its half rounding. */
 #if CLB_EVAL_DTYPE == 9 && CLB_OUT_DTYPE != 9
-inline float clb_round_half(float x)
-{
-    ushort bits;
-    vstore_half_rte(x, 0, (__private half *)&bits);
-    return vload_half(0, (__private const half *)&bits);
-}
-#define CLB_FINISH(r) clb_round_half(r)
+#define CLB_FINISH(r) clb_rh(r)
 #else
 #define CLB_FINISH(r) (r)
 #endif
@@ -358,10 +128,10 @@ CLB_ARGS_PROBE(CLB_MAP_ARGS_VECS)
 #define CLB_IN(k, dt, j, is) CLB_CONVERT(CLB_COMPUTE_DTYPE, dt, CLB_LOAD(dt, p##k, (j) * (is)))
 
 #if CLB_KIND == 0
-#define CLB_RESULT(j, S1, S2, S3) clb_eval(CLB_IN(1, CLB_IN0_DTYPE, j, S1))
+#define CLB_RESULT(j, S1, S2, S3) CLB_OP_VALUE(CLB_IN(1, CLB_IN0_DTYPE, j, S1))
 #elif CLB_KIND == 1
 #define CLB_RESULT(j, S1, S2, S3)                                                                  \
-    clb_eval(CLB_IN(1, CLB_IN0_DTYPE, j, S1), CLB_IN(2, CLB_IN1_DTYPE, j, S2))
+    CLB_OP_VALUE(CLB_IN(1, CLB_IN0_DTYPE, j, S1), CLB_IN(2, CLB_IN1_DTYPE, j, S2))
 #else /* where: the condition is read for its truthiness */
 #define CLB_RESULT(j, S1, S2, S3)                                                                  \
     (CLB_CONVERT(0, CLB_IN0_DTYPE, CLB_LOAD(CLB_IN0_DTYPE, p1, (j) * (S1)))                        \

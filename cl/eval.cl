@@ -21,14 +21,10 @@
  *   CLB_USE_<dt>       define the operation helpers of compute dtype <dt>
  *   CLB_EVAL_BODY      the generated statements
  *
- * Scalar semantics mirror src/core/host_scalar.c op by op: integer arithmetic wraps
- * (done in an unsigned type of at least 32 bits, so narrow types never
- * overflow a promoted int), Python floor division and remainder, NumPy's
- * npy_divmod for floats, NaN-propagating maximum/minimum, float16 math in float
- * rounded to half after every operation. FP contraction is off: a*b+c is two
- * roundings, as on the host. */
-
-#pragma OPENCL FP_CONTRACT OFF
+ * The scalar rules are cl/scalar_ops.cl's (the host backend's, op by op), called
+ * by op number through CLB_BINARY / CLB_UNARY; a float16 node computes in float
+ * and is rounded to half after every operation (clb_rh). FP contraction is off
+ * (scalar_ops.cl): a*b+c is two roundings, as on the host. */
 
 #ifndef CLB_NIN
 #define CLB_NIN 1
@@ -39,12 +35,11 @@
 #ifndef CLB_OUT_DTYPE
 #define CLB_OUT_DTYPE 10
 #endif
-#ifndef CLB_EVAL_BODY
-#define CLB_USE_10 1
+#ifndef CLB_EVAL_BODY /* x * x, without helpers: cl/scalar_ops.cl came before this default */
 #define CLB_IN1_DTYPE 10
 #define CLB_EVAL_BODY                                                                              \
     CLB_LET(0, 10, CLB_LOAD(10, p1, o1));                                                          \
-    CLB_RESULT(clb_mul_10(v0, v0));
+    CLB_RESULT(v0 * v0);
 #endif
 
 /* Inputs that do not exist get a one-byte type; their buffer argument is any buffer. */
@@ -78,221 +73,6 @@
 /* One node's register, and where's choice (the condition already a 0/1 bool). */
 #define CLB_LET(i, dt, x) CLB_REG(dt) v##i = (x)
 #define CLB_WHERE(c, a, b) ((c) ? (a) : (b))
-
-/* Rounds a float (or a double, without going through float: one rounding) to the
-   nearest half, keeping it in a float register. */
-inline float clb_rh(float x)
-{
-    ushort bits;
-    vstore_half_rte(x, 0, (__private half *)&bits);
-    return vload_half(0, (__private const half *)&bits);
-}
-#if CLB_HAVE_FP64
-inline float clb_rhd(double x)
-{
-    ushort bits;
-    vstore_half_rte(x, 0, (__private half *)&bits);
-    return vload_half(0, (__private const half *)&bits);
-}
-#endif
-
-/* ---- operation helpers, per compute dtype ----------------------------------------------- */
-
-/* Comparisons (unordered NaN makes all but != false, as C) and the ops every
-   class shares. */
-#define CLB_CMP_FUNCS(dt, T)                                                                       \
-    inline uchar clb_eq_##dt(T a, T b) { return a == b; }                                          \
-    inline uchar clb_ne_##dt(T a, T b) { return a != b; }                                          \
-    inline uchar clb_lt_##dt(T a, T b) { return a < b; }                                           \
-    inline uchar clb_le_##dt(T a, T b) { return a <= b; }                                          \
-    inline uchar clb_gt_##dt(T a, T b) { return a > b; }                                           \
-    inline uchar clb_ge_##dt(T a, T b) { return a >= b; }
-
-/* Integers: wrapping arithmetic in the unsigned type W (>= 32 bits). */
-#define CLB_INT_FUNCS(dt, T, W)                                                                    \
-    CLB_CMP_FUNCS(dt, T)                                                                           \
-    inline T clb_add_##dt(T a, T b) { return (T)((W)a + (W)b); }                                   \
-    inline T clb_sub_##dt(T a, T b) { return (T)((W)a - (W)b); }                                   \
-    inline T clb_mul_##dt(T a, T b) { return (T)((W)a * (W)b); }                                   \
-    inline T clb_max_##dt(T a, T b) { return a >= b ? a : b; }                                     \
-    inline T clb_min_##dt(T a, T b) { return a <= b ? a : b; }                                     \
-    inline T clb_band_##dt(T a, T b) { return a & b; }                                             \
-    inline T clb_bor_##dt(T a, T b) { return a | b; }                                              \
-    inline T clb_bxor_##dt(T a, T b) { return a ^ b; }                                             \
-    inline T clb_inv_##dt(T a) { return (T)~a; }                                                   \
-    inline T clb_neg_##dt(T a) { return (T)((W)0 - (W)a); }                                        \
-    inline T clb_floor_##dt(T a) { return a; }                                                     \
-    inline T clb_ceil_##dt(T a) { return a; }                                                      \
-    inline W clb_powwrap_##dt(W base, W e)                                                         \
-    {                                                                                              \
-        W r = 1;                                                                                   \
-        while (e) {                                                                                \
-            if (e & 1) r *= base;                                                                  \
-            base *= base;                                                                          \
-            e >>= 1;                                                                               \
-        }                                                                                          \
-        return r;                                                                                  \
-    }
-
-/* Signed: Python floor division and remainder; x // 0 = x % 0 = 0; MIN // -1 = MIN. */
-#define CLB_SIGNED_FUNCS(dt, T, W)                                                                 \
-    CLB_INT_FUNCS(dt, T, W)                                                                        \
-    inline T clb_fdiv_##dt(T a, T b)                                                               \
-    {                                                                                              \
-        if (b == 0) return 0;                                                                      \
-        if (b == -1) return (T)((W)0 - (W)a);                                                      \
-        T q = (T)(a / b);                                                                          \
-        if ((T)(a % b) != 0 && ((a < 0) != (b < 0))) q--;                                          \
-        return q;                                                                                  \
-    }                                                                                              \
-    inline T clb_div_##dt(T a, T b) { return clb_fdiv_##dt(a, b); }                                \
-    inline T clb_mod_##dt(T a, T b)                                                                \
-    {                                                                                              \
-        if (b == 0 || b == -1) return 0;                                                           \
-        T r = (T)(a % b);                                                                          \
-        if (r != 0 && ((r < 0) != (b < 0))) r = (T)(r + b);                                        \
-        return r;                                                                                  \
-    }                                                                                              \
-    inline T clb_pow_##dt(T a, T b)                                                                \
-    {                                                                                              \
-        if (b >= 0) return (T)clb_powwrap_##dt((W)a, (W)b);                                        \
-        if (a == 1) return 1;                                                                      \
-        if (a == -1) return (b & 1) ? -1 : 1;                                                      \
-        return 0;                                                                                  \
-    }                                                                                              \
-    inline T clb_abs_##dt(T a) { return a < 0 ? (T)((W)0 - (W)a) : a; }                            \
-    inline T clb_relu_##dt(T a) { return a < 0 ? (T)0 : a; }
-
-#define CLB_UNSIGNED_FUNCS(dt, T, W)                                                               \
-    CLB_INT_FUNCS(dt, T, W)                                                                        \
-    inline T clb_fdiv_##dt(T a, T b) { return b ? (T)(a / b) : (T)0; }                             \
-    inline T clb_div_##dt(T a, T b) { return clb_fdiv_##dt(a, b); }                                \
-    inline T clb_mod_##dt(T a, T b) { return b ? (T)(a % b) : (T)0; }                              \
-    inline T clb_pow_##dt(T a, T b) { return (T)clb_powwrap_##dt((W)a, (W)b); }                    \
-    inline T clb_abs_##dt(T a) { return a; }                                                       \
-    inline T clb_relu_##dt(T a) { return a; }
-
-/* Floats (float16 computes in float; the generated code rounds each result). */
-#define CLB_REAL_FUNCS(dt, T)                                                                      \
-    CLB_CMP_FUNCS(dt, T)                                                                           \
-    inline T clb_add_##dt(T a, T b) { return a + b; }                                              \
-    inline T clb_sub_##dt(T a, T b) { return a - b; }                                              \
-    inline T clb_mul_##dt(T a, T b) { return a * b; }                                              \
-    inline T clb_div_##dt(T a, T b) { return a / b; }                                              \
-    /* NumPy's npy_divmod: floor quotient; the remainder takes the divisor's sign. */              \
-    inline T clb_divmod_##dt(T a, T b, T *mod_out)                                                 \
-    {                                                                                              \
-        T mod = fmod(a, b);                                                                        \
-        if (b == 0) {                                                                              \
-            *mod_out = mod;                                                                        \
-            return a / b;                                                                          \
-        }                                                                                          \
-        T div = (a - mod) / b;                                                                     \
-        if (mod != 0) {                                                                            \
-            if ((b < 0) != (mod < 0)) {                                                            \
-                mod += b;                                                                          \
-                div -= 1;                                                                          \
-            }                                                                                      \
-        } else {                                                                                   \
-            mod = copysign((T)0, b);                                                               \
-        }                                                                                          \
-        T fl;                                                                                      \
-        if (div != 0) {                                                                            \
-            fl = floor(div);                                                                       \
-            if (div - fl > (T)0.5) fl += 1;                                                        \
-        } else {                                                                                   \
-            fl = copysign((T)0, a / b);                                                            \
-        }                                                                                          \
-        *mod_out = mod;                                                                            \
-        return fl;                                                                                 \
-    }                                                                                              \
-    inline T clb_fdiv_##dt(T a, T b)                                                               \
-    {                                                                                              \
-        T m;                                                                                       \
-        return clb_divmod_##dt(a, b, &m);                                                          \
-    }                                                                                              \
-    inline T clb_mod_##dt(T a, T b)                                                                \
-    {                                                                                              \
-        T m;                                                                                       \
-        clb_divmod_##dt(a, b, &m);                                                                 \
-        return m;                                                                                  \
-    }                                                                                              \
-    inline T clb_pow_##dt(T a, T b) { return pow(a, b); }                                          \
-    inline T clb_max_##dt(T a, T b) { return isnan(a) || a > b ? a : b; }                          \
-    inline T clb_min_##dt(T a, T b) { return isnan(a) || a < b ? a : b; }                          \
-    inline T clb_neg_##dt(T a) { return -a; }                                                      \
-    inline T clb_abs_##dt(T a) { return fabs(a); }                                                 \
-    inline T clb_sqrt_##dt(T a) { return sqrt(a); }                                                \
-    inline T clb_rsqrt_##dt(T a) { return (T)1 / sqrt(a); }                                        \
-    inline T clb_exp_##dt(T a) { return exp(a); }                                                  \
-    inline T clb_log_##dt(T a) { return log(a); }                                                  \
-    inline T clb_sin_##dt(T a) { return sin(a); }                                                  \
-    inline T clb_cos_##dt(T a) { return cos(a); }                                                  \
-    inline T clb_tanh_##dt(T a) { return tanh(a); }                                                \
-    inline T clb_sigmoid_##dt(T a)                                                                 \
-    {                                                                                              \
-        return a >= 0 ? (T)1 / ((T)1 + exp(-a)) : exp(a) / ((T)1 + exp(a));                       \
-    }                                                                                              \
-    inline T clb_relu_##dt(T a) { return a > 0 || isnan(a) ? a : (T)0; }                           \
-    inline T clb_floor_##dt(T a) { return floor(a); }                                              \
-    inline T clb_ceil_##dt(T a) { return ceil(a); }
-
-/* Bool (compute dtype of logical ops): add = or, multiply = and, maximum = or,
-   minimum = and, as NumPy. */
-#if defined(CLB_USE_0)
-CLB_CMP_FUNCS(0, uchar)
-inline uchar clb_add_0(uchar a, uchar b) { return a | b; }
-inline uchar clb_mul_0(uchar a, uchar b) { return a & b; }
-inline uchar clb_max_0(uchar a, uchar b) { return a | b; }
-inline uchar clb_min_0(uchar a, uchar b) { return a & b; }
-inline uchar clb_band_0(uchar a, uchar b) { return a & b; }
-inline uchar clb_bor_0(uchar a, uchar b) { return a | b; }
-inline uchar clb_bxor_0(uchar a, uchar b) { return a ^ b; }
-inline uchar clb_land_0(uchar a, uchar b) { return a & b; }
-inline uchar clb_lor_0(uchar a, uchar b) { return a | b; }
-inline uchar clb_lxor_0(uchar a, uchar b) { return a ^ b; }
-inline uchar clb_lnot_0(uchar a) { return a == 0; }
-inline uchar clb_abs_0(uchar a) { return a; }
-inline uchar clb_relu_0(uchar a) { return a; }
-inline uchar clb_floor_0(uchar a) { return a; }
-inline uchar clb_ceil_0(uchar a) { return a; }
-#endif
-#if defined(CLB_USE_1)
-CLB_SIGNED_FUNCS(1, char, uint)
-#endif
-#if defined(CLB_USE_2)
-CLB_UNSIGNED_FUNCS(2, uchar, uint)
-#endif
-#if defined(CLB_USE_3)
-CLB_SIGNED_FUNCS(3, short, uint)
-#endif
-#if defined(CLB_USE_4)
-CLB_UNSIGNED_FUNCS(4, ushort, uint)
-#endif
-#if defined(CLB_USE_5)
-CLB_SIGNED_FUNCS(5, int, uint)
-#endif
-#if defined(CLB_USE_6)
-CLB_UNSIGNED_FUNCS(6, uint, uint)
-#endif
-#if defined(CLB_USE_7)
-CLB_SIGNED_FUNCS(7, long, ulong)
-#endif
-#if defined(CLB_USE_8)
-CLB_UNSIGNED_FUNCS(8, ulong, ulong)
-#endif
-#if defined(CLB_USE_9)
-CLB_REAL_FUNCS(9, float)
-#endif
-#if defined(CLB_USE_10)
-CLB_REAL_FUNCS(10, float)
-#endif
-#if defined(CLB_USE_11)
-#if !CLB_HAVE_FP64
-#error "float64 needs a device with cl_khr_fp64"
-#endif
-CLB_REAL_FUNCS(11, double)
-#endif
 
 /* ---- the kernel ------------------------------------------------------------------------ */
 

@@ -85,7 +85,7 @@ static void assert_matches(const clb_tensor *dev, const clb_tensor *ref, const c
     clb__host_loops_enabled = 0;
     CLBT_OK(clb_contiguous(ref, &plain)); /* element by element on the host backend */
     clb__host_loops_enabled = loops;
-    clbt_assert_matches_host(dev, plain, -1, 0, label);
+    clbt_assert_matches_host(dev, plain, CLBT_EXACT, 0, label);
     clb_tensor_release(plain);
 }
 

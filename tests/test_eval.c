@@ -634,64 +634,15 @@ static clb_tensor *random_input(gen *g, int ndim, const int64_t *shape, clb_dtyp
     return t;
 }
 
-/* Compares a result with the host reference: integers and bools exactly; floats
-   bit for bit (any NaN matching any NaN) when `exact`, else within a dtype-scaled
-   tolerance. */
+/* Compares a result with the host reference through the one comparison
+   (tests/testutil.h): integers and bools exactly; floats bit for bit (any NaN
+   matching any NaN) when `exact`, else within a dtype-scaled tolerance. */
 static bool same_values(const clb_tensor *got, const clb_tensor *want, bool exact, char *why,
                         size_t cap)
 {
     clb_dtype t = clb_tensor_dtype(want);
-    int64_t n = clb_tensor_numel(want);
-    int nd = clb_tensor_ndim(want);
-    if (clb_tensor_dtype(got) != t) {
-        snprintf(why, cap, "dtype %s, reference %s", clb_dtype_name(clb_tensor_dtype(got)),
-                 clb_dtype_name(t));
-        return false;
-    }
-    if (clb_tensor_ndim(got) != nd) {
-        snprintf(why, cap, "rank %d, reference %d", clb_tensor_ndim(got), nd);
-        return false;
-    }
-    for (int d = 0; d < nd; d++)
-        if (clb_tensor_shape(got)[d] != clb_tensor_shape(want)[d]) {
-            snprintf(why, cap, "shape differs at dimension %d", d);
-            return false;
-        }
-    void *gb = clbt_read(got), *wb = clbt_read(want);
-    bool ok = true;
-    if (!is_float_dtype(t)) {
-        size_t isz = clb_dtype_size(t);
-        for (int64_t i = 0; i < n && ok; i++)
-            if (memcmp((char *)gb + i * (int64_t)isz, (char *)wb + i * (int64_t)isz, isz) != 0) {
-                ok = false;
-                snprintf(why, cap, "element %lld differs", (long long)i);
-            }
-    } else {
-        /* Both as float64 through the host's exact widening cast. */
-        clb_tensor *gh = clbt_tensor(host, t, nd, clb_tensor_shape(got), gb);
-        clb_tensor *wh = clbt_tensor(host, t, nd, clb_tensor_shape(want), wb);
-        clb_tensor *g64 = NULL, *w64 = NULL;
-        CLBT_OK(clb_cast(gh, CLB_FLOAT64, &g64));
-        CLBT_OK(clb_cast(wh, CLB_FLOAT64, &w64));
-        double *gd = clbt_read(g64), *wd = clbt_read(w64);
-        double rtol = t == CLB_FLOAT16 ? 4e-3 : t == CLB_FLOAT32 ? 1e-5 : 1e-12;
-        for (int64_t i = 0; i < n && ok; i++) {
-            double x = gd[i], y = wd[i];
-            if ((isnan(x) && isnan(y)) || memcmp(&x, &y, sizeof x) == 0) continue;
-            if (!exact && fabs(x - y) <= rtol * fmax(fabs(y), 1.0)) continue;
-            ok = false;
-            snprintf(why, cap, "element %lld: %.17g, reference %.17g", (long long)i, x, y);
-        }
-        free(gd);
-        free(wd);
-        clb_tensor_release(gh);
-        clb_tensor_release(wh);
-        clb_tensor_release(g64);
-        clb_tensor_release(w64);
-    }
-    free(gb);
-    free(wb);
-    return ok;
+    double tol = t == CLB_FLOAT16 ? 4e-3 : t == CLB_FLOAT32 ? 1e-5 : 1e-12;
+    return clbt_matches_host(got, want, exact ? CLBT_EXACT : tol, tol, why, cap);
 }
 
 typedef struct random_stats {

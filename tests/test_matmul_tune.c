@@ -254,15 +254,9 @@ static void compare_with_host(clb_context *ctx, const char *what)
         }
         CLBT_OK(clb_matmul(t[0][0], t[0][1], &y[0]));
         CLBT_OK(clb_matmul(t[1][0], t[1][1], &y[1]));
-        float *got = clbt_read(y[0]), *want = clbt_read(y[1]);
-        int64_t n = clb_tensor_numel(y[1]);
-        assert_int_equal(clb_tensor_numel(y[0]), n);
-        for (int64_t i = 0; i < n; i++)
-            if (!(fabsf(got[i] - want[i]) <= 1e-3f * (1 + fabsf(want[i]))))
-                fail_msg("%s, case %zu: element %lld is %g, host %g", what, c, (long long)i,
-                         (double)got[i], (double)want[i]);
-        free(got);
-        free(want);
+        char label[160];
+        snprintf(label, sizeof label, "%s, case %zu", what, c);
+        clbt_assert_matches_host(y[0], y[1], 1e-3, 1e-3, label);
         for (int k = 0; k < 2; k++) clb_tensor_release(t[0][k]), clb_tensor_release(t[1][k]);
         clb_tensor_release(y[0]);
         clb_tensor_release(y[1]);

@@ -185,32 +185,53 @@ static inline double clbt_value_at(const void *buf, clb_dtype t, int64_t i)
     }
 }
 
+/* rtol of the comparison below that asks floats to be equal bit for bit. */
+#define CLBT_EXACT (-1.0)
+
 /* The one comparison of a device's result `got` with the host backend's `want`:
    same dtype and shape; bool and integers exactly equal; floats within
-   atol + rtol * |want| (0 and 0: exactly equal), NaN equal to NaN; rtol < 0
-   asks floats to be equal bit for bit (NaN still equal to NaN, whatever its
-   payload). A failure names the first element that differs and how many do. */
-static inline void clbt_assert_matches_host(const clb_tensor *got, const clb_tensor *want,
-                                            double rtol, double atol, const char *what)
+   atol + rtol * |want| (0 and 0: exactly equal), NaN equal to NaN. rtol ==
+   CLBT_EXACT asks floats to be equal bit for bit (NaN still equal to NaN,
+   whatever its payload). With a tolerance, a float16 +-65504 also matches an
+   infinity of its sign: a last-ulp difference before rounding may land on
+   either side of the overflow threshold. On a mismatch `why` (cap bytes) names
+   the first element that differs and how many do. */
+static inline bool clbt_matches_host(const clb_tensor *got, const clb_tensor *want, double rtol,
+                                     double atol, char *why, size_t cap)
 {
-    assert_int_equal(clb_tensor_dtype(got), clb_tensor_dtype(want));
-    clbt_assert_shape(got, clb_tensor_ndim(want), clb_tensor_shape(want));
     clb_dtype t = clb_tensor_dtype(want);
+    int nd = clb_tensor_ndim(want);
+    if (clb_tensor_dtype(got) != t) {
+        snprintf(why, cap, "dtype %s, the host backend gives %s",
+                 clb_dtype_name(clb_tensor_dtype(got)), clb_dtype_name(t));
+        return false;
+    }
+    if (clb_tensor_ndim(got) != nd) {
+        snprintf(why, cap, "rank %d, the host backend gives %d", clb_tensor_ndim(got), nd);
+        return false;
+    }
+    for (int d = 0; d < nd; d++)
+        if (clb_tensor_shape(got)[d] != clb_tensor_shape(want)[d]) {
+            snprintf(why, cap, "shape[%d] = %lld, the host backend gives %lld", d,
+                     (long long)clb_tensor_shape(got)[d], (long long)clb_tensor_shape(want)[d]);
+            return false;
+        }
     int64_t n = clb_tensor_numel(want), bad = 0, first = -1;
+    bool is_float = t == CLB_FLOAT16 || t == CLB_FLOAT32 || t == CLB_FLOAT64;
+    size_t sz = clb_dtype_size(t);
     void *gv = clbt_read(got), *wv = clbt_read(want);
     for (int64_t i = 0; i < n; i++) {
         bool same;
-        bool is_float = t == CLB_FLOAT16 || t == CLB_FLOAT32 || t == CLB_FLOAT64;
-        if (t == CLB_INT64 || t == CLB_UINT64) {
-            same = ((const uint64_t *)gv)[i] == ((const uint64_t *)wv)[i];
-        } else if (!is_float) {
-            same = clbt_value_at(gv, t, i) == clbt_value_at(wv, t, i);
+        if (!is_float) {
+            same = memcmp((const char *)gv + (size_t)i * sz, (const char *)wv + (size_t)i * sz, sz) == 0;
         } else {
             double a = clbt_value_at(gv, t, i), b = clbt_value_at(wv, t, i);
-            size_t sz = clb_dtype_size(t);
             if (isnan(a) || isnan(b)) same = isnan(a) && isnan(b);
-            else if (rtol < 0) same = memcmp((const char *)gv + (size_t)i * sz, (const char *)wv + (size_t)i * sz, sz) == 0;
-            else same = a == b || fabs(a - b) <= atol + rtol * fabs(b);
+            else if (rtol == CLBT_EXACT) same = memcmp((const char *)gv + (size_t)i * sz, (const char *)wv + (size_t)i * sz, sz) == 0;
+            else if (a == b) same = true;
+            else if (isinf(a) || isinf(b))
+                same = t == CLB_FLOAT16 && fabs(isinf(a) ? b : a) == 65504.0 && (a > 0) == (b > 0);
+            else same = fabs(a - b) <= atol + rtol * fabs(b);
         }
         if (!same && bad++ == 0) first = i;
     }
@@ -223,15 +244,21 @@ static inline void clbt_assert_matches_host(const clb_tensor *got, const clb_ten
             snprintf(gs, sizeof gs, "%.17g", clbt_value_at(gv, t, first));
             snprintf(ws, sizeof ws, "%.17g", clbt_value_at(wv, t, first));
         }
-        free(gv);
-        free(wv);
-        fail_msg("%s: element %lld is %s, the host backend gives %s (%lld of %lld differ)", what,
+        snprintf(why, cap, "element %lld is %s, the host backend gives %s (%lld of %lld differ)",
                  (long long)first, gs, ws, (long long)bad, (long long)n);
     }
     free(gv);
     free(wv);
+    return bad == 0;
 }
 
+/* clbt_matches_host as a test assertion; `what` starts the failure message. */
+static inline void clbt_assert_matches_host(const clb_tensor *got, const clb_tensor *want,
+                                            double rtol, double atol, const char *what)
+{
+    char why[256];
+    if (!clbt_matches_host(got, want, rtol, atol, why, sizeof why)) fail_msg("%s: %s", what, why);
+}
 
 /* Oclgrind simulates every work item (the ./dev oclgrind stage runs device tests
    on it, with race and uninitialised-memory checks): there random and large

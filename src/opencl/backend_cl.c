@@ -99,7 +99,7 @@ clb_status clb__cl_context_init(clb_context *ctx, int device_index)
     CLB_TRY(clb__program_cache_create(cl->context, cl->device, &ctx->info, &cl->programs));
     cl->quirks = clb__quirk_mask(ctx->info.platform, ctx->info.driver_version);
     cl->loops = clb__cl_launch_style(ctx->info.type, ctx->info.platform, cl->quirks);
-    cl->max_trips = cl->quirks & CLB__QUIRK_LOOP_LIMIT ? CLB__QUIRK_LOOP_TRIPS : INT64_MAX;
+    cl->max_trips = cl->quirks & CLB__QUIRK_LOOP_LIMIT ? CLB__QUIRK_LOOP_TRIPS / 2 : INT64_MAX;
     CLB_TRY(clb__cl_kernel_cache_create(cl->device, cl->loops, &cl->kernels));
 
     ctx->backend = &cl_backend;

@@ -131,8 +131,8 @@ static clb_status launch_piece(const clb__plan *p, void *user)
 
     int64_t chunks = (inner + s->vec - 1) / s->vec;
     size_t local[2], global[2];
-    clb__cl_rows_geometry(cl, k, s->blocked, p->numel / CLB__CL_CPU_ELEMENTS_PER_GROUP, chunks, rows, local,
-                          global);
+    clb__cl_rows_geometry(cl, k, s->blocked, p->numel / CLB__CL_CPU_ELEMENTS_PER_GROUP, chunks, rows,
+                          s->vec + p->ndim, local, global);
     err = clEnqueueNDRangeKernel(cl->queue, kernel, 2, NULL, global, local, 0, NULL, NULL);
     if (CLB__FAULT(CLB__FAULT_ENQUEUE)) err = CL_OUT_OF_RESOURCES;
     CLB_CL_CHECK(err, "clEnqueueNDRangeKernel");

@@ -277,13 +277,22 @@ void clb__cl_kernel_unlock(clb__cl_context *cl)
 #define CPU_GROUPS_PER_UNIT 4
 #define LANE_BLOCK 256
 #define LANE_GROUP 8 /* llvmpipe on AVX2: 8 > 16 > 32 > 64 items per group, measured */
-static void lane_blocks(int64_t chunks, int64_t rows, size_t local[2], size_t global[2])
+static void lane_blocks(const clb__cl_context *cl, int64_t chunks, int64_t rows,
+                        int64_t chunk_trips, size_t local[2], size_t global[2])
 {
-    int64_t work = chunks * rows, items = (work + LANE_BLOCK - 1) / LANE_BLOCK;
+    /* Under CLB__QUIRK_LOOP_LIMIT all the loops of a work item share one budget:
+       a block holds no more chunks than it affords (each chunk also costs its
+       own iteration and possibly a row's). */
+    int64_t block = LANE_BLOCK;
+    if (cl->max_trips != INT64_MAX) {
+        int64_t fit = cl->max_trips / (chunk_trips + 2);
+        if (fit < block) block = fit > 0 ? fit : 1;
+    }
+    int64_t work = chunks * rows, items = (work + block - 1) / block;
     if (items < 1) items = 1;
     /* llvmpipe packs work items into SIMD lanes along dimension 0 only: at
        least a group's width of items shares each row, then rows, then more
-       items per row until every block is at most LANE_BLOCK chunks. */
+       items per row until every block is at most `block` chunks. */
     int64_t gx = chunks < LANE_GROUP ? chunks : LANE_GROUP;
     int64_t gy = (items + gx - 1) / gx;
     if (gy > rows) gy = rows;
@@ -297,11 +306,11 @@ static void lane_blocks(int64_t chunks, int64_t rows, size_t local[2], size_t gl
 }
 
 void clb__cl_rows_geometry(const clb__cl_context *cl, const clb__cl_kernel *k, bool blocked,
-                           int64_t blocks, int64_t chunks, int64_t rows,
+                           int64_t blocks, int64_t chunks, int64_t rows, int64_t chunk_trips,
                            size_t local[2], size_t global[2])
 {
     if (blocked && !cl->loops) {
-        lane_blocks(chunks, rows, local, global);
+        lane_blocks(cl, chunks, rows, chunk_trips, local, global);
         return;
     }
     if (blocked) {
@@ -331,6 +340,17 @@ void clb__cl_rows_geometry(const clb__cl_context *cl, const clb__cl_kernel *k, b
     if (gy > ROWS_MAX_GROUPS) gy = ROWS_MAX_GROUPS;
     local[0] = lx, local[1] = ly;
     global[0] = (size_t)gx * lx, global[1] = (size_t)gy * ly;
+}
+
+int64_t clb__cl_op_trips(bool binary, int op, clb_dtype compute)
+{
+    if (!binary) return 1;
+    bool real = compute == CLB_FLOAT16 || compute == CLB_FLOAT32 || compute == CLB_FLOAT64;
+    /* Exponent range plus mantissa bits, from the largest value to the smallest
+       subnormal: 2^127 .. 2^-149 for float, 2^1023 .. 2^-1074 for double. */
+    if ((op == CLB_FLOOR_DIV || op == CLB_MOD) && real) return compute == CLB_FLOAT64 ? 2100 : 280;
+    if (op == CLB_POW && !real && compute != CLB_BOOL) return 8 * (int64_t)clb_dtype_size(compute) + 1;
+    return 1;
 }
 
 clb_status clb__cl_table_arg(clb__cl_context *cl, cl_kernel kernel, cl_uint arg,

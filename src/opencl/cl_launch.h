@@ -30,7 +30,10 @@ typedef struct clb__cl_context {
        SIMD lanes (GPUs, llvmpipe, every other implementation), so launches use
        many short work items. clb__cl_launch_style() says which, and why. */
     bool loops;
-    int64_t max_trips; /* longest loop a work item may run (INT64_MAX: no limit) */
+    /* Loop iterations a work item may run, all its loops together (INT64_MAX: no
+       limit; CLB__QUIRK_LOOP_LIMIT: half the driver's budget, the other half left
+       to the short loops around the long one). */
+    int64_t max_trips;
 } clb__cl_context;
 
 
@@ -143,10 +146,17 @@ clb_status clb__cl_each_piece(const clb__plan *plan, const clb__cl_pieces *piece
    chunks of the inner axis, dimension 1 rows; work items loop over their share).
    blocked: one work item per group, at most `blocks` groups and a few per compute
    unit, each taking a contiguous block (CPU devices); otherwise groups of several
-   SIMD widths of `k` covering the work once. */
+   SIMD widths of `k` covering the work once. chunk_trips: loop iterations one
+   chunk costs inside the kernel (its elements' clb__cl_op_trips and the row's
+   offset walk), which bounds a block where the device limits loops. */
 void clb__cl_rows_geometry(const clb__cl_context *cl, const clb__cl_kernel *k, bool blocked,
-                           int64_t blocks, int64_t chunks, int64_t rows,
+                           int64_t blocks, int64_t chunks, int64_t rows, int64_t chunk_trips,
                            size_t local[2], size_t global[2]);
+/* Loop iterations that one element of an op may cost inside its scalar rule
+   (cl/scalar_ops.cl): 1 for straight-line rules; float floor division and
+   remainder call fmod, whose loop (libclc's) runs once per bit of exponent
+   difference; integer powers square once per exponent bit. */
+int64_t clb__cl_op_trips(bool binary, int op, clb_dtype compute);
 /* Elements per CPU block: enough that a block's loop amortizes its launch. */
 #define CLB__CL_CPU_ELEMENTS_PER_GROUP 32768
 

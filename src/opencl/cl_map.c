@@ -127,8 +127,9 @@ static clb_status launch_piece(const clb__plan *p, void *user)
     int64_t chunks = (inner + s->vec - 1) / s->vec;
     size_t local[2], global[2];
     /* Work items loop over their share (cl/elementwise.cl): see clb__cl_rows_geometry. */
+    int64_t trips = s->vec * clb__cl_op_trips(s->op->kind == CLB__MAP_BINARY, s->op->op, s->op->compute);
     clb__cl_rows_geometry(cl, k, s->blocked, rows * chunks * s->vec / CLB__CL_CPU_ELEMENTS_PER_GROUP,
-                          chunks, rows, local, global);
+                          chunks, rows, trips + p->ndim, local, global);
     err = clEnqueueNDRangeKernel(cl->queue, kernel, 2, NULL, global, local, 0, NULL, NULL);
     if (CLB__FAULT(CLB__FAULT_ENQUEUE)) err = CL_OUT_OF_RESOURCES;
     CLB_CL_CHECK(err, "clEnqueueNDRangeKernel");

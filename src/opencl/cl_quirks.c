@@ -17,10 +17,12 @@ static const clb__quirk table[] = {
      "`isnan(x) ? (char)0 : convert_char_sat(x)` for float x; the kernels select before "
      "converting instead: convert_char_sat(isnan(x) ? 0.0f : x)"},
     {CLB__QUIRK_LOOP_LIMIT, "loop-limit", "rusticl", {22, 0}, {22, 99}, NULL, "loop_limit.c",
-     "llvmpipe ends every loop of a work item after 65535 iterations, silently (a sum "
-     "over 2^20 elements in one work item gives 65535); launches there use many short work "
-     "items (no CPU blocks), reductions split their range so that no lane folds more, and "
-     "the library's own matmul kernel refuses a longer inner dimension"},
+     "llvmpipe ends the loops of a work item after 65535 iterations in all, silently (a sum "
+     "over 2^20 elements in one work item gives 65535; nested and consecutive loops share "
+     "the count, libclc's fmod loop included); launches there use many short work items (no "
+     "CPU blocks) whose blocks fit half that budget with their ops' own loops "
+     "(clb__cl_op_trips), reductions split their range so that no lane folds more, and the "
+     "library's own matmul kernel refuses a longer inner dimension"},
 };
 
 const clb__quirk *clb__quirks(size_t *count)

@@ -15,8 +15,9 @@ enum {
     CLB__QUIRK_LOOP_LIMIT = 1u << 1,
 };
 
-/* Under CLB__QUIRK_LOOP_LIMIT a loop of a work item ends silently after this
-   many iterations: the drivers size every launch so that none runs longer. */
+/* Under CLB__QUIRK_LOOP_LIMIT the loops of a work item, all of them together,
+   end silently after this many iterations: the drivers size every launch so
+   that no work item runs more (clb__cl_context.max_trips). */
 #define CLB__QUIRK_LOOP_TRIPS 65535
 
 typedef struct clb__quirk {

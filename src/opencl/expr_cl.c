@@ -74,20 +74,6 @@ static const char *const reg_name[CLB__NUM_DTYPES] = {
     "uchar", "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong",
     "float", "float", "double"};
 
-static const char *const binary_fn[] = {
-    [CLB_ADD] = "add",     [CLB_SUB] = "sub",     [CLB_MUL] = "mul",       [CLB_DIV] = "div",
-    [CLB_FLOOR_DIV] = "fdiv", [CLB_MOD] = "mod",  [CLB_POW] = "pow",       [CLB_MAXIMUM] = "max",
-    [CLB_MINIMUM] = "min", [CLB_EQ] = "eq",       [CLB_NE] = "ne",         [CLB_LT] = "lt",
-    [CLB_LE] = "le",       [CLB_GT] = "gt",       [CLB_GE] = "ge",         [CLB_LOGICAL_AND] = "land",
-    [CLB_LOGICAL_OR] = "lor", [CLB_LOGICAL_XOR] = "lxor", [CLB_BITWISE_AND] = "band",
-    [CLB_BITWISE_OR] = "bor", [CLB_BITWISE_XOR] = "bxor"};
-
-static const char *const unary_fn[] = {
-    [CLB_NEG] = "neg",   [CLB_ABS] = "abs",   [CLB_SQRT] = "sqrt",       [CLB_RSQRT] = "rsqrt",
-    [CLB_EXP] = "exp",   [CLB_LOG] = "log",   [CLB_SIN] = "sin",         [CLB_COS] = "cos",
-    [CLB_TANH] = "tanh", [CLB_SIGMOID] = "sigmoid", [CLB_RELU] = "relu", [CLB_FLOOR] = "floor",
-    [CLB_CEIL] = "ceil", [CLB_LOGICAL_NOT] = "lnot"};
-
 /* x (a register expression of dtype `from`) as dtype `to`, into out. clb_cast's
    rules (common.cl's CLB_CONVERT), plus the rounding to half that a float16
    temporary of the op-by-op chain would get. */
@@ -150,11 +136,10 @@ static void node_code(sbuf *b, const clb__expr *e, int i, bool *use)
         use[n->compute] = true;
         cv(c[0], sizeof c[0], n->compute, a->dtype, r[0]);
         if (unary) {
-            snprintf(op, sizeof op, "clb_%s_%d(%s)", unary_fn[n->op], (int)n->compute, c[0]);
+            snprintf(op, sizeof op, "CLB_UNARY(%d,%d,%s)", n->op, (int)n->compute, c[0]);
         } else {
             cv(c[1], sizeof c[1], n->compute, bb->dtype, r[1]);
-            snprintf(op, sizeof op, "clb_%s_%d(%s,%s)", binary_fn[n->op], (int)n->compute, c[0],
-                     c[1]);
+            snprintf(op, sizeof op, "CLB_BINARY(%d,%d,%s,%s)", n->op, (int)n->compute, c[0], c[1]);
         }
         /* A float16 op computes in float and rounds, as the host's half loops. */
         snprintf(rounded, sizeof rounded, eval == CLB_FLOAT16 ? "clb_rh(%s)" : "%s", op);
@@ -174,8 +159,8 @@ static void node_code(sbuf *b, const clb__expr *e, int i, bool *use)
         break;
     case CLB__EXPR_INVERT: /* bool: logical not; integers: every bit flipped */
         use[n->dtype] = true;
-        if (n->dtype == CLB_BOOL) put(b, "clb_lnot_0(%s)", r[0]);
-        else put(b, "clb_inv_%d(%s)", (int)n->dtype, r[0]);
+        if (n->dtype == CLB_BOOL) put(b, "CLB_UNARY(%d,0,%s)", CLB_LOGICAL_NOT, r[0]);
+        else put(b, "clb_invert_%d(%s)", (int)n->dtype, r[0]);
         break;
     }
     put(b, ");");
@@ -317,7 +302,19 @@ typedef struct eval_launch {
     void *const *handles;
     bool wide, flat, blocked;
     int vec;
+    int64_t element_trips; /* loop iterations one element may cost (clb__cl_op_trips) */
 } eval_launch;
+
+/* Loop iterations the expression's scalar rules may cost per element. */
+static int64_t element_trips(const clb__expr *e)
+{
+    int64_t trips = 1;
+    for (int i = 0; i < e->count; i++) {
+        const clb__expr_node *n = &e->nodes[i];
+        if (n->kind == CLB__EXPR_BINARY) trips += clb__cl_op_trips(true, n->op, n->compute) - 1;
+    }
+    return trips;
+}
 
 /* Launches the program over one plan piece (clb__cl_each_piece's callback, user
    an eval_launch); `flat` is the launch shape the program was built for
@@ -369,7 +366,7 @@ static clb_status run_piece(const clb__plan *plan, void *user)
         size_t local[2], global[2];
         int64_t chunks = (inner64 + vec - 1) / vec;
         clb__cl_rows_geometry(cl, NULL, true, plan->numel / CLB__CL_CPU_ELEMENTS_PER_GROUP, chunks,
-                              rows64, local, global);
+                              rows64, vec * l->element_trips + plan->ndim, local, global);
         CLB_CL_CHECK(clEnqueueNDRangeKernel(cl->queue, kernel, 2, NULL, global, local, 0, NULL, NULL),
                      "clEnqueueNDRangeKernel");
     } else if (flat) {
@@ -409,7 +406,7 @@ clb_status clb__expr_cl_run(clb_context *ctx, const clb__expr *e, const clb__pla
     bool nt = clb__cl_streaming(cl, plan->numel * (int64_t)clb_dtype_size(out));
     CLB_TRY(options_for(ctx, e, plan, wide, vec, blocked, nt, out, in, &options));
     CLB_TRY(clb__program_cache_get(cl->programs, CLB__KERNEL_EVAL, options, &program));
-    eval_launch launch = {cl, program, handles, wide, flat, blocked, vec};
+    eval_launch launch = {cl, program, handles, wide, flat, blocked, vec, element_trips(e)};
     st = clb__cl_each_piece(plan, &pieces, run_piece, &launch);
 cleanup:
     free(options);

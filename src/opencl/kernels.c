@@ -6,18 +6,22 @@
 #include "cl_sources.h"
 
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
+/* Every program starts with the op enums, the launch-description slots and the
+   shared preamble; kernels that evaluate element-wise ops add their scalar rules. */
 static const struct {
     const char *file;
     const char *function;
+    bool scalar_ops; /* cl/scalar_ops.cl before the file */
 } registry[CLB__KERNEL_COUNT] = {
-    [CLB__KERNEL_COPY] = {"copy.cl", "clb_copy"},
-    [CLB__KERNEL_REDUCE] = {"reduce.cl", "clb_reduce"},
-    [CLB__KERNEL_MATMUL] = {"matmul.cl", "clb_matmul"},
-    [CLB__KERNEL_MAP] = {"elementwise.cl", "clb_map"},
-    [CLB__KERNEL_EVAL] = {"eval.cl", "clb_eval"},
+    [CLB__KERNEL_COPY] = {"copy.cl", "clb_copy", false},
+    [CLB__KERNEL_REDUCE] = {"reduce.cl", "clb_reduce", false},
+    [CLB__KERNEL_MATMUL] = {"matmul.cl", "clb_matmul", false},
+    [CLB__KERNEL_MAP] = {"elementwise.cl", "clb_map", true},
+    [CLB__KERNEL_EVAL] = {"eval.cl", "clb_eval", true},
 };
 
 static const clb__cl_source *find_source(const char *name)
@@ -42,15 +46,19 @@ int clb__kernel_sources(clb__kernel_id id, const char **strings, size_t *lengths
     if ((unsigned)id >= CLB__KERNEL_COUNT) return 0;
     /* The shared files are separate strings rather than #includes: programs are
        built from memory, with no include path to search. */
-    const clb__cl_source *parts[CLB__KERNEL_MAX_SOURCES] = {
-        find_source("clb_enums.h"), find_source("launch_args.h"), find_source("common.cl"),
-        find_source(registry[id].file)};
-    for (int i = 0; i < CLB__KERNEL_MAX_SOURCES; i++) {
+    const clb__cl_source *parts[CLB__KERNEL_MAX_SOURCES];
+    int n = 0;
+    parts[n++] = find_source("clb_enums.h");
+    parts[n++] = find_source("launch_args.h");
+    parts[n++] = find_source("common.cl");
+    if (registry[id].scalar_ops) parts[n++] = find_source("scalar_ops.cl");
+    parts[n++] = find_source(registry[id].file);
+    for (int i = 0; i < n; i++) {
         if (!parts[i]) return 0;
         strings[i] = (const char *)parts[i]->bytes;
         lengths[i] = parts[i]->length;
     }
-    return CLB__KERNEL_MAX_SOURCES;
+    return n;
 }
 
 clb_status clb__kernel_options(const clb__kernel_define *defines, int count, char *buf, size_t cap)

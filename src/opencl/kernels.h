@@ -18,7 +18,7 @@ typedef enum clb__kernel_id {
     CLB__KERNEL_COUNT
 } clb__kernel_id;
 
-#define CLB__KERNEL_MAX_SOURCES 4   /* clb_enums.h, launch_args.h, common.cl, the kernel's file */
+#define CLB__KERNEL_MAX_SOURCES 5 /* clb_enums.h, launch_args.h, common.cl, [scalar_ops.cl,] the file */
 #define CLB__KERNEL_OPTIONS_MAX 256 /* longest option string (a handful of -D) */
 
 /* "copy.cl"; NULL for an unknown id. */
@@ -26,7 +26,8 @@ const char *clb__kernel_file(clb__kernel_id id);
 /* Name of the __kernel function in the program: "clb_copy". */
 const char *clb__kernel_function(clb__kernel_id id);
 
-/* The program's source strings in build order (clb_enums.h, launch_args.h and common.cl first) and their
+/* The program's source strings in build order (clb_enums.h, launch_args.h and common.cl first,
+   then scalar_ops.cl for the map and eval kernels) and their
    lengths; returns how many (0 for an unknown id). The strings are static. */
 int clb__kernel_sources(clb__kernel_id id, const char **strings, size_t *lengths);
 

@@ -1,0 +1,283 @@
+/* The scalar rule of every element-wise op, once for the kernels that evaluate
+ * ops: cl/elementwise.cl (one op per launch) and cl/eval.cl (a fused expression).
+ * Prepended to both after common.cl (src/opencl/kernels.c).
+ *
+ * The rules are the host backend's (src/core/host_scalar.c), op by op:
+ *   - integer arithmetic wraps, done in an unsigned type of at least 32 bits,
+ *     so narrow types never overflow a promoted int (ushort * ushort);
+ *   - Python floor division and remainder for signed integers (x // 0 = x % 0 = 0,
+ *     MIN // -1 = MIN), C's for unsigned ones (x // 0 = x % 0 = 0);
+ *   - integer powers by repeated squaring, modulo 2^width; a negative exponent
+ *     gives the exact result truncated toward zero;
+ *   - NumPy's npy_divmod for float floor division and remainder;
+ *   - NaN-propagating maximum/minimum, the second operand on ties;
+ *   - bool: add = or, multiply = and, maximum = or, minimum = and (NumPy);
+ *   - float16 computes in float; the caller rounds each result to half (clb_rh).
+ * test_elementwise's table test compares every op x dtype x edge value (NaN,
+ * +-0, +-inf, INT_MIN, -1, 0, ...) with the host on every device, so the two
+ * texts cannot drift apart unnoticed.
+ *
+ * Helper names are clb_<op>_<dtype number>, <op> the public enum's name in lower
+ * case (CLB_FLOOR_DIV: clb_floor_div_10). CLB_BINARY(op, dt, a, b) and
+ * CLB_UNARY(op, dt, x) call the helper of an op number through the names that
+ * cl/gen_enums.py writes from include/clbroadcast.h (CLB_BINARY_FN_<n>), so no
+ * kernel and no generated code holds a bare op number.
+ *
+ * A dtype's helpers are defined when CLB_USE_<dtype> is: eval.cl gets one per
+ * compute dtype of its expression from the host; elementwise.cl's
+ * CLB_COMPUTE_DTYPE selects its one set below. */
+
+/* No fused multiply-add the host would not do: a*b+c is two roundings. */
+#pragma OPENCL FP_CONTRACT OFF
+
+#define CLB_BINARY(op, dt, a, b) CLB_CAT(CLB_CAT(CLB_BINARY_FN_, op), dt)(a, b)
+#define CLB_UNARY(op, dt, x) CLB_CAT(CLB_CAT(CLB_UNARY_FN_, op), dt)(x)
+
+#if defined(CLB_COMPUTE_DTYPE)
+#if CLB_COMPUTE_DTYPE == 0
+#define CLB_USE_0 1
+#elif CLB_COMPUTE_DTYPE == 1
+#define CLB_USE_1 1
+#elif CLB_COMPUTE_DTYPE == 2
+#define CLB_USE_2 1
+#elif CLB_COMPUTE_DTYPE == 3
+#define CLB_USE_3 1
+#elif CLB_COMPUTE_DTYPE == 4
+#define CLB_USE_4 1
+#elif CLB_COMPUTE_DTYPE == 5
+#define CLB_USE_5 1
+#elif CLB_COMPUTE_DTYPE == 6
+#define CLB_USE_6 1
+#elif CLB_COMPUTE_DTYPE == 7
+#define CLB_USE_7 1
+#elif CLB_COMPUTE_DTYPE == 8
+#define CLB_USE_8 1
+#elif CLB_COMPUTE_DTYPE == 9
+#define CLB_USE_9 1
+#elif CLB_COMPUTE_DTYPE == 10
+#define CLB_USE_10 1
+#elif CLB_COMPUTE_DTYPE == 11
+#define CLB_USE_11 1
+#endif
+#endif
+
+/* ---- rounding to half ----------------------------------------------------------------- */
+
+/* Rounds a float (or a double, without going through float: one rounding) to the
+   nearest half, keeping it in a float register: a float16 op's result. */
+inline float clb_rh(float x)
+{
+    ushort bits;
+    vstore_half_rte(x, 0, (__private half *)&bits);
+    return vload_half(0, (__private const half *)&bits);
+}
+#if CLB_HAVE_FP64
+inline float clb_rhd(double x)
+{
+    ushort bits;
+    vstore_half_rte(x, 0, (__private half *)&bits);
+    return vload_half(0, (__private const half *)&bits);
+}
+#endif
+
+/* ---- helpers per class ---------------------------------------------------------------- */
+
+/* Comparisons (unordered NaN makes all but != false, as C) give a bool (uchar 0/1). */
+#define CLB_CMP_FUNCS(dt, T)                                                                       \
+    inline uchar clb_eq_##dt(T a, T b) { return a == b; }                                          \
+    inline uchar clb_ne_##dt(T a, T b) { return a != b; }                                          \
+    inline uchar clb_lt_##dt(T a, T b) { return a < b; }                                           \
+    inline uchar clb_le_##dt(T a, T b) { return a <= b; }                                          \
+    inline uchar clb_gt_##dt(T a, T b) { return a > b; }                                           \
+    inline uchar clb_ge_##dt(T a, T b) { return a >= b; }
+
+/* Integers: wrapping arithmetic in the unsigned type W (>= 32 bits). */
+#define CLB_INT_FUNCS(dt, T, W)                                                                    \
+    CLB_CMP_FUNCS(dt, T)                                                                           \
+    inline T clb_add_##dt(T a, T b) { return (T)((W)a + (W)b); }                                   \
+    inline T clb_sub_##dt(T a, T b) { return (T)((W)a - (W)b); }                                   \
+    inline T clb_mul_##dt(T a, T b) { return (T)((W)a * (W)b); }                                   \
+    inline T clb_maximum_##dt(T a, T b) { return a >= b ? a : b; }                                 \
+    inline T clb_minimum_##dt(T a, T b) { return a <= b ? a : b; }                                 \
+    inline T clb_bitwise_and_##dt(T a, T b) { return a & b; }                                      \
+    inline T clb_bitwise_or_##dt(T a, T b) { return a | b; }                                       \
+    inline T clb_bitwise_xor_##dt(T a, T b) { return a ^ b; }                                      \
+    inline T clb_invert_##dt(T a) { return (T)~a; }                                                \
+    inline T clb_neg_##dt(T a) { return (T)((W)0 - (W)a); }                                        \
+    inline T clb_floor_##dt(T a) { return a; }                                                     \
+    inline T clb_ceil_##dt(T a) { return a; }                                                      \
+    inline W clb_powwrap_##dt(W base, W e)                                                         \
+    {                                                                                              \
+        W r = 1;                                                                                   \
+        while (e) {                                                                                \
+            if (e & 1) r *= base;                                                                  \
+            base *= base;                                                                          \
+            e >>= 1;                                                                               \
+        }                                                                                          \
+        return r;                                                                                  \
+    }
+
+/* Signed: Python floor division and remainder; x // 0 = x % 0 = 0; MIN // -1 = MIN. */
+#define CLB_SIGNED_FUNCS(dt, T, W)                                                                 \
+    CLB_INT_FUNCS(dt, T, W)                                                                        \
+    inline T clb_floor_div_##dt(T a, T b)                                                          \
+    {                                                                                              \
+        if (b == 0) return 0;                                                                      \
+        if (b == -1) return (T)((W)0 - (W)a);                                                      \
+        T q = (T)(a / b);                                                                          \
+        if ((T)(a % b) != 0 && ((a < 0) != (b < 0))) q--;                                          \
+        return q;                                                                                  \
+    }                                                                                              \
+    inline T clb_div_##dt(T a, T b) { return clb_floor_div_##dt(a, b); }                           \
+    inline T clb_mod_##dt(T a, T b)                                                                \
+    {                                                                                              \
+        if (b == 0 || b == -1) return 0;                                                           \
+        T r = (T)(a % b);                                                                          \
+        if (r != 0 && ((r < 0) != (b < 0))) r = (T)(r + b);                                        \
+        return r;                                                                                  \
+    }                                                                                              \
+    inline T clb_pow_##dt(T a, T b)                                                                \
+    {                                                                                              \
+        if (b >= 0) return (T)clb_powwrap_##dt((W)a, (W)b);                                        \
+        if (a == 1) return 1;                                                                      \
+        if (a == -1) return (b & 1) ? -1 : 1;                                                      \
+        return 0;                                                                                  \
+    }                                                                                              \
+    inline T clb_abs_##dt(T a) { return a < 0 ? (T)((W)0 - (W)a) : a; }                            \
+    /* a > 0, not a < 0: llvmpipe crashes on a char selected by a < 0 */                      \
+    /* (tests/quirks/char_relu_select.c) */                                                        \
+    inline T clb_relu_##dt(T a) { return a > 0 ? a : (T)0; }
+
+#define CLB_UNSIGNED_FUNCS(dt, T, W)                                                               \
+    CLB_INT_FUNCS(dt, T, W)                                                                        \
+    inline T clb_floor_div_##dt(T a, T b) { return b ? (T)(a / b) : (T)0; }                        \
+    inline T clb_div_##dt(T a, T b) { return clb_floor_div_##dt(a, b); }                           \
+    inline T clb_mod_##dt(T a, T b) { return b ? (T)(a % b) : (T)0; }                              \
+    inline T clb_pow_##dt(T a, T b) { return (T)clb_powwrap_##dt((W)a, (W)b); }                    \
+    inline T clb_abs_##dt(T a) { return a; }                                                       \
+    inline T clb_relu_##dt(T a) { return a; }
+
+/* Floats (float16 computes in float; the caller rounds each result). */
+#define CLB_REAL_FUNCS(dt, T)                                                                      \
+    CLB_CMP_FUNCS(dt, T)                                                                           \
+    inline T clb_add_##dt(T a, T b) { return a + b; }                                              \
+    inline T clb_sub_##dt(T a, T b) { return a - b; }                                              \
+    inline T clb_mul_##dt(T a, T b) { return a * b; }                                              \
+    inline T clb_div_##dt(T a, T b) { return a / b; }                                              \
+    /* NumPy's npy_divmod: floor quotient; the remainder takes the divisor's sign. */              \
+    inline T clb_divmod_##dt(T a, T b, T *mod_out)                                                 \
+    {                                                                                              \
+        T mod = fmod(a, b);                                                                        \
+        if (b == 0) { /* x % 0 = nan (fmod), x // 0 = x / 0 */                                     \
+            *mod_out = mod;                                                                        \
+            return a / b;                                                                          \
+        }                                                                                          \
+        T div = (a - mod) / b; /* nearly an integer */                                             \
+        if (mod != 0) {                                                                            \
+            if ((b < 0) != (mod < 0)) {                                                            \
+                mod += b;                                                                          \
+                div -= 1;                                                                          \
+            }                                                                                      \
+        } else {                                                                                   \
+            mod = copysign((T)0, b);                                                               \
+        }                                                                                          \
+        T fl;                                                                                      \
+        if (div != 0) {                                                                            \
+            fl = floor(div);                                                                       \
+            if (div - fl > (T)0.5) fl += 1;                                                        \
+        } else {                                                                                   \
+            fl = copysign((T)0, a / b);                                                            \
+        }                                                                                          \
+        *mod_out = mod;                                                                            \
+        return fl;                                                                                 \
+    }                                                                                              \
+    inline T clb_floor_div_##dt(T a, T b)                                                          \
+    {                                                                                              \
+        T m;                                                                                       \
+        return clb_divmod_##dt(a, b, &m);                                                          \
+    }                                                                                              \
+    inline T clb_mod_##dt(T a, T b)                                                                \
+    {                                                                                              \
+        T m;                                                                                       \
+        clb_divmod_##dt(a, b, &m);                                                                 \
+        return m;                                                                                  \
+    }                                                                                              \
+    inline T clb_pow_##dt(T a, T b) { return pow(a, b); }                                          \
+    inline T clb_maximum_##dt(T a, T b) { return isnan(a) || a > b ? a : b; }                      \
+    inline T clb_minimum_##dt(T a, T b) { return isnan(a) || a < b ? a : b; }                      \
+    inline T clb_neg_##dt(T a) { return -a; }                                                      \
+    inline T clb_abs_##dt(T a) { return fabs(a); }                                                 \
+    inline T clb_sqrt_##dt(T a) { return sqrt(a); }                                                \
+    /* 1 / sqrt, as the host: rsqrt() may be less accurate */                                      \
+    inline T clb_rsqrt_##dt(T a) { return (T)1 / sqrt(a); }                                        \
+    inline T clb_exp_##dt(T a) { return exp(a); }                                                  \
+    inline T clb_log_##dt(T a) { return log(a); }                                                  \
+    inline T clb_sin_##dt(T a) { return sin(a); }                                                  \
+    inline T clb_cos_##dt(T a) { return cos(a); }                                                  \
+    inline T clb_tanh_##dt(T a) { return tanh(a); }                                                \
+    /* exp of a non-positive number only: no overflow */                                           \
+    inline T clb_sigmoid_##dt(T a)                                                                 \
+    {                                                                                              \
+        return a >= 0 ? (T)1 / ((T)1 + exp(-a)) : exp(a) / ((T)1 + exp(a));                       \
+    }                                                                                              \
+    inline T clb_relu_##dt(T a) { return a > 0 || isnan(a) ? a : (T)0; }                           \
+    inline T clb_floor_##dt(T a) { return floor(a); }                                              \
+    inline T clb_ceil_##dt(T a) { return ceil(a); }
+
+/* ---- the sets, per compute dtype -------------------------------------------------------- */
+
+/* Bool: the compute dtype of comparisons' operands of bool, of logical ops
+   (values 0/1) and of logical_not. */
+#if defined(CLB_USE_0)
+CLB_CMP_FUNCS(0, uchar)
+inline uchar clb_add_0(uchar a, uchar b) { return a | b; }
+inline uchar clb_mul_0(uchar a, uchar b) { return a & b; }
+inline uchar clb_maximum_0(uchar a, uchar b) { return a | b; }
+inline uchar clb_minimum_0(uchar a, uchar b) { return a & b; }
+inline uchar clb_bitwise_and_0(uchar a, uchar b) { return a & b; }
+inline uchar clb_bitwise_or_0(uchar a, uchar b) { return a | b; }
+inline uchar clb_bitwise_xor_0(uchar a, uchar b) { return a ^ b; }
+inline uchar clb_logical_and_0(uchar a, uchar b) { return a & b; }
+inline uchar clb_logical_or_0(uchar a, uchar b) { return a | b; }
+inline uchar clb_logical_xor_0(uchar a, uchar b) { return a ^ b; }
+inline uchar clb_logical_not_0(uchar a) { return a == 0; }
+inline uchar clb_abs_0(uchar a) { return a; }
+inline uchar clb_floor_0(uchar a) { return a; }
+inline uchar clb_ceil_0(uchar a) { return a; }
+#endif
+#if defined(CLB_USE_1)
+CLB_SIGNED_FUNCS(1, char, uint)
+#endif
+#if defined(CLB_USE_2)
+CLB_UNSIGNED_FUNCS(2, uchar, uint)
+#endif
+#if defined(CLB_USE_3)
+CLB_SIGNED_FUNCS(3, short, uint)
+#endif
+#if defined(CLB_USE_4)
+CLB_UNSIGNED_FUNCS(4, ushort, uint)
+#endif
+#if defined(CLB_USE_5)
+CLB_SIGNED_FUNCS(5, int, uint)
+#endif
+#if defined(CLB_USE_6)
+CLB_UNSIGNED_FUNCS(6, uint, uint)
+#endif
+#if defined(CLB_USE_7)
+CLB_SIGNED_FUNCS(7, long, ulong)
+#endif
+#if defined(CLB_USE_8)
+CLB_UNSIGNED_FUNCS(8, ulong, ulong)
+#endif
+#if defined(CLB_USE_9)
+CLB_REAL_FUNCS(9, float)
+#endif
+#if defined(CLB_USE_10)
+CLB_REAL_FUNCS(10, float)
+#endif
+#if defined(CLB_USE_11)
+#if !CLB_HAVE_FP64
+#error "float64 needs a device with cl_khr_fp64"
+#endif
+CLB_REAL_FUNCS(11, double)
+#endif

@@ -66,6 +66,27 @@
 #define CLB_VSTORE(VT, v, p) CLB_CAT(vstore, CLB_VEC)((v), 0, (p))
 #endif
 
+/* Stores the CLB_VEC values vals[] (a private array) of dtype DT at q with inner
+   stride S, element by element. */
+#define CLB_STORE_RUN_PLAIN(DT, q, S, vals)                                                        \
+    do {                                                                                           \
+        _Pragma("unroll") for (int run_ = 0; run_ < CLB_VEC; run_++)                               \
+            CLB_STORE(DT, q, run_ * (S), (vals)[run_]);                                            \
+    } while (0)
+/* The same as one streaming store of the vector type VT when S is 1 and q is
+   aligned for it (rows that are not multiples of CLB_VEC fall back to plain
+   stores). Only in kernels that stream (CLB_NT_OK), and not for float16: half
+   vectors need cl_khr_fp16. */
+#if CLB_NT_OK
+#define CLB_STORE_RUN_NT(DT, VT, q, S, vals)                                                       \
+    do {                                                                                           \
+        if ((S) == 1 && CLB_ALIGNED(q, CLB_VEC))                                                   \
+            __builtin_nontemporal_store(CLB_CAT(vload, CLB_VEC)(0, vals), (__global VT *)(q));     \
+        else                                                                                       \
+            CLB_STORE_RUN_PLAIN(DT, q, S, vals);                                                   \
+    } while (0)
+#endif
+
 /* ---- launch descriptions ---------------------------------------------------------- */
 
 /* A launch description of N long16 arguments (cl/launch_args.h): the kernel's
@@ -210,26 +231,28 @@ typedef int8 clb_index8;
 
 /* ---- offsets ------------------------------------------------------------------------- */
 
-/* Adds to o0 and o1 the element offsets of row-major element `id` of a loop nest
-   of `ndim` axes (innermost last) in two operands. shape(d), s0(d) and s1(d)
-   read the tables; a macro rather than a function because OpenCL 1.2 has no
-   generic address space and the tables live in private or constant memory.
-   ndim is a compile-time constant, so the loop unrolls. */
-#define CLB_OFFSETS2(id, ndim, shape, s0, s1, o0, o1)                                            \
+/* The one offset walk: splits row-major index `id` over axes 0..ndim-1 (the
+   innermost last; ndim may be a run-time value) and runs STEP(i, d, ...) with
+   each axis's index i, innermost first; SHAPE(d) reads an extent. The
+   remainder is written as x - q * e, never with % beside /: that pair makes LLVM
+   emit a `freeze`, which Oclgrind's uninitialised-value checker cannot run, and
+   costs a second division. Macros rather than functions: OpenCL 1.2 has no
+   generic address space, and the tables live in private or constant memory. */
+#define CLB_UNRAVEL(id, ndim, SHAPE, STEP, ...)                                                    \
     do {                                                                                           \
         clb_index rem_ = (id);                                                                     \
         for (int d_ = (ndim) - 1; d_ > 0; --d_) {                                                  \
-            clb_index n_ = shape(d_);                                                              \
-            clb_index i_ = rem_ % n_;                                                              \
-            rem_ /= n_;                                                                            \
-            (o0) += i_ * s0(d_);                                                                   \
-            (o1) += i_ * s1(d_);                                                                   \
+            clb_index e_ = SHAPE(d_), q_ = rem_ / e_, i_ = rem_ - q_ * e_;                         \
+            STEP(i_, d_, __VA_ARGS__);                                                             \
+            rem_ = q_;                                                                             \
         }                                                                                          \
-        if ((ndim) > 0) {                                                                          \
-            (o0) += rem_ * s0(0);                                                                  \
-            (o1) += rem_ * s1(0);                                                                  \
-        }                                                                                          \
+        if ((ndim) > 0) STEP(rem_, 0, __VA_ARGS__);                                                \
     } while (0)
+
+/* The common step: one offset `off` over one stride table STRIDE(d). */
+#define CLB_STEP_OFFSET(i, d, STRIDE, off) ((off) += (i) * STRIDE(d))
+#define CLB_OFFSET_OF(id, ndim, SHAPE, STRIDE, off)                                                \
+    CLB_UNRAVEL(id, ndim, SHAPE, CLB_STEP_OFFSET, STRIDE, off)
 
 /* ---- work splits ------------------------------------------------------------------------ */
 

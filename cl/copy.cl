@@ -104,29 +104,18 @@ CLB_ARGS_PROBE(CLB_COPY_ARGS_VECS)
    multiples of CLB_VEC fall back to plain stores), else element by element. */
 #if CLB_NT_OK && CLB_DST_DTYPE != 9 && CLB_VEC <= 16
 typedef CLB_CAT(CLB_STORAGE(CLB_DST_DTYPE), CLB_VEC) clb_dstvec_t;
-#define CLB_STORE_CHUNK(q, S, vals)                                                                \
-    do {                                                                                           \
-        if ((S) == 1 && CLB_ALIGNED(q, CLB_VEC)) {                                                 \
-            __builtin_nontemporal_store(CLB_CAT(vload, CLB_VEC)(0, vals), (__global clb_dstvec_t *)(q)); \
-        } else {                                                                                   \
-            _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++)                                    \
-                CLB_STORE(CLB_DST_DTYPE, q, v * (S), vals[v]);                                     \
-        }                                                                                          \
-    } while (0)
+#define CLB_STORE_CHUNK(q, S, vals) CLB_STORE_RUN_NT(CLB_DST_DTYPE, clb_dstvec_t, q, S, vals)
 #elif CLB_DST_DTYPE == 9 && CLB_SRC_DTYPE != 11 && CLB_VEC > 1 && CLB_VEC <= 16
 /* float16 from float: one vector conversion per contiguous chunk. */
 #define CLB_STORE_CHUNK(q, S, vals)                                                                \
     do {                                                                                           \
-        if ((S) == 1) {                                                                            \
+        if ((S) == 1)                                                                              \
             CLB_CAT(CLB_CAT(vstore_half, CLB_VEC), _rte)(CLB_CAT(vload, CLB_VEC)(0, vals), 0, (q));  \
-        } else {                                                                                   \
-            _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++)                                    \
-                CLB_STORE(CLB_DST_DTYPE, q, v * (S), vals[v]);                                     \
-        }                                                                                          \
+        else                                                                                       \
+            CLB_STORE_RUN_PLAIN(CLB_DST_DTYPE, q, S, vals);                                        \
     } while (0)
 #else
-#define CLB_STORE_CHUNK(q, S, vals)                                                                \
-    _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++) CLB_STORE(CLB_DST_DTYPE, q, v * (S), vals[v])
+#define CLB_STORE_CHUNK(q, S, vals) CLB_STORE_RUN_PLAIN(CLB_DST_DTYPE, q, S, vals)
 #endif
 
 /* Bit copies move whole chunks as one vector (OpenCL vectors go up to 16
@@ -140,18 +129,11 @@ typedef CLB_CAT(CLB_STORAGE(CLB_DST_DTYPE), CLB_VEC) clb_vec_t;
 #define CLB_VCOPY 0
 #endif
 
-/* pd/ps: this row's first dst/src element. The remainder is written as
-   x - q * n rather than with %, which also spares a second division. */
+/* pd/ps: this row's first dst/src element (common.cl's walk over the outer axes). */
+#define CLB_ROW_STEP(i, d, _) (od += (i) * CLB_SD(d), os += (i) * CLB_SS(d))
 #define CLB_ROW_START()                                                                            \
-    clb_index od = 0, os = 0, rem = (clb_index)row;                                                \
-    for (int d = rank - 2; d >= 0; --d) {                                                          \
-        clb_index n = CLB_SHAPE(d);                                                                \
-        clb_index q = d > 0 ? rem / n : 0;                                                         \
-        clb_index i = rem - q * n;                                                                 \
-        rem = q;                                                                                   \
-        od += i * CLB_SD(d);                                                                       \
-        os += i * CLB_SS(d);                                                                       \
-    }                                                                                              \
+    clb_index od = 0, os = 0;                                                                      \
+    CLB_UNRAVEL((clb_index)row, rank - 1, CLB_SHAPE, CLB_ROW_STEP, 0);                             \
     __global clb_dst_t *pd = dst + a[CLB_COPY_OFFSET(0)] + od;                                              \
     __global const clb_src_t *ps = src + a[CLB_COPY_OFFSET(1)] + os
 

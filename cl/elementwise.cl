@@ -153,18 +153,9 @@ typedef CLB_REG(CLB_OUT_DTYPE) clb_outv_t;
    not multiples of CLB_VEC fall back to plain stores), else element by element. */
 #if CLB_NT_OK && CLB_OUT_DTYPE != 9
 typedef CLB_CAT(CLB_STORAGE(CLB_OUT_DTYPE), CLB_VEC) clb_outvec_t;
-#define CLB_STORE_CHUNK(S0)                                                                        \
-    do {                                                                                           \
-        if ((S0) == 1 && CLB_ALIGNED(p0, CLB_VEC)) {                                               \
-            __builtin_nontemporal_store(CLB_CAT(vload, CLB_VEC)(0, r_), (__global clb_outvec_t *)p0); \
-        } else {                                                                                   \
-            _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++)                                    \
-                CLB_STORE(CLB_OUT_DTYPE, p0, v * (S0), r_[v]);                                     \
-        }                                                                                          \
-    } while (0)
+#define CLB_STORE_CHUNK(S0) CLB_STORE_RUN_NT(CLB_OUT_DTYPE, clb_outvec_t, p0, S0, r_)
 #else
-#define CLB_STORE_CHUNK(S0)                                                                        \
-    _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++) CLB_STORE(CLB_OUT_DTYPE, p0, v * (S0), r_[v])
+#define CLB_STORE_CHUNK(S0) CLB_STORE_RUN_PLAIN(CLB_OUT_DTYPE, p0, S0, r_)
 #endif
 
 /* Binary ops whose vector form is the scalar rule itself (exact IEEE add,
@@ -235,18 +226,12 @@ typedef CLB_CAT(CLB_STORAGE(CLB_COMPUTE_DTYPE), CLB_VEC) clb_cvec_t;
 
 /* Every (row, chunk) of this work item with inner strides S0..S3. A row's
    offsets come from decomposing its index over the outer axes 0..rank-2. */
+#define CLB_ROW_STEP(i, d, _)                                                                      \
+    (o0 += (i) * CLB_S0(d), o1 += (i) * CLB_S1(d), o2 += (i) * CLB_S2(d), o3 += (i) * CLB_S3(d))
 #define CLB_LOOPS(S0, S1, S2, S3)                                                                  \
     for (long row = rfirst; row < rend; row += rstep) {                                            \
-        clb_index o0 = 0, o1 = 0, o2 = 0, o3 = 0, rem = (clb_index)row;                            \
-        for (int d = rank - 2; d >= 0; --d) {                                                      \
-            clb_index n = CLB_SHAPE(d);                                                            \
-            clb_index i = d > 0 ? rem % n : rem;                                                   \
-            rem /= n;                                                                              \
-            o0 += i * CLB_S0(d);                                                                   \
-            o1 += i * CLB_S1(d);                                                                   \
-            o2 += i * CLB_S2(d);                                                                   \
-            o3 += i * CLB_S3(d);                                                                   \
-        }                                                                                          \
+        clb_index o0 = 0, o1 = 0, o2 = 0, o3 = 0;                                                  \
+        CLB_UNRAVEL((clb_index)row, rank - 1, CLB_SHAPE, CLB_ROW_STEP, 0);                         \
         for (long c = cfirst; c < cend; c += cstep) {                                              \
             clb_index j0 = (clb_index)(c * CLB_VEC);                                               \
             __global clb_out_t *p0 = out + a[CLB_MAP_OFFSET(0)] + o0 + j0 * (S0);                            \

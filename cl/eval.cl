@@ -297,14 +297,8 @@ __kernel void clb_eval(__global CLB_STORAGE(CLB_OUT_DTYPE) *p0, CLB_PTR(1, CLB_I
 #endif
     clb_index r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r5 = 0, r6 = 0, r7 = 0, r8 = 0;
 #if CLB_NDIM >= 2
-    clb_index rem = row;
-    for (int d = CLB_NDIM - 2; d > 0; --d) {
-        clb_index n = CLB_SHAPE(d);
-        clb_index i = rem % n;
-        rem /= n;
-        CLB_STEP_ALL(i, d);
-    }
-    CLB_STEP_ALL(rem, 0);
+#define CLB_ROW_STEP(i, d, _) CLB_STEP_ALL(i, d)
+    CLB_UNRAVEL(row, CLB_NDIM - 1, CLB_SHAPE, CLB_ROW_STEP, 0);
 #else
     (void)row;
 #endif
@@ -326,14 +320,10 @@ __kernel void clb_eval(__global CLB_STORAGE(CLB_OUT_DTYPE) *p0, CLB_PTR(1, CLB_I
 #define CLB_RESULT(x) CLB_STORE(CLB_OUT_DTYPE, p0, o0, x)
                 }
 #if CLB_STREAM_CHUNK
-                if (CLB_ALIGNED(q0_, CLB_VEC)) {
-                    __builtin_nontemporal_store(CLB_CAT(vload, CLB_VEC)(0, r_),
-                                                (__global clb_outvec_t *)q0_);
-                    continue;
-                }
+                CLB_STORE_RUN_NT(CLB_OUT_DTYPE, clb_outvec_t, q0_, 1, r_);
+#else
+                CLB_STORE_RUN_PLAIN(CLB_OUT_DTYPE, q0_, CLB_INNER_OFF(0, 1), r_);
 #endif
-                _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++)
-                    CLB_STORE(CLB_OUT_DTYPE, q0_, CLB_INNER_OFF(0, v), r_[v]);
             } else {
                 for (clb_index j = j0; j < inner; j++) {
                     CLB_OFFSETS_AT(j);

@@ -46,25 +46,11 @@ typedef CLB_STORAGE(CLB_ACC_DTYPE) clb_acc_t;
 #endif
 
 /* Adds the offsets of batch matrix `id` (row-major over the batch table) to
-   out_off, a_off and x_off. The remainder is written as rem - q * e rather
-   than %: with % next to / LLVM emits a `freeze` that Oclgrind's
-   uninitialised-value checker cannot execute. */
-#define CLB_BATCH_OFFSETS(id)                                                                      \
-    do {                                                                                           \
-        clb_index rem_ = (id);                                                                     \
-        for (int d_ = batch_ndim - 1; d_ > 0; --d_) {                                              \
-            clb_index e_ = CLB_BSHAPE(d_), q_ = rem_ / e_, i_ = rem_ - q_ * e_;                    \
-            rem_ = q_;                                                                             \
-            out_off += i_ * CLB_BSTRIDE(0, d_);                                                    \
-            a_off += i_ * CLB_BSTRIDE(1, d_);                                                      \
-            x_off += i_ * CLB_BSTRIDE(2, d_);                                                      \
-        }                                                                                          \
-        if (batch_ndim > 0) {                                                                      \
-            out_off += rem_ * CLB_BSTRIDE(0, 0);                                                   \
-            a_off += rem_ * CLB_BSTRIDE(1, 0);                                                     \
-            x_off += rem_ * CLB_BSTRIDE(2, 0);                                                     \
-        }                                                                                          \
-    } while (0)
+   out_off, a_off and x_off (common.cl's walk). */
+#define CLB_BATCH_STEP(i, d, _)                                                                    \
+    (out_off += (i) * CLB_BSTRIDE(0, d), a_off += (i) * CLB_BSTRIDE(1, d),                         \
+     x_off += (i) * CLB_BSTRIDE(2, d))
+#define CLB_BATCH_OFFSETS(id) CLB_UNRAVEL(id, batch_ndim, CLB_BSHAPE, CLB_BATCH_STEP, 0)
 
 __kernel void clb_matmul(__global clb_t *out, __global const clb_t *a, __global const clb_t *x,
                          clb_index m, clb_index n, clb_index k, clb_index out_off,

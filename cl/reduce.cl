@@ -148,20 +148,6 @@ typedef clb_acc_t clb_out_t;
 #define CLB_RSTRIDE(d) rstride[d]
 #endif
 
-/* Offset of row-major index `id` over axes [0, n) of one table (innermost last).
-   Remainders are written as x - q * e, never with % beside /: that pair makes
-   LLVM emit a `freeze`, which Oclgrind's uninitialised-value checker cannot run. */
-#define CLB_WALK(id, n, shape, stride, off)                                                        \
-    do {                                                                                           \
-        clb_index rem_ = (id);                                                                     \
-        for (int d_ = (n) - 1; d_ > 0; --d_) {                                                     \
-            clb_index e_ = shape(d_), q_ = rem_ / e_;                                              \
-            (off) += (rem_ - q_ * e_) * stride(d_);                                                \
-            rem_ = q_;                                                                             \
-        }                                                                                          \
-        if ((n) > 0) (off) += rem_ * stride(0);                                                    \
-    } while (0)
-
 /* One lane's fold over r = r0, r0 + step, ... < end; the innermost stride is
    `s` (the literal 1 for the contiguous copy of this loop, so it vectorises). */
 #define CLB_LANE_LOOP(s)                                                                           \
@@ -175,7 +161,7 @@ typedef clb_acc_t clb_out_t;
                 q += w_;                                                                           \
                 i -= w_ * n_inner;                                                                 \
                 qoff = 0;                                                                          \
-                CLB_WALK(q, red_ndim - 1, CLB_RSHAPE, CLB_RSTRIDE, qoff);                          \
+                CLB_OFFSET_OF(q, red_ndim - 1, CLB_RSHAPE, CLB_RSTRIDE, qoff);                          \
             }                                                                                      \
         }                                                                                          \
     } while (0)
@@ -203,12 +189,12 @@ __kernel void clb_reduce(__global clb_out_t *out, __global const clb_in_t *in,
     clb_index r = start + ly;
     if (o < kept_numel && r < end) {
         clb_index base = in_offset;
-        CLB_WALK(o, kept_ndim, CLB_KSHAPE, CLB_KSTRIDE, base);
+        CLB_OFFSET_OF(o, kept_ndim, CLB_KSHAPE, CLB_KSTRIDE, base);
         const clb_index n_inner = CLB_RSHAPE(red_ndim - 1);
         const clb_index s_inner = CLB_RSTRIDE(red_ndim - 1);
         const clb_index step = ly_count;
         clb_index q = r / n_inner, i = r - q * n_inner, qoff = 0;
-        CLB_WALK(q, red_ndim - 1, CLB_RSHAPE, CLB_RSTRIDE, qoff);
+        CLB_OFFSET_OF(q, red_ndim - 1, CLB_RSHAPE, CLB_RSTRIDE, qoff);
         if (s_inner == 1)
             CLB_LANE_LOOP(1);
         else
@@ -293,13 +279,13 @@ __kernel void clb_reduce_rows(__global clb_out_t *out, __global const clb_in_t *
     const clb_index o = g / chunks, c = g - o * chunks;
     if (o >= kept_numel) return;
     clb_index base = in_offset;
-    CLB_WALK(o, kept_ndim, CLB_KSHAPE, CLB_KSTRIDE, base);
+    CLB_OFFSET_OF(o, kept_ndim, CLB_KSHAPE, CLB_KSTRIDE, base);
     const clb_index len = CLB_RSHAPE(red_ndim - 1);
     clb_acc16_t s = 0, comp = 0;
     const clb_index q_end = min((c + 1) * chunk, rows);
     for (clb_index q = c * chunk; q < q_end; ++q) {
         clb_index row = base;
-        CLB_WALK(q, red_ndim - 1, CLB_RSHAPE, CLB_RSTRIDE, row);
+        CLB_OFFSET_OF(q, red_ndim - 1, CLB_RSHAPE, CLB_RSTRIDE, row);
         /* Rows longer than a few pages: four streams, the row's quarters side
            by side, so a CPU core keeps more reads in flight (each stream's
            prefetch restarts at every page). Shorter rows: one stream. */
@@ -341,7 +327,7 @@ __kernel void clb_reduce_rows(__global clb_out_t *out, __global const clb_in_t *
             i = 0;                                                                                 \
             ++q;                                                                                   \
             qoff = 0;                                                                              \
-            CLB_WALK(q, red_ndim - 1, CLB_RSHAPE, CLB_RSTRIDE, qoff);                              \
+            CLB_OFFSET_OF(q, red_ndim - 1, CLB_RSHAPE, CLB_RSTRIDE, qoff);                              \
         }                                                                                          \
     } while (0)
 
@@ -368,7 +354,7 @@ __kernel void clb_reduce_cols(__global clb_out_t *out, __global const clb_in_t *
     const clb_index j0 = t * tile, w = min((clb_index)tile, cols - j0), o = a * cols + j0;
     __local clb_acc_t *sum = scratch + (clb_index)get_local_id(0) * 2 * tile, *cmp = sum + tile;
     clb_index base = in_offset + j0;
-    CLB_WALK(a * cols, kept_ndim, CLB_KSHAPE, CLB_KSTRIDE, base);
+    CLB_OFFSET_OF(a * cols, kept_ndim, CLB_KSHAPE, CLB_KSTRIDE, base);
     for (clb_index j = 0; j < w; j += 16) {
         vstore16((clb_acc16_t)0, 0, sum + j);
         vstore16((clb_acc16_t)0, 0, cmp + j);
@@ -377,7 +363,7 @@ __kernel void clb_reduce_cols(__global clb_out_t *out, __global const clb_in_t *
     clb_index r = c * chunk;
     const clb_index end = min(r + chunk, red_numel);
     clb_index q = r / n_inner, i = r - q * n_inner, qoff = 0;
-    CLB_WALK(q, red_ndim - 1, CLB_RSHAPE, CLB_RSTRIDE, qoff);
+    CLB_OFFSET_OF(q, red_ndim - 1, CLB_RSHAPE, CLB_RSTRIDE, qoff);
     for (; r + 8 <= end; r += 8) {
         clb_index p0, p1, p2, p3, p4, p5, p6, p7;
         CLB_NEXT_ROW(p0);
@@ -443,12 +429,12 @@ __kernel void clb_reduce_cols_lanes(__global clb_out_t *out, __global const clb_
     const clb_index c = g / kept_numel, o = g - c * kept_numel;
     if (c >= chunks) return;
     clb_index base = in_offset;
-    CLB_WALK(o, kept_ndim, CLB_KSHAPE, CLB_KSTRIDE, base);
+    CLB_OFFSET_OF(o, kept_ndim, CLB_KSHAPE, CLB_KSTRIDE, base);
     const clb_index n_inner = CLB_RSHAPE(red_ndim - 1), s_inner = CLB_RSTRIDE(red_ndim - 1);
     clb_index r = c * chunk;
     const clb_index end = min(r + chunk, red_numel);
     clb_index q = r / n_inner, i = r - q * n_inner, qoff = 0;
-    CLB_WALK(q, red_ndim - 1, CLB_RSHAPE, CLB_RSTRIDE, qoff);
+    CLB_OFFSET_OF(q, red_ndim - 1, CLB_RSHAPE, CLB_RSTRIDE, qoff);
     clb_acc_t sum = 0, cmp = 0;
 #define CLB_KAHAN1(x)                                                                              \
     do {                                                                                           \

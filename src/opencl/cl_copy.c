@@ -126,7 +126,12 @@ static clb_status launch_piece(const clb__plan *p, void *user)
     CLB_TRY(clb__cl_set_arg(k, 0, sizeof(cl_mem), &mems[0]));
     CLB_TRY(clb__cl_set_arg(k, 1, sizeof(cl_mem), &mems[1]));
 
-    if (s->table) CLB_TRY(clb__cl_table_arg(cl, kernel, 2 + CLB_COPY_ARGS_VECS, p, 2, s->wide, &table));
+    if (s->table) {
+        clb__cl_table t;
+        cl_uint arg = 2 + CLB_COPY_ARGS_VECS;
+        clb__cl_plan_table(p, 2, 0, &t);
+        CLB_TRY(clb__cl_table_args(cl, kernel, &arg, &t, false, s->wide, &table));
+    }
     CLB_TRY(clb__cl_set_args(k, CLB__KERNEL_COPY, 2, &args));
 
     int64_t chunks = (inner + s->vec - 1) / s->vec;

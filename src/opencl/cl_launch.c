@@ -353,31 +353,58 @@ int64_t clb__cl_op_trips(bool binary, int op, clb_dtype compute)
     return 1;
 }
 
-clb_status clb__cl_table_arg(clb__cl_context *cl, cl_kernel kernel, cl_uint arg,
-                             const clb__plan *p, int slots, bool wide, cl_mem *table)
+void clb__cl_plan_table(const clb__plan *p, int slots, int64_t shape_pad, clb__cl_table *t)
+{
+    t->ncols = 1 + slots;
+    t->col[0] = p->shape, t->len[0] = p->ndim, t->pad[0] = shape_pad;
+    for (int k = 0; k < slots; k++) {
+        t->col[1 + k] = k < p->nops ? p->strides[k] : NULL;
+        t->len[1 + k] = p->ndim, t->pad[1 + k] = 0;
+    }
+}
+
+clb_status clb__cl_table_args(clb__cl_context *cl, cl_kernel kernel, cl_uint *arg,
+                              const clb__cl_table *t, bool byval, bool wide, cl_mem *table)
 {
     clb_status st = CLB_OK;
     cl_int err = CL_SUCCESS;
-    size_t n = (size_t)(1 + slots) * (size_t)p->ndim;
-    size_t isz = wide ? sizeof(cl_long) : sizeof(cl_int);
-    void *host_table = malloc(n * isz);
-    if (!host_table) return clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a launch table");
-    for (int t = 0; t <= slots; t++) {
-        for (int a = 0; a < p->ndim; a++) {
-            int o = t - 1;
-            int64_t v = t == 0 ? p->shape[a] : o < p->nops ? p->strides[o][a] : 0;
-            size_t at = (size_t)t * (size_t)p->ndim + (size_t)a;
-            if (wide) ((cl_long *)host_table)[at] = v;
-            else ((cl_int *)host_table)[at] = (cl_int)v;
+    void *host = NULL;
+    if (byval) {
+        for (int c = 0; c < t->ncols && err == CL_SUCCESS; c++) {
+            cl_long8 v64;
+            cl_int8 v32;
+            for (int d = 0; d < CLB_BYVAL_DIMS; d++) {
+                int64_t v = d >= t->len[c] ? t->pad[c] : t->col[c] ? t->col[c][d] : 0;
+                v64.s[d] = v;
+                v32.s[d] = (cl_int)v;
+            }
+            err = wide ? clSetKernelArg(kernel, (*arg)++, sizeof v64, &v64)
+                       : clSetKernelArg(kernel, (*arg)++, sizeof v32, &v32);
         }
+        CLB_CL_CHECK(err, "clSetKernelArg");
+        return CLB_OK;
     }
-    *table = clCreateBuffer(cl->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * isz,
-                            host_table, &err);
-    if (CLB__FAULT(CLB__FAULT_BUFFER)) err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
+    size_t n = 0, at = 0, isz = wide ? sizeof(cl_long) : sizeof(cl_int);
+    for (int c = 0; c < t->ncols; c++) n += (size_t)t->len[c];
+    host = malloc(n ? n * isz : isz);
+    if (!host) return clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a launch's stride table");
+    for (int c = 0; c < t->ncols; c++)
+        for (int d = 0; d < t->len[c]; d++, at++) {
+            int64_t v = t->col[c] ? t->col[c][d] : 0;
+            if (wide) ((cl_long *)host)[at] = v;
+            else ((cl_int *)host)[at] = (cl_int)v;
+        }
+    *table = clCreateBuffer(cl->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, (n ? n : 1) * isz,
+                            host, &err);
+    if (CLB__FAULT(CLB__FAULT_BUFFER)) {
+        if (*table) clReleaseMemObject(*table);
+        *table = NULL;
+        err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
+    }
     CLB_CL_CHECK(err, "clCreateBuffer");
-    CLB_CL_CHECK(clSetKernelArg(kernel, arg, sizeof(cl_mem), table), "clSetKernelArg");
+    CLB_CL_CHECK(clSetKernelArg(kernel, (*arg)++, sizeof(cl_mem), table), "clSetKernelArg");
 cleanup:
-    free(host_table);
+    free(host);
     return st;
 }
 

@@ -42,16 +42,30 @@ static inline clb__cl_context *clb__cl_impl(clb_context *ctx)
     return (clb__cl_context *)ctx->impl;
 }
 
-/* Stride tables of up to this many axes go by value; longer ones in a __constant buffer,
-   beyond the 1 KiB of kernel arguments every device must accept. */
-#define CLB__CL_BYVAL_DIMS CLB_BYVAL_DIMS
+/* A stride table: columns of per-axis values (a shape, then each operand's
+   strides), column c holding len[c] values. Tables of up to CLB_BYVAL_DIMS
+   (cl/launch_args.h) axes go by value; longer ones in a __constant buffer, beyond
+   the 1 KiB of kernel arguments every device must accept. */
+#define CLB__CL_TABLE_COLS 10 /* the shape and cl/eval.cl's 9 operands */
+typedef struct clb__cl_table {
+    int ncols;
+    const int64_t *col[CLB__CL_TABLE_COLS]; /* NULL: zeros */
+    int len[CLB__CL_TABLE_COLS];
+    int64_t pad[CLB__CL_TABLE_COLS]; /* by value: the entries past len */
+} clb__cl_table;
 
-/* Sets argument `arg` to a __constant table [shape | strides of operand 0 | ... |
-   operand slots-1] of a plan with more than CLB__CL_BYVAL_DIMS axes, in the kernel's
-   index type (64-bit when wide); slots the plan has no operand for get stride 0.
-   *table receives the buffer, for the caller to release after enqueueing. */
-clb_status clb__cl_table_arg(clb__cl_context *cl, cl_kernel kernel, cl_uint arg,
-                             const clb__plan *p, int slots, bool wide, cl_mem *table);
+/* A plan's table: its shape (padded with shape_pad), then the strides of
+   operands 0..slots-1 (zeros for slots the plan has no operand for). */
+void clb__cl_plan_table(const clb__plan *p, int slots, int64_t shape_pad, clb__cl_table *t);
+
+/* The one way stride tables reach kernels (copy, map, reduce, matmul, eval).
+   byval: column c as an int8 / long8 argument of CLB_BYVAL_DIMS entries;
+   otherwise every column, one after the other, in one __constant buffer as a
+   single argument (*table receives it, for the caller to release after
+   enqueueing). Values are in the kernel's index type (64-bit when wide). *arg is
+   the first argument set and advances past the last. */
+clb_status clb__cl_table_args(clb__cl_context *cl, cl_kernel kernel, cl_uint *arg,
+                              const clb__cl_table *t, bool byval, bool wide, cl_mem *table);
 
 /* Work-group size for a 1-D launch of numel items of `kernel`. */
 clb_status clb__cl_pick_local_size(const clb__cl_context *cl, cl_kernel kernel, int64_t numel,

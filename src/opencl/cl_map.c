@@ -120,8 +120,12 @@ static clb_status launch_piece(const clb__plan *p, void *user)
         CLB_TRY(clb__cl_set_arg(k, i, sizeof m, &m));
     }
 
-    if (s->table)
-        CLB_TRY(clb__cl_table_arg(cl, kernel, 4 + CLB_MAP_ARGS_VECS, p, MAP_OPS, s->wide, &table));
+    if (s->table) {
+        clb__cl_table t;
+        cl_uint arg = 4 + CLB_MAP_ARGS_VECS;
+        clb__cl_plan_table(p, MAP_OPS, 0, &t);
+        CLB_TRY(clb__cl_table_args(cl, kernel, &arg, &t, false, s->wide, &table));
+    }
     CLB_TRY(clb__cl_set_args(k, CLB__KERNEL_MAP, 4, &args));
 
     int64_t chunks = (inner + s->vec - 1) / s->vec;

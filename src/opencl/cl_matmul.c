@@ -80,11 +80,10 @@ static clb_status run_kernel(clb_context *ctx, const clb__matmul_op *op, const c
     cl_kernel kernel = NULL;
     cl_mem table = NULL;
     cl_int err = CL_SUCCESS;
-    void *host = NULL;
     const int64_t dims[3][2] = {{op->m, op->n}, {op->m, op->k}, {op->k, op->n}};
     bool wide = plan->numel > INT32_MAX || CLB__FAULT_INDEX64();
     for (int k = 0; k < 3; k++) wide = wide || max_offset(op, plan, k, dims[k][0], dims[k][1]) > INT32_MAX;
-    bool wide_table = plan->ndim > CLB__CL_BYVAL_DIMS;
+    bool wide_table = plan->ndim > CLB_BYVAL_DIMS;
     clb__kernel_define defs[] = {{"CLB_DTYPE", op->dtype}, {"CLB_INDEX64", wide},
                                  {"CLB_WIDE_TABLE", wide_table}};
     char options[CLB__KERNEL_OPTIONS_MAX];
@@ -110,35 +109,10 @@ static clb_status run_kernel(clb_context *ctx, const clb__matmul_op *op, const c
     cl_int nd = plan->ndim;
     if (err == CL_SUCCESS) err = clSetKernelArg(kernel, arg++, sizeof nd, &nd);
     CLB_CL_CHECK(err, "clSetKernelArg");
-    if (!wide_table) {
-        for (int c = 0; c < 4 && err == CL_SUCCESS; c++) {
-            cl_long8 v64;
-            cl_int8 v32;
-            for (int d = 0; d < 8; d++) {
-                int64_t v = d >= plan->ndim ? 0 : c == 0 ? plan->shape[d] : plan->strides[c - 1][d];
-                v64.s[d] = v;
-                v32.s[d] = (cl_int)v;
-            }
-            err = wide ? clSetKernelArg(kernel, arg++, sizeof v64, &v64)
-                       : clSetKernelArg(kernel, arg++, sizeof v32, &v32);
-        }
-        CLB_CL_CHECK(err, "clSetKernelArg");
-    } else {
-        size_t n = 4 * (size_t)plan->ndim, isz = wide ? 8 : 4;
-        host = malloc(n * isz);
-        if (!host) CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a matmul batch table");
-        for (int c = 0; c < 4; c++)
-            for (int d = 0; d < plan->ndim; d++) {
-                int64_t v = c == 0 ? plan->shape[d] : plan->strides[c - 1][d];
-                size_t at = (size_t)c * (size_t)plan->ndim + (size_t)d;
-                if (wide) ((cl_long *)host)[at] = v;
-                else ((cl_int *)host)[at] = (cl_int)v;
-            }
-        table = clCreateBuffer(cl->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * isz, host, &err);
-        if (CLB__FAULT(CLB__FAULT_BUFFER)) err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
-        CLB_CL_CHECK(err, "clCreateBuffer");
-        CLB_CL_CHECK(clSetKernelArg(kernel, arg, sizeof(cl_mem), &table), "clSetKernelArg");
-    }
+    /* The batch table: shape and the three operands' strides (clb__cl_table_args). */
+    clb__cl_table tab;
+    clb__cl_plan_table(plan, 3, 0, &tab);
+    CLB_TRY(clb__cl_table_args(cl, kernel, &arg, &tab, !wide_table, wide, &table));
     /* 16-wide tiles along n so neighbouring items read neighbouring b columns. */
     size_t local[3] = {16, 1, 1};
     size_t global[3] = {((size_t)op->n + 15) / 16 * 16, (size_t)op->m, (size_t)plan->numel};
@@ -155,7 +129,6 @@ static clb_status run_kernel(clb_context *ctx, const clb__matmul_op *op, const c
     if (CLB__FAULT(CLB__FAULT_ENQUEUE)) err = CL_OUT_OF_RESOURCES;
     CLB_CL_CHECK(err, "clEnqueueNDRangeKernel");
 cleanup:
-    free(host);
     if (k) clb__cl_kernel_unlock(cl);
     if (table) clReleaseMemObject(table);
     return st;

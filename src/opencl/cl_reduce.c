@@ -108,44 +108,16 @@ static clb_dtype accumulator(clb_reduce_op op, clb_dtype in)
     return CLB_INT64;
 }
 
+/* [kept shape | kept strides | reduced shape | reduced strides] by value (each
+   padded to CLB_BYVAL_DIMS) or in one __constant buffer (clb__cl_table_args). */
 static clb_status set_tables(clb__cl_context *cl, cl_kernel kernel, const reduce_tables *t,
                              bool wide, cl_uint arg, cl_mem *table)
 {
-    clb_status st = CLB_OK;
-    cl_int err = CL_SUCCESS;
-    const int64_t *cols[4] = {t->kshape, t->kstride, t->rshape, t->rstride};
-    const int lens[4] = {t->kept_ndim, t->kept_ndim, t->red_ndim, t->red_ndim};
-    void *host = NULL;
-    if (t->kept_ndim <= CLB__CL_BYVAL_DIMS && t->red_ndim <= CLB__CL_BYVAL_DIMS) {
-        for (int c = 0; c < 4 && err == CL_SUCCESS; c++) {
-            cl_long8 v64;
-            cl_int8 v32;
-            for (int d = 0; d < 8; d++) {
-                int64_t v = d < lens[c] ? cols[c][d] : 0;
-                v64.s[d] = v;
-                v32.s[d] = (cl_int)v;
-            }
-            err = wide ? clSetKernelArg(kernel, arg++, sizeof v64, &v64)
-                       : clSetKernelArg(kernel, arg++, sizeof v32, &v32);
-        }
-        CLB_CL_CHECK(err, "clSetKernelArg");
-        return CLB_OK;
-    }
-    size_t n = 2 * (size_t)(t->kept_ndim + t->red_ndim), isz = wide ? 8 : 4, at = 0;
-    host = malloc(n * isz);
-    if (!host) CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a reduction's stride table");
-    for (int c = 0; c < 4; c++)
-        for (int d = 0; d < lens[c]; d++, at++) {
-            if (wide) ((cl_long *)host)[at] = cols[c][d];
-            else ((cl_int *)host)[at] = (cl_int)cols[c][d];
-        }
-    *table = clCreateBuffer(cl->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * isz, host, &err);
-    if (CLB__FAULT(CLB__FAULT_BUFFER)) err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
-    CLB_CL_CHECK(err, "clCreateBuffer");
-    CLB_CL_CHECK(clSetKernelArg(kernel, arg, sizeof(cl_mem), table), "clSetKernelArg");
-cleanup:
-    free(host);
-    return st;
+    clb__cl_table tab = {.ncols = 4,
+                         .col = {t->kshape, t->kstride, t->rshape, t->rstride},
+                         .len = {t->kept_ndim, t->kept_ndim, t->red_ndim, t->red_ndim}};
+    bool byval = t->kept_ndim <= CLB_BYVAL_DIMS && t->red_ndim <= CLB_BYVAL_DIMS;
+    return clb__cl_table_args(cl, kernel, &arg, &tab, byval, wide, table);
 }
 
 /* Largest power-of-two work-group size the kernel allows (k->wg_max: the
@@ -190,7 +162,7 @@ static clb_status run_pass(clb_context *ctx, const reduce_launch *l, const reduc
     cl_kernel kernel = NULL;
     cl_mem table = NULL;
     cl_int err = CL_SUCCESS;
-    bool wide_table = t->kept_ndim > CLB__CL_BYVAL_DIMS || t->red_ndim > CLB__CL_BYVAL_DIMS;
+    bool wide_table = t->kept_ndim > CLB_BYVAL_DIMS || t->red_ndim > CLB_BYVAL_DIMS;
 
     /* 32-bit indices unless some index, offset or the walk's overshoot needs more. */
     int64_t span_hi = t->in_offset, span_lo = t->in_offset;
@@ -351,7 +323,7 @@ static clb_status run_fast(clb_context *ctx, const reduce_launch *l, const reduc
     cl_kernel kernel = NULL;
     cl_mem table = NULL;
     cl_int err = CL_SUCCESS;
-    bool wide_table = t->kept_ndim > CLB__CL_BYVAL_DIMS || t->red_ndim > CLB__CL_BYVAL_DIMS;
+    bool wide_table = t->kept_ndim > CLB_BYVAL_DIMS || t->red_ndim > CLB_BYVAL_DIMS;
     /* One item per work-group (a CPU runs a group as a loop on one core), or
        FAST_GROUP when there are so many items that a group's own cost would show;
        only these two sizes, as PoCL compiles each local size it meets. Items past

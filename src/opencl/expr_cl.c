@@ -223,53 +223,6 @@ static clb_status options_for(clb_context *ctx, const clb__expr *e, const clb__p
     return CLB_OK;
 }
 
-/* Shape and the stride tables of every operand as kernel arguments from `arg` on:
-   by value up to 8 axes, else one __constant buffer (as cl/copy.cl). */
-static clb_status set_tables(clb__cl_context *cl, cl_kernel kernel, const clb__plan *plan,
-                             bool wide, cl_uint arg, cl_mem *table)
-{
-    clb_status st = CLB_OK;
-    cl_int err = CL_SUCCESS;
-    int ndim = plan->ndim, nops = plan->nops;
-    void *host_table = NULL;
-    if (ndim <= CLB__CL_BYVAL_DIMS) {
-        cl_long8 v64[1 + KERNEL_OPERANDS];
-        cl_int8 v32[1 + KERNEL_OPERANDS];
-        memset(v64, 0, sizeof v64);
-        memset(v32, 0, sizeof v32);
-        for (int d = 0; d < CLB__CL_BYVAL_DIMS; d++) {
-            v64[0].s[d] = d < ndim ? plan->shape[d] : 1;
-            v32[0].s[d] = (cl_int)v64[0].s[d];
-            for (int k = 0; k < nops; k++) {
-                v64[1 + k].s[d] = d < ndim ? plan->strides[k][d] : 0;
-                v32[1 + k].s[d] = (cl_int)v64[1 + k].s[d];
-            }
-        }
-        for (int t = 0; t < 1 + KERNEL_OPERANDS && err == CL_SUCCESS; t++)
-            err = wide ? clSetKernelArg(kernel, arg++, sizeof(cl_long8), &v64[t])
-                       : clSetKernelArg(kernel, arg++, sizeof(cl_int8), &v32[t]);
-        CLB_CL_CHECK(err, "clSetKernelArg");
-        return CLB_OK;
-    }
-    size_t n = (size_t)(1 + nops) * (size_t)ndim, isz = wide ? sizeof(cl_long) : sizeof(cl_int);
-    host_table = malloc(n * isz);
-    if (!host_table) CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a clb_eval launch");
-    for (int t = 0; t <= nops; t++)
-        for (int d = 0; d < ndim; d++) {
-            int64_t v = t == 0 ? plan->shape[d] : plan->strides[t - 1][d];
-            size_t at = (size_t)t * (size_t)ndim + (size_t)d;
-            if (wide) ((cl_long *)host_table)[at] = v;
-            else ((cl_int *)host_table)[at] = (cl_int)v;
-        }
-    *table = clCreateBuffer(cl->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * isz,
-                            host_table, &err);
-    CLB_CL_CHECK(err, "clCreateBuffer");
-    CLB_CL_CHECK(clSetKernelArg(kernel, arg, sizeof(cl_mem), table), "clSetKernelArg");
-cleanup:
-    free(host_table);
-    return st;
-}
-
 /* Rows of at most this many per enqueue: within every device's grid limit in
    dimension 1 (65535 work-groups on some GPUs). */
 #define ROWS_PER_LAUNCH 32768
@@ -360,7 +313,11 @@ static clb_status run_piece(const clb__plan *plan, void *user)
     if (err == CL_SUCCESS) err = clSetKernelArg(kernel, arg++, sizeof lo, &lo);
     if (err == CL_SUCCESS) err = clSetKernelArg(kernel, arg++, sizeof last, &last);
     CLB_CL_CHECK(err, "clSetKernelArg");
-    CLB_TRY(set_tables(cl, kernel, plan, wide, arg, &table));
+    /* Shape (padded with 1) and every operand's strides: by value up to
+       CLB_BYVAL_DIMS axes, else one __constant buffer. */
+    clb__cl_table tab;
+    clb__cl_plan_table(plan, plan->ndim <= CLB_BYVAL_DIMS ? KERNEL_OPERANDS : plan->nops, 1, &tab);
+    CLB_TRY(clb__cl_table_args(cl, kernel, &arg, &tab, plan->ndim <= CLB_BYVAL_DIMS, wide, &table));
     if (blocked) {
         /* One launch: work items loop over their blocks of rows and chunks. */
         size_t local[2], global[2];

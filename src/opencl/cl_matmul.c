@@ -45,12 +45,20 @@ static clb__plan *batch_plan(const clb__matmul_op *op)
     return plan;
 }
 
-/* Largest element offset operand k reaches. */
+/* The part of a step that moves forward (strides may be negative: slices). */
+static int64_t forward(int64_t span)
+{
+    return span > 0 ? span : 0;
+}
+
+/* Largest element offset operand k reaches: the first element plus every axis's
+   forward span (a negative stride walks below the first element, not above). */
 static int64_t max_offset(const clb__matmul_op *op, const clb__plan *plan, int k, int64_t rows,
                           int64_t cols)
 {
-    int64_t hi = plan->offsets[k] + (rows - 1) * op->row_strides[k] + (cols - 1) * op->col_strides[k];
-    for (int d = 0; d < plan->ndim; d++) hi += (plan->shape[d] - 1) * plan->strides[k][d];
+    int64_t hi = plan->offsets[k] + forward((rows - 1) * op->row_strides[k]) +
+                 forward((cols - 1) * op->col_strides[k]);
+    for (int d = 0; d < plan->ndim; d++) hi += forward((plan->shape[d] - 1) * plan->strides[k][d]);
     return hi;
 }
 

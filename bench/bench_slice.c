@@ -26,66 +26,62 @@ typedef struct bench_state {
 
 static bench_state state;
 
-static clb_status keep_none(clb_status st, clb_tensor *t)
-{
-    clb_tensor_release(t);
-    return st;
-}
+/* Runs one call that makes a tensor and releases the result (every run allocates
+   its output, as the API does; the pool hands back the block of the last one). */
+#define RUN_RELEASE(call)                                                                          \
+    do {                                                                                           \
+        clb_tensor *t = NULL;                                                                      \
+        clb_status st = (call);                                                                    \
+        clb_tensor_release(t);                                                                     \
+        return st;                                                                                 \
+    } while (0)
 
 static clb_status run_copy(void *u)
 {
     (void)u;
-    clb_tensor *t = NULL;
-    return keep_none(clb_cast(state.x, CLB_FLOAT32, &t), t);
+    RUN_RELEASE(clb_cast(state.x, CLB_FLOAT32, &t));
 }
 
 static clb_status run_rev0(void *u)
 {
     (void)u;
-    clb_tensor *t = NULL;
-    return keep_none(clb_contiguous(state.x_rev0, &t), t);
+    RUN_RELEASE(clb_contiguous(state.x_rev0, &t));
 }
 
 static clb_status run_rev1(void *u)
 {
     (void)u;
-    clb_tensor *t = NULL;
-    return keep_none(clb_contiguous(state.x_rev1, &t), t);
+    RUN_RELEASE(clb_contiguous(state.x_rev1, &t));
 }
 
 static clb_status run_concat0(void *u)
 {
     (void)u;
-    clb_tensor *t = NULL;
-    return keep_none(clb_concat(PARTS, (const clb_tensor *const *)state.parts, 0, &t), t);
+    RUN_RELEASE(clb_concat(PARTS, (const clb_tensor *const *)state.parts, 0, &t));
 }
 
 static clb_status run_concat1(void *u)
 {
     (void)u;
-    clb_tensor *t = NULL;
-    return keep_none(clb_concat(PARTS, (const clb_tensor *const *)state.parts, 1, &t), t);
+    RUN_RELEASE(clb_concat(PARTS, (const clb_tensor *const *)state.parts, 1, &t));
 }
 
 static clb_status run_add_fwd(void *u)
 {
     (void)u;
-    clb_tensor *t = NULL;
-    return keep_none(clb_binary(CLB_ADD, state.x, state.y, &t), t);
+    RUN_RELEASE(clb_binary(CLB_ADD, state.x, state.y, &t));
 }
 
 static clb_status run_add_rev0(void *u)
 {
     (void)u;
-    clb_tensor *t = NULL;
-    return keep_none(clb_binary(CLB_ADD, state.x_rev0, state.y, &t), t);
+    RUN_RELEASE(clb_binary(CLB_ADD, state.x_rev0, state.y, &t));
 }
 
 static clb_status run_add_rev1(void *u)
 {
     (void)u;
-    clb_tensor *t = NULL;
-    return keep_none(clb_binary(CLB_ADD, state.x_rev1, state.y, &t), t);
+    RUN_RELEASE(clb_binary(CLB_ADD, state.x_rev1, state.y, &t));
 }
 
 #define NUM_CASES 8

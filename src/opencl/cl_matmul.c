@@ -305,6 +305,7 @@ static clb_status make_contiguous(clb_context *ctx, clb__matmul_op *op, int k, v
     const int64_t *strides[2] = {dst, src};
     const int64_t offs[2] = {0, op->offsets[k]};
     clb__plan_make(plan, 2, nd, shape, strides, offs);
+    clb__plan_flip_inputs(plan); /* a reversed operand is read ascending */
     void *h[2] = {*owned, handles[k]};
     const clb_dtype dts[2] = {op->dtype, op->dtype};
     CLB_TRY(clb__cl_copy(ctx, plan, h, dts));

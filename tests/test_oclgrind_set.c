@@ -436,6 +436,15 @@ static void slices(clb_context *ctx)
         CLBT_OK(clb_binary(CLB_ADD, hv, hv, &hr));
         if (!declined(clb_binary(CLB_ADD, dv, dv, &dr), what)) compare(dr, hr, what);
         clb_tensor_release(hr), clb_tensor_release(dr), hr = dr = NULL;
+        if (v == 1) { /* x[:, ::-1] beside a forward x: the reversed-input vector paths */
+            for (int side = 0; side < 2; side++) {
+                snprintf(what, sizeof what, "sub with a reversed input on side %d", side);
+                CLBT_OK(clb_binary(CLB_SUB, side ? hx : hv, side ? hv : hx, &hr));
+                if (!declined(clb_binary(CLB_SUB, side ? dx : dv, side ? dv : dx, &dr), what))
+                    compare(dr, hr, what);
+                clb_tensor_release(hr), clb_tensor_release(dr), hr = dr = NULL;
+            }
+        }
         for (int ax = -1; ax <= 1; ax++) {
             const int axes[1] = {ax};
             snprintf(what, sizeof what, "sum over %d of negative-stride view %d", ax, v);

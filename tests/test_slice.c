@@ -635,6 +635,26 @@ static void ops_body(clb_context *ctx, const char *sel)
         compare(g, w, what);
         clb_tensor_release(g), clb_tensor_release(w);
     }
+    /* a reversed inner axis beside forward operands (the kernels' reversed-vector
+       paths), rows long enough for whole vector chunks and a tail */
+    {
+        clb_tensor *f = random_f32(ctx, 2, (const int64_t[]){3, 37}, 11);
+        clb_tensor *fh = random_f32(host, 2, (const int64_t[]){3, 37}, 11);
+        clb_tensor *g0 = random_f32(ctx, 2, (const int64_t[]){3, 37}, 12);
+        clb_tensor *h0 = random_f32(host, 2, (const int64_t[]){3, 37}, 12);
+        clb_tensor *r = sliced(g0, 1, CLB_NONE, CLB_NONE, -1), *rh = sliced(h0, 1, CLB_NONE, CLB_NONE, -1);
+        for (int op = CLB_ADD; op <= CLB_MUL; op++)
+            for (int side = 0; side < 2; side++) {
+                clb_tensor *g = NULL, *w = NULL;
+                CLBT_OK(clb_binary((clb_binary_op)op, side ? f : r, side ? r : f, &g));
+                CLBT_OK(clb_binary((clb_binary_op)op, side ? fh : rh, side ? rh : fh, &w));
+                snprintf(what, sizeof what, "binary op %d with a reversed input on side %d", op, side);
+                clbt_assert_matches_host(g, w, -1, 0, what);
+                clb_tensor_release(g), clb_tensor_release(w);
+            }
+        clb_tensor_release(r), clb_tensor_release(rh), clb_tensor_release(g0), clb_tensor_release(h0);
+        clb_tensor_release(f), clb_tensor_release(fh);
+    }
     /* integer floor division and modulo: the sign rules through reversed views */
     for (int op = CLB_FLOOR_DIV; op <= CLB_MOD; op++) {
         clb_tensor *g = NULL, *w = NULL;

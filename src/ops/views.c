@@ -306,7 +306,9 @@ clb_status clb_slice(const clb_tensor *t, int axis, int64_t start, int64_t stop,
     for (int d = 0; d < t->ndim; d++) shape[d] = t->shape[d], strides[d] = t->strides[d];
     shape[a] = len;
     /* A stride that is stepped (len >= 2) spans at most the axis, so the product
-       fits; a broadcast axis keeps stride 0. An empty view keeps t's offset. */
+       fits; a broadcast axis keeps stride 0. A single element's stride is never
+       stepped (it keeps t's, its sign following the step's, as NumPy's does
+       without the product that could overflow). An empty view keeps t's offset. */
     if (len >= 2) strides[a] = t->strides[a] * step;
     else if (len == 1 && step < 0) strides[a] = -t->strides[a];
     int64_t offset = len > 0 ? t->offset + first * t->strides[a] : t->offset;

@@ -727,6 +727,26 @@ static void ops_body(clb_context *ctx, const char *sel)
         clbt_assert_matches_host(g, w, -1, 0, "clb_contiguous of negative strides");
         clb_tensor_release(g), clb_tensor_release(w);
     }
+    /* cast, repeat and sum_to_shape read through the same views */
+    {
+        clb_tensor *g = NULL, *w = NULL;
+        const clb_dtype to[2] = {CLB_FLOAT16, CLB_INT32};
+        for (int i = 0; i < 2; i++) {
+            CLBT_OK(clb_cast(a.dev, to[i], &g));
+            CLBT_OK(clb_cast(a.host, to[i], &w));
+            clbt_assert_matches_host(g, w, -1, 0, "clb_cast of negative strides");
+            clb_tensor_release(g), clb_tensor_release(w);
+        }
+        const int64_t reps[3] = {2, 1, 2};
+        CLBT_OK(clb_repeat(b.dev, 3, reps, &g));
+        CLBT_OK(clb_repeat(b.host, 3, reps, &w));
+        clbt_assert_matches_host(g, w, -1, 0, "clb_repeat of negative strides");
+        clb_tensor_release(g), clb_tensor_release(w);
+        CLBT_OK(clb_sum_to_shape(a.dev, 2, (const int64_t[]){1, 3}, &g));
+        CLBT_OK(clb_sum_to_shape(a.host, 2, (const int64_t[]){1, 3}, &w));
+        compare(g, w, "clb_sum_to_shape of negative strides");
+        clb_tensor_release(g), clb_tensor_release(w);
+    }
     /* reshape: a view where NumPy's would be one, a copy otherwise */
     {
         clb_tensor *x = random_f32(ctx, 2, (const int64_t[]){4, 6}, 3), *xh = random_f32(host, 2, (const int64_t[]){4, 6}, 3);

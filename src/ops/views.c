@@ -305,12 +305,15 @@ clb_status clb_slice(const clb_tensor *t, int axis, int64_t start, int64_t stop,
     int64_t shape[CLB_MAX_DIMS], strides[CLB_MAX_DIMS];
     for (int d = 0; d < t->ndim; d++) shape[d] = t->shape[d], strides[d] = t->strides[d];
     shape[a] = len;
-    /* A stride that is stepped (len >= 2) spans at most the axis, so the product
-       fits; a broadcast axis keeps stride 0. A single element's stride is never
-       stepped (it keeps t's, its sign following the step's, as NumPy's does
-       without the product that could overflow). An empty view keeps t's offset. */
-    if (len >= 2) strides[a] = t->strides[a] * step;
-    else if (len == 1 && step < 0) strides[a] = -t->strides[a];
-    int64_t offset = len > 0 ? t->offset + first * t->strides[a] : t->offset;
+    /* In a tensor with elements, the first element's distance and a stepped
+       stride (len >= 2: |step| < size) both lie within the storage, so the
+       products fit. An empty tensor's strides bound nothing (another axis is 0),
+       so it keeps its strides and offset, as does an empty result; a single
+       element keeps its stride (never stepped); a broadcast axis keeps 0. */
+    int64_t offset = t->offset;
+    if (t->numel > 0 && len > 0) {
+        if (len >= 2) strides[a] = t->strides[a] * step;
+        offset += first * t->strides[a];
+    }
     return clb__tensor_view(t, t->ndim, shape, strides, offset, out);
 }

@@ -27,6 +27,9 @@
  * inside one program chosen per launch from the inner strides: each program
  * costs PoCL 0.3-1 s to compile, and a cast of any shape should need one.
  *   dst 1, src 1:  contiguous inner axis (copies, casts, most of a repeat)
+ *   dst -1, src 1: a reversed inner axis (x[..., ::-1] after the plan's flip,
+ *                  src/core/plan.c): vector loads reversed in registers; bit
+ *                  copies only
  *   dst 1, src 0:  broadcast inner axis (materialising an expand): the value
  *                  is read once per row and only stored in the chunk loop;
  *                  bit copies only, as every branch adds to the compile time
@@ -165,6 +168,8 @@ typedef CLB_CAT(CLB_STORAGE(CLB_DST_DTYPE), CLB_VEC) clb_vec_t;
         if ((long)j0 + CLB_VEC <= (long)inner) {                                                   \
             if (CLB_VCOPY && (SD) == 1 && (SS) == 1) {                                             \
                 CLB_VCOPY_CHUNK(qd, qs);                                                           \
+            } else if (CLB_VCOPY && (SD) == -1 && (SS) == 1) {                                     \
+                CLB_VCOPY_REV_CHUNK(qd, qs);                                                       \
             } else {                                                                               \
                 clb_val_t v_[CLB_VEC];                                                             \
                 CLB_LOAD_CHUNK(v_, qs, SS);                                                        \
@@ -176,10 +181,23 @@ typedef CLB_CAT(CLB_STORAGE(CLB_DST_DTYPE), CLB_VEC) clb_vec_t;
         }                                                                                          \
     } while (0)
 
+/* A chunk into a reversed dst (inner stride -1): elements qd[0], qd[-1], ...,
+   qd[1 - CLB_VEC] take qs[0 .. CLB_VEC - 1], so the vector loaded from qs is
+   reversed in registers and stored (streaming where asked for) at its lowest
+   address. Bit copies hold unsigned integers, the mask type shuffle wants. */
+#define CLB_REV_MASK_2 (clb_vec_t)(1, 0)
+#define CLB_REV_MASK_4 (clb_vec_t)(3, 2, 1, 0)
+#define CLB_REV_MASK_8 (clb_vec_t)(7, 6, 5, 4, 3, 2, 1, 0)
+#define CLB_REV_MASK_16 (clb_vec_t)(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
 #if CLB_VCOPY
 #define CLB_VCOPY_CHUNK(qd, qs) CLB_VSTORE(clb_vec_t, CLB_CAT(vload, CLB_VEC)(0, qs), qd)
+#define CLB_VCOPY_REV_CHUNK(qd, qs)                                                                \
+    CLB_VSTORE(clb_vec_t,                                                                          \
+               shuffle(CLB_CAT(vload, CLB_VEC)(0, qs), CLB_CAT(CLB_REV_MASK_, CLB_VEC)),           \
+               (qd) - (CLB_VEC - 1))
 #else
 #define CLB_VCOPY_CHUNK(qd, qs) ((void)0)
+#define CLB_VCOPY_REV_CHUNK(qd, qs) ((void)0)
 #endif
 
 /* Every (row, chunk) of this work item with inner strides SD, SS. */
@@ -258,6 +276,10 @@ __kernel void clb_copy(__global clb_dst_t *dst, __global const clb_src_t *src,
 #if CLB_SRC_DTYPE == CLB_DST_DTYPE /* a bit copy (src/opencl/cl_copy.c: canonical_pair) */
     if (isd == 1 && iss == 1) CLB_LOOPS(1, 1)
     else if (isd == 1 && iss == 0) CLB_LOOPS_BROADCAST()
+    /* a reversed inner axis (clb_slice with a negative step), which the plan's
+       flip (src/core/plan.c) turns into a reversed dst: each chunk is loaded as
+       one vector and reversed in registers instead of scattered element by element */
+    else if (isd == -1 && iss == 1) CLB_LOOPS(-1, 1)
     else CLB_LOOPS_TILED(isd, iss, tile)
 #else
     if (isd == 1 && iss == 1) CLB_LOOPS(1, 1)

@@ -176,9 +176,23 @@ typedef CLB_CAT(CLB_STORAGE(CLB_COMPUTE_DTYPE), CLB_VEC) clb_cvec_t;
 #else
 #define CLB_VEXPR(x, y) ((x) * (y))
 #endif
-/* An input's chunk: a vector load, or its one element broadcast. */
-#define CLB_VIN(p, S) ((S) == 1 ? CLB_CAT(vload, CLB_VEC)(0, p) : (clb_cvec_t)((p)[0]))
-#define CLB_VECTOR_FITS(S0, S1, S2) ((S0) == 1 && ((S1) == 0 || (S1) == 1) && ((S2) == 0 || (S2) == 1))
+/* An input's chunk: a vector load, its one element broadcast, or (stride -1,
+   a reversed view) the vector ending at p reversed in registers. */
+#if CLB_COMPUTE_DTYPE == 10
+typedef CLB_CAT(uint, CLB_VEC) clb_cmask_t;
+#else
+typedef CLB_CAT(ulong, CLB_VEC) clb_cmask_t;
+#endif
+#define CLB_VREV_2 (clb_cmask_t)(1, 0)
+#define CLB_VREV_4 (clb_cmask_t)(3, 2, 1, 0)
+#define CLB_VREV_8 (clb_cmask_t)(7, 6, 5, 4, 3, 2, 1, 0)
+#define CLB_VREV_16 (clb_cmask_t)(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define CLB_VIN(p, S)                                                                              \
+    ((S) == 1    ? CLB_CAT(vload, CLB_VEC)(0, p)                                                   \
+     : (S) == -1 ? shuffle(CLB_CAT(vload, CLB_VEC)(0, (p) - (CLB_VEC - 1)), CLB_CAT(CLB_VREV_, CLB_VEC)) \
+                 : (clb_cvec_t)((p)[0]))
+#define CLB_VFITS_(S) ((S) == 0 || (S) == 1 || (S) == -1)
+#define CLB_VECTOR_FITS(S0, S1, S2) ((S0) == 1 && CLB_VFITS_(S1) && CLB_VFITS_(S2))
 #else
 #define CLB_VECTOR 0
 #endif
@@ -264,6 +278,10 @@ __kernel void clb_map(__global clb_out_t *out, __global const clb_in0_t *in0,
     if (is0 == 1 && is1 == 1 && is2 == 1) CLB_LOOPS(1, 1, 1, 0)      /* same shape, row broadcast */
     else if (is0 == 1 && is1 == 1 && is2 == 0) CLB_LOOPS(1, 1, 0, 0) /* column broadcast */
     else if (is0 == 1 && is1 == 0 && is2 == 1) CLB_LOOPS(1, 0, 1, 0) /* outer product */
+#if CLB_VECTOR /* a reversed input (clb_slice with a negative step) */
+    else if (is0 == 1 && is1 == -1 && is2 == 1) CLB_LOOPS(1, -1, 1, 0)
+    else if (is0 == 1 && is1 == 1 && is2 == -1) CLB_LOOPS(1, 1, -1, 0)
+#endif
     else CLB_LOOPS(is0, is1, is2, is3)
 #elif CLB_KIND == 0
     if (is0 == 1 && is1 == 1) CLB_LOOPS(1, 1, 0, 0)

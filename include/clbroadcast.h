@@ -112,6 +112,21 @@ CLB_API clb_status clb_permute(const clb_tensor *t, const int *perm, clb_tensor 
 /* reshape: a view when strides allow, otherwise a contiguous copy; one -1 is inferred */
 CLB_API clb_status clb_reshape(const clb_tensor *t, int ndim, const int64_t *shape, clb_tensor **out);
 
+/* ---- slicing and assembling -------------------------------------------- */
+#define CLB_NONE INT64_MIN /* Python's None for clb_slice's start or stop */
+/* The view t[..., start:stop:step, ...] on one axis with Python's slice rules
+   (negative start/stop count from the end, out-of-range values clamp, CLB_NONE as
+   None, a negative step walks backwards with a negative stride). Never copies;
+   step 0: CLB_ERR_INVALID_ARGUMENT. Every op accepts such views, negative strides
+   included. */
+CLB_API clb_status clb_slice(const clb_tensor *t, int axis, int64_t start, int64_t stop, int64_t step,
+                             clb_tensor **out);
+/* numpy.concatenate along an existing axis / numpy.stack along a new one; dtypes
+   promote; shapes must agree off the axis (CLB_ERR_SHAPE_MISMATCH naming the tensor
+   and dimension). */
+CLB_API clb_status clb_concat(int n, const clb_tensor *const *in, int axis, clb_tensor **out);
+CLB_API clb_status clb_stack(int n, const clb_tensor *const *in, int axis, clb_tensor **out);
+
 /* ---- copies ------------------------------------------------------------ */
 CLB_API clb_status clb_contiguous(const clb_tensor *t, clb_tensor **out); /* new ref to t if already contiguous */
 CLB_API clb_status clb_repeat(const clb_tensor *t, int ndim, const int64_t *reps, clb_tensor **out); /* torch.Tensor.repeat */

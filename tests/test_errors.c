@@ -382,6 +382,29 @@ static void body_views(clb_context *ctx, const char *sel)
     EXPECT_ERR(ctx, CLB_ERR_INVALID_ARGUMENT, clb_cast(t, (clb_dtype)12, outp_));
     EXPECT_ERR(ctx, CLB_ERR_INVALID_ARGUMENT, clb_cast(t, (clb_dtype)-1, outp_));
     CLBT_FAILS(CLB_ERR_INVALID_ARGUMENT, clb_cast(t, CLB_INT32, NULL));
+    /* slice / concat / stack */
+    EXPECT_ERR(ctx, CLB_ERR_INVALID_ARGUMENT, clb_slice(NULL, 0, 0, 1, 1, outp_));
+    EXPECT_ERR(ctx, CLB_ERR_INVALID_ARGUMENT, clb_slice(t, 0, 0, 1, 0, outp_)); /* step 0 */
+    EXPECT_ERR(ctx, CLB_ERR_INVALID_ARGUMENT, clb_slice(t, 2, 0, 1, 1, outp_));
+    EXPECT_ERR(ctx, CLB_ERR_INVALID_ARGUMENT, clb_slice(t, -3, 0, 1, 1, outp_));
+    CLBT_FAILS(CLB_ERR_INVALID_ARGUMENT, clb_slice(t, 0, 0, 1, 1, NULL));
+    {
+        const clb_tensor *tv[2] = {t, v}, *tt[2] = {t, t}, *tn[2] = {t, NULL};
+        EXPECT_ERR(ctx, CLB_ERR_SHAPE_MISMATCH, clb_concat(2, tv, 0, outp_));
+        EXPECT_ERR(ctx, CLB_ERR_INVALID_ARGUMENT, clb_concat(0, tt, 0, outp_));
+        EXPECT_ERR(ctx, CLB_ERR_INVALID_ARGUMENT, clb_concat(-1, tt, 0, outp_));
+        EXPECT_ERR(ctx, CLB_ERR_INVALID_ARGUMENT, clb_concat(2, NULL, 0, outp_));
+        EXPECT_ERR(ctx, CLB_ERR_INVALID_ARGUMENT, clb_concat(2, tn, 0, outp_));
+        EXPECT_ERR(ctx, CLB_ERR_INVALID_ARGUMENT, clb_concat(2, tt, 2, outp_));
+        CLBT_FAILS(CLB_ERR_INVALID_ARGUMENT, clb_concat(2, tt, 0, NULL));
+        EXPECT_ERR(ctx, CLB_ERR_SHAPE_MISMATCH, clb_stack(2, tv, 0, outp_));
+        EXPECT_ERR(ctx, CLB_ERR_INVALID_ARGUMENT, clb_stack(0, tt, 0, outp_));
+        EXPECT_ERR(ctx, CLB_ERR_INVALID_ARGUMENT, clb_stack(2, NULL, 0, outp_));
+        EXPECT_ERR(ctx, CLB_ERR_INVALID_ARGUMENT, clb_stack(2, tn, 0, outp_));
+        EXPECT_ERR(ctx, CLB_ERR_INVALID_ARGUMENT, clb_stack(2, tt, 3, outp_));
+        EXPECT_ERR(ctx, CLB_ERR_INVALID_ARGUMENT, clb_stack(2, tt, -4, outp_));
+        CLBT_FAILS(CLB_ERR_INVALID_ARGUMENT, clb_stack(2, tt, 0, NULL));
+    }
     clb_tensor_release(t);
     clb_tensor_release(v);
 }

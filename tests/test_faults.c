@@ -25,6 +25,7 @@ typedef struct fixture {
     clb_tensor *col;  /* int32 (3, 1) */
     clb_tensor *at;   /* a permuted: a view, (4, 3) */
     clb_tensor *wide; /* col broadcast to (3, 5): a view */
+    clb_tensor *rev;  /* a[::-1, ::-2]: a view with negative strides, (3, 2) */
 } fixture;
 
 /* One public call; outputs (tensors, or bytes for to_host) go to outs/host. */
@@ -109,6 +110,34 @@ static clb_status c_matmul(fixture *f, clb_tensor **o, void *h)
     return clb_matmul(f->a, f->at, &o[0]);
 }
 
+static clb_status c_slice(fixture *f, clb_tensor **o, void *h)
+{
+    (void)h;
+    return clb_slice(f->a, 1, CLB_NONE, 0, -1, &o[0]);
+}
+static clb_status c_contiguous_rev(fixture *f, clb_tensor **o, void *h)
+{
+    (void)h;
+    return clb_contiguous(f->rev, &o[0]);
+}
+static clb_status c_binary_rev(fixture *f, clb_tensor **o, void *h)
+{
+    (void)h;
+    return clb_binary(CLB_MUL, f->rev, f->rev, &o[0]);
+}
+static clb_status c_concat(fixture *f, clb_tensor **o, void *h)
+{
+    (void)h;
+    const clb_tensor *in[3] = {f->a, f->rev, f->a};
+    return clb_concat(3, in, -1, &o[0]);
+}
+static clb_status c_stack(fixture *f, clb_tensor **o, void *h)
+{
+    (void)h;
+    const clb_tensor *in[2] = {f->rev, f->rev};
+    return clb_stack(2, in, 0, &o[0]);
+}
+
 static const call calls[] = {
     {"from_host", c_from_host, 1},         {"empty", c_empty, 1},
     {"broadcast_to", c_broadcast_to, 1},   {"broadcast_tensors", c_broadcast_tensors, 2},
@@ -117,6 +146,9 @@ static const call calls[] = {
     {"to_host (broadcast)", c_to_host, 0}, {"binary add", c_binary, 1},
     {"unary neg", c_unary, 1},             {"reduce sum", c_reduce, 1},
     {"sum_to_shape", c_sum_to_shape, 1},   {"matmul", c_matmul, 1},
+    {"slice", c_slice, 1},                 {"contiguous (negative strides)", c_contiguous_rev, 1},
+    {"binary mul (negative strides)", c_binary_rev, 1},
+    {"concat", c_concat, 1},               {"stack", c_stack, 1},
 };
 #define NCALLS ((int)(sizeof calls / sizeof calls[0]))
 
@@ -134,6 +166,10 @@ static void make_fixture(fixture *f, const char *selector)
     f->col = clbt_tensor(f->ctx, CLB_INT32, 2, (const int64_t[]){3, 1}, col);
     CLBT_OK(clb_permute(f->a, (const int[]){1, 0}, &f->at));
     CLBT_OK(clb_broadcast_to(f->col, 2, (const int64_t[]){3, 5}, &f->wide));
+    clb_tensor *r = NULL;
+    CLBT_OK(clb_slice(f->a, 0, CLB_NONE, CLB_NONE, -1, &r));
+    CLBT_OK(clb_slice(r, 1, CLB_NONE, CLB_NONE, -2, &f->rev));
+    clb_tensor_release(r);
 }
 
 static void free_fixture(fixture *f)
@@ -144,6 +180,7 @@ static void free_fixture(fixture *f)
     clb_tensor_release(f->col);
     clb_tensor_release(f->at);
     clb_tensor_release(f->wide);
+    clb_tensor_release(f->rev);
     CLBT_OK(clb_finish(f->ctx));
     clb_context_release(f->ctx);
 }

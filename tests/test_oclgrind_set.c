@@ -15,7 +15,10 @@
  *    and all axes; sum_to_shape; the CPU row/column fast paths (forced on
  *    with CLB_REDUCE_FAST=1) for each float dtype, one and two passes;
  *  - matmul on float32, float64 and int32 with a broadcast batch;
- *  - streaming stores (forced on): copies, a repeat, a cast and adds.
+ *  - streaming stores (forced on): copies, a repeat, a cast and adds;
+ *  - negative strides (clb_slice): reversed and stepped views through copies,
+ *    a cast, adds, an _into with a negative-stride out, reductions, eval and
+ *    matmul; clb_concat and clb_stack with a reversed input and a cast.
  * Each result is compared with the host backend's. A dtype the simulated
  * device lacks (CLB_ERR_DTYPE) is counted and skipped; every other failure,
  * CLB_ERR_UNSUPPORTED included, fails the run. */
@@ -381,8 +384,120 @@ static void streaming(clb_context *ctx)
 }
 #endif
 
+/* ---- negative strides, slices and assembling ----------------------------------------- */
+
+/* Reversed and stepped views (negative strides, offsets counted down from the
+   view's first element) through copies, a cast, element-wise ops, an _into with
+   a negative-stride out, reductions, eval and matmul; then concat and stack. */
+static void slices(clb_context *ctx)
+{
+    char what[128];
+    clb_tensor *hx = make(host, CLB_FLOAT32, 2, (const int64_t[]){5, 6}, 31), *dx = on(ctx, hx);
+    /* x[::-1, :], x[:, ::-1], x[4:0:-2, 5::-3] */
+    const int64_t sl[3][6] = {{0, CLB_NONE, CLB_NONE, -1, 1, 1},
+                              {1, CLB_NONE, CLB_NONE, -1, 0, 1},
+                              {0, 4, 0, -2, 1, -3}};
+    for (int v = 0; v < 3; v++) {
+        clb_tensor *h0 = NULL, *d0 = NULL, *hv = NULL, *dv = NULL;
+        CLBT_OK(clb_slice(hx, (int)sl[v][0], sl[v][1], sl[v][2], sl[v][3], &h0));
+        CLBT_OK(clb_slice(dx, (int)sl[v][0], sl[v][1], sl[v][2], sl[v][3], &d0));
+        int64_t step2 = sl[v][5];
+        CLBT_OK(clb_slice(h0, (int)sl[v][4], step2 < 0 ? 5 : CLB_NONE, CLB_NONE, step2, &hv));
+        CLBT_OK(clb_slice(d0, (int)sl[v][4], step2 < 0 ? 5 : CLB_NONE, CLB_NONE, step2, &dv));
+        clb_tensor *hr = NULL, *dr = NULL;
+        snprintf(what, sizeof what, "contiguous of negative-stride view %d", v);
+        CLBT_OK(clb_contiguous(hv, &hr));
+        if (!declined(clb_contiguous(dv, &dr), what)) compare(dr, hr, what);
+        clb_tensor_release(hr), clb_tensor_release(dr), hr = dr = NULL;
+        snprintf(what, sizeof what, "cast to float16 of negative-stride view %d", v);
+        CLBT_OK(clb_cast(hv, CLB_FLOAT16, &hr));
+        if (!declined(clb_cast(dv, CLB_FLOAT16, &dr), what)) compare(dr, hr, what);
+        clb_tensor_release(hr), clb_tensor_release(dr), hr = dr = NULL;
+        snprintf(what, sizeof what, "add of negative-stride view %d", v);
+        CLBT_OK(clb_binary(CLB_ADD, hv, hv, &hr));
+        if (!declined(clb_binary(CLB_ADD, dv, dv, &dr), what)) compare(dr, hr, what);
+        clb_tensor_release(hr), clb_tensor_release(dr), hr = dr = NULL;
+        if (v == 1) { /* x[:, ::-1] beside a forward x: the reversed-input vector paths */
+            for (int side = 0; side < 2; side++) {
+                snprintf(what, sizeof what, "sub with a reversed input on side %d", side);
+                CLBT_OK(clb_binary(CLB_SUB, side ? hx : hv, side ? hv : hx, &hr));
+                if (!declined(clb_binary(CLB_SUB, side ? dx : dv, side ? dv : dx, &dr), what))
+                    compare(dr, hr, what);
+                clb_tensor_release(hr), clb_tensor_release(dr), hr = dr = NULL;
+            }
+        }
+        for (int ax = -1; ax <= 1; ax++) {
+            const int axes[1] = {ax};
+            snprintf(what, sizeof what, "sum over %d of negative-stride view %d", ax, v);
+            CLBT_OK(clb_reduce(CLB_SUM, hv, ax == 1 ? 0 : 1, ax == 1 ? NULL : axes, 0, &hr));
+            if (!declined(clb_reduce(CLB_SUM, dv, ax == 1 ? 0 : 1, ax == 1 ? NULL : axes, 0, &dr), what))
+                compare(dr, hr, what);
+            clb_tensor_release(hr), clb_tensor_release(dr), hr = dr = NULL;
+        }
+        {
+            const char *names[1] = {"x"};
+            const clb_tensor *hi[1] = {hv}, *di[1] = {dv};
+            snprintf(what, sizeof what, "eval of negative-stride view %d", v);
+            CLBT_OK(clb_eval(host, "x * x - 1", 1, names, hi, &hr));
+            if (!declined(clb_eval(ctx, "x * x - 1", 1, names, di, &dr), what)) compare(dr, hr, what);
+            clb_tensor_release(hr), clb_tensor_release(dr), hr = dr = NULL;
+        }
+        clb_tensor_release(hv), clb_tensor_release(dv), clb_tensor_release(h0), clb_tensor_release(d0);
+    }
+    /* an _into writing through out = base[::-1, ::-2] */
+    {
+        clb_tensor *hb = make(host, CLB_FLOAT32, 2, (const int64_t[]){5, 12}, 3), *db = on(ctx, hb);
+        clb_tensor *h0 = NULL, *d0 = NULL, *ho = NULL, *dout = NULL;
+        CLBT_OK(clb_slice(hb, 0, CLB_NONE, CLB_NONE, -1, &h0));
+        CLBT_OK(clb_slice(db, 0, CLB_NONE, CLB_NONE, -1, &d0));
+        CLBT_OK(clb_slice(h0, 1, CLB_NONE, CLB_NONE, -2, &ho));
+        CLBT_OK(clb_slice(d0, 1, CLB_NONE, CLB_NONE, -2, &dout));
+        CLBT_OK(clb_binary_into(CLB_MUL, hx, hx, ho));
+        if (!declined(clb_binary_into(CLB_MUL, dx, dx, dout), "binary_into a negative-stride out"))
+            compare(db, hb, "binary_into a negative-stride out");
+        clb_tensor_release(ho), clb_tensor_release(dout), clb_tensor_release(h0), clb_tensor_release(d0);
+        clb_tensor_release(hb), clb_tensor_release(db);
+    }
+    /* matmul of x[::-1] (5, 6) @ x[:, ::-1]^T (6, 5) */
+    {
+        clb_tensor *ha = NULL, *da = NULL, *h1 = NULL, *d1 = NULL, *hbt = NULL, *dbt = NULL, *hr = NULL, *dr = NULL;
+        CLBT_OK(clb_slice(hx, 0, CLB_NONE, CLB_NONE, -1, &ha));
+        CLBT_OK(clb_slice(dx, 0, CLB_NONE, CLB_NONE, -1, &da));
+        CLBT_OK(clb_slice(hx, 1, CLB_NONE, CLB_NONE, -1, &h1));
+        CLBT_OK(clb_slice(dx, 1, CLB_NONE, CLB_NONE, -1, &d1));
+        CLBT_OK(clb_permute(h1, (const int[]){1, 0}, &hbt));
+        CLBT_OK(clb_permute(d1, (const int[]){1, 0}, &dbt));
+        CLBT_OK(clb_matmul(ha, hbt, &hr));
+        if (!declined(clb_matmul(da, dbt, &dr), "matmul of negative-stride views"))
+            compare(dr, hr, "matmul of negative-stride views");
+        clb_tensor_release(hr), clb_tensor_release(dr), clb_tensor_release(hbt), clb_tensor_release(dbt);
+        clb_tensor_release(h1), clb_tensor_release(d1), clb_tensor_release(ha), clb_tensor_release(da);
+    }
+    /* concat along 0 and -1 and stack, with a reversed input and a cast */
+    {
+        clb_tensor *hi = make(host, CLB_INT16, 2, (const int64_t[]){5, 6}, 8), *di = on(ctx, hi);
+        clb_tensor *hr0 = NULL, *dr0 = NULL;
+        CLBT_OK(clb_slice(hi, 0, CLB_NONE, CLB_NONE, -1, &hr0));
+        CLBT_OK(clb_slice(di, 0, CLB_NONE, CLB_NONE, -1, &dr0));
+        const clb_tensor *hin[3] = {hx, hr0, hx}, *din[3] = {dx, dr0, dx};
+        for (int k = 0; k < 3; k++) {
+            clb_tensor *hr = NULL, *dr = NULL;
+            int axis = k == 0 ? 0 : -1;
+            snprintf(what, sizeof what, "%s along %d", k < 2 ? "concat" : "stack", axis);
+            CLBT_OK(k < 2 ? clb_concat(3, hin, axis, &hr) : clb_stack(3, hin, axis, &hr));
+            if (!declined(k < 2 ? clb_concat(3, din, axis, &dr) : clb_stack(3, din, axis, &dr), what))
+                compare(dr, hr, what);
+            clb_tensor_release(hr), clb_tensor_release(dr);
+        }
+        clb_tensor_release(hr0), clb_tensor_release(dr0), clb_tensor_release(hi), clb_tensor_release(di);
+    }
+    clb_tensor_release(hx);
+    clb_tensor_release(dx);
+}
+
 static void all(clb_context *ctx, const char *selector)
 {
+    slices(ctx);
     copies(ctx);
     elementwise(ctx);
 #if CLB_HAVE_OPENCL

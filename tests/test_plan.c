@@ -559,6 +559,88 @@ static void check_pieces(const clb__plan *p, int64_t limit, const int64_t *piece
     free(parts.data);
 }
 
+/* Negative strides (clb_slice with a negative step): coalescing compares signed
+   strides, the flip reverses axes the inputs only descend and keeps every
+   (output, input) pairing, and the 32-bit fit counts spans in both directions. */
+static void test_negative_strides(void **state)
+{
+    (void)state;
+    clb__plan p;
+    /* out (4, 6) contiguous, in = x[::-1, ::-1]: one axis, in stride -1 */
+    {
+        const int64_t shape[2] = {4, 6};
+        int64_t st[2][CLB__PLAN_MAX_DIMS] = {{6, 1}, {-6, -1}};
+        const int64_t off[2] = {0, 23};
+        make_plan(&p, 2, 2, shape, st, off);
+        int64_t ws[2][CLB__PLAN_MAX_DIMS] = {{1}, {-1}};
+        expect_plan(&p, 2, 1, (const int64_t[]){24}, ws);
+        check_invariants(&p, 2, shape);
+        clb__plan_flip_inputs(&p);
+        int64_t fs[2][CLB__PLAN_MAX_DIMS] = {{-1}, {1}};
+        expect_plan(&p, 2, 1, (const int64_t[]){24}, fs);
+        assert_int_equal(p.offsets[0], 23);
+        assert_int_equal(p.offsets[1], 0);
+        check_for_each(&p, 2, 2, shape, st, off);
+    }
+    /* x[::-1] (rows reversed) into contiguous: two axes, the row axis flips */
+    {
+        const int64_t shape[2] = {5, 8};
+        int64_t st[2][CLB__PLAN_MAX_DIMS] = {{8, 1}, {-8, 1}};
+        const int64_t off[2] = {0, 32};
+        make_plan(&p, 2, 2, shape, st, off);
+        clb__plan_flip_inputs(&p);
+        int64_t fs[2][CLB__PLAN_MAX_DIMS] = {{-8, 1}, {8, 1}};
+        expect_plan(&p, 2, 2, shape, fs);
+        assert_int_equal(p.offsets[0], 32);
+        assert_int_equal(p.offsets[1], 0);
+        check_for_each(&p, 2, 2, shape, st, off);
+    }
+    /* mixed signs among the inputs, or an output already walked the same way as
+       an in-place input: nothing flips */
+    {
+        const int64_t shape[2] = {3, 4};
+        int64_t st[3][CLB__PLAN_MAX_DIMS] = {{4, 1}, {-4, 1}, {4, 1}};
+        const int64_t off[3] = {0, 8, 0};
+        make_plan(&p, 3, 2, shape, st, off);
+        clb__plan before = p;
+        clb__plan_flip_inputs(&p);
+        assert_memory_equal(&before, &p, sizeof p);
+        /* a broadcast input (stride 0) next to a reversed one: the axis flips */
+        int64_t sb[3][CLB__PLAN_MAX_DIMS] = {{4, 1}, {-4, 1}, {0, 1}};
+        make_plan(&p, 3, 2, shape, sb, off);
+        clb__plan_flip_inputs(&p);
+        assert_int_equal(p.strides[0][0], -4);
+        assert_int_equal(p.strides[1][0], 4);
+        assert_int_equal(p.strides[2][0], 0);
+        check_for_each(&p, 3, 2, shape, sb, off);
+    }
+    /* out and input both reversed (an _into through a reversed out): both ascend */
+    {
+        const int64_t shape[1] = {10};
+        int64_t st[2][CLB__PLAN_MAX_DIMS] = {{-1}, {-2}};
+        const int64_t off[2] = {9, 18};
+        make_plan(&p, 2, 1, shape, st, off);
+        clb__plan_flip_inputs(&p);
+        assert_int_equal(p.strides[0][0], 1);
+        assert_int_equal(p.strides[1][0], 2);
+        assert_int_equal(p.offsets[0], 0);
+        assert_int_equal(p.offsets[1], 0);
+        check_for_each(&p, 2, 1, shape, st, off);
+    }
+    /* 32-bit fit and split count a descending span like an ascending one */
+    {
+        const int64_t shape[2] = {20, 30};
+        int64_t st[2][CLB__PLAN_MAX_DIMS] = {{30, 1}, {-1000, 0}};
+        make_plan(&p, 2, 2, shape, st, (const int64_t[]){0, 19000});
+        assert_true(clb__plan_fits(&p, NULL, 19000));
+        assert_false(clb__plan_fits(&p, NULL, 18999));
+        int64_t piece[CLB__PLAN_MAX_DIMS], count = 0;
+        assert_true(clb__plan_split(&p, 5000, 1000, piece, &count));
+        assert_int_equal(piece[0], 5);
+        check_pieces(&p, 5000, piece, count);
+    }
+}
+
 static void test_fits(void **state)
 {
     (void)state;
@@ -649,6 +731,7 @@ int main(void)
         cmocka_unit_test(test_scalar),
         cmocka_unit_test(test_four_operands),
         cmocka_unit_test(test_random_layouts),
+        cmocka_unit_test(test_negative_strides),
         cmocka_unit_test(test_fits),
         cmocka_unit_test(test_split_halves_largest_span),
         cmocka_unit_test(test_split_one_axis),

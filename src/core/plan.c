@@ -77,6 +77,24 @@ void clb__plan_make(clb__plan *p, int nops, int ndim, const int64_t *shape,
     p->ndim = merged;
 }
 
+void clb__plan_flip_inputs(clb__plan *p)
+{
+    if (p->numel == 0 || p->nops < 2) return;
+    for (int d = 0; d < p->ndim; d++) {
+        if (p->strides[0][d] == 0) continue;
+        bool descends = false, ascends = false;
+        for (int k = 1; k < p->nops; k++) {
+            descends |= p->strides[k][d] < 0;
+            ascends |= p->strides[k][d] > 0;
+        }
+        if (!descends || ascends) continue;
+        for (int k = 0; k < p->nops; k++) {
+            p->offsets[k] += (p->shape[d] - 1) * p->strides[k][d];
+            p->strides[k][d] = -p->strides[k][d];
+        }
+    }
+}
+
 void clb__plan_for_each(const clb__plan *p, clb__plan_visit_fn visit, void *user)
 {
     if (p->numel == 0) return;

@@ -33,6 +33,16 @@ typedef struct clb__plan {
 void clb__plan_make(clb__plan *plan, int nops, int ndim, const int64_t *shape,
                     const int64_t *const *strides, const int64_t *offsets);
 
+/* Reverses the walk along every plan axis that the inputs (operands 1..) only
+   descend (strides <= 0, one < 0) and the output (operand 0) moves along: each
+   element still pairs with the same inputs, but the inputs are then read in
+   ascending order (and the output written in the other direction). A CPU's
+   prefetchers follow ascending reads and its streaming stores do not care about
+   the order, so a reversed view (clb_slice with a negative step) copies at the
+   speed of a forward one (NumPy's nditer flips negative strides for the same
+   reason). Only for loops whose elements are independent: copies and maps. */
+void clb__plan_flip_inputs(clb__plan *plan);
+
 /* Calls visit(offsets of every operand) for each element in row-major plan order.
    The reference loop the host backend runs; kept here so it is written once. */
 typedef void (*clb__plan_visit_fn)(const int64_t *offsets, void *user);

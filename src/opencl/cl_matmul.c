@@ -45,12 +45,20 @@ static clb__plan *batch_plan(const clb__matmul_op *op)
     return plan;
 }
 
-/* Largest element offset operand k reaches. */
+/* The part of a step that moves forward (strides may be negative: slices). */
+static int64_t forward(int64_t span)
+{
+    return span > 0 ? span : 0;
+}
+
+/* Largest element offset operand k reaches: the first element plus every axis's
+   forward span (a negative stride walks below the first element, not above). */
 static int64_t max_offset(const clb__matmul_op *op, const clb__plan *plan, int k, int64_t rows,
                           int64_t cols)
 {
-    int64_t hi = plan->offsets[k] + (rows - 1) * op->row_strides[k] + (cols - 1) * op->col_strides[k];
-    for (int d = 0; d < plan->ndim; d++) hi += (plan->shape[d] - 1) * plan->strides[k][d];
+    int64_t hi = plan->offsets[k] + forward((rows - 1) * op->row_strides[k]) +
+                 forward((cols - 1) * op->col_strides[k]);
+    for (int d = 0; d < plan->ndim; d++) hi += forward((plan->shape[d] - 1) * plan->strides[k][d]);
     return hi;
 }
 
@@ -270,6 +278,7 @@ static clb_status make_contiguous(clb_context *ctx, clb__matmul_op *op, int k, v
     const int64_t *strides[2] = {dst, src};
     const int64_t offs[2] = {0, op->offsets[k]};
     clb__plan_make(plan, 2, nd, shape, strides, offs);
+    clb__plan_flip_inputs(plan); /* a reversed operand is read ascending */
     void *h[2] = {*owned, handles[k]};
     const clb_dtype dts[2] = {op->dtype, op->dtype};
     CLB_TRY(clb__cl_copy(ctx, plan, h, dts));

@@ -16,6 +16,7 @@ static clb_status run_copy(clb_context *ctx, clb_tensor *dst, const clb_tensor *
     const int64_t *strides[2] = {dst_strides, src_strides};
     const int64_t offsets[2] = {dst->offset, src->offset};
     clb__plan_make(plan, 2, ndim, shape, strides, offsets);
+    clb__plan_flip_inputs(plan); /* a reversed source is read ascending */
     clb_status st = CLB_OK;
     if (plan->numel > 0) {
         void *handles[2] = {dst->storage->handle, src->storage->handle};

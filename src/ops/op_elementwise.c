@@ -27,6 +27,7 @@ static clb_status run_map(const clb__map_op *op, clb_tensor *out, int nin,
         handles[k + 1] = in[k]->storage->handle;
     }
     clb__plan_make(plan, nin + 1, out->ndim, out->shape, strides, offsets);
+    clb__plan_flip_inputs(plan); /* reversed inputs are read ascending */
     return plan->numel > 0 ? ctx->backend->map(ctx, op, plan, handles) : CLB_OK;
 }
 

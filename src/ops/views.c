@@ -256,3 +256,64 @@ clb_status clb_reshape(const clb_tensor *t, int ndim, const int64_t *shape, clb_
     clb_tensor_release(dense);
     return st;
 }
+
+/* Python's slice(start, stop, step).indices(n) for step != 0 (CLB_NONE as None):
+   the first index and the number of elements the slice takes. */
+static void slice_indices(int64_t n, int64_t start, int64_t stop, int64_t step, int64_t *first,
+                          int64_t *len)
+{
+    const int64_t lower = step < 0 ? -1 : 0, upper = step < 0 ? n - 1 : n;
+    int64_t *ends[2] = {&start, &stop};
+    for (int e = 0; e < 2; e++) {
+        int64_t *v = ends[e];
+        if (*v == CLB_NONE) {
+            *v = (e == 0) == (step < 0) ? upper : lower;
+            continue;
+        }
+        if (*v < 0) {
+            *v += n; /* no overflow: *v > INT64_MIN and n >= 0 */
+            if (*v < 0) *v = lower;
+        } else if (*v >= n) {
+            *v = upper;
+        }
+    }
+    /* Both ends now lie in [-1, n]: the differences cannot overflow, and the
+       magnitude of step is taken unsigned (step may be INT64_MIN). */
+    uint64_t mag = step < 0 ? (uint64_t)0 - (uint64_t)step : (uint64_t)step;
+    int64_t gap = step < 0 ? start - stop : stop - start;
+    *first = start;
+    *len = gap > 0 ? (int64_t)(((uint64_t)gap - 1) / mag + 1) : 0;
+}
+
+clb_status clb_slice(const clb_tensor *t, int axis, int64_t start, int64_t stop, int64_t step,
+                     clb_tensor **out)
+{
+    VIEW_PROLOGUE("clb_slice", t, out);
+    int a = 0;
+    clb_status st = clb__normalize_axis(axis, t->ndim, &a);
+    if (st != CLB_OK)
+        return clb__fail(st, "clb_slice: %s", clb_last_error());
+    if (step == CLB_NONE) step = 1; /* Python's None step */
+    if (step == 0)
+        return clb__fail(CLB_ERR_INVALID_ARGUMENT,
+                         "clb_slice: slice step cannot be zero (axis %d); use a positive step to "
+                         "walk forwards, a negative one to walk backwards, or clb_expand to "
+                         "repeat one element",
+                         axis);
+    int64_t first = 0, len = 0;
+    slice_indices(t->shape[a], start, stop, step, &first, &len);
+    int64_t shape[CLB_MAX_DIMS], strides[CLB_MAX_DIMS];
+    for (int d = 0; d < t->ndim; d++) shape[d] = t->shape[d], strides[d] = t->strides[d];
+    shape[a] = len;
+    /* In a tensor with elements, the first element's distance and a stepped
+       stride (len >= 2: |step| < size) both lie within the storage, so the
+       products fit. An empty tensor's strides bound nothing (another axis is 0),
+       so it keeps its strides and offset, as does an empty result; a single
+       element keeps its stride (never stepped); a broadcast axis keeps 0. */
+    int64_t offset = t->offset;
+    if (t->numel > 0 && len > 0) {
+        if (len >= 2) strides[a] = t->strides[a] * step;
+        offset += first * t->strides[a];
+    }
+    return clb__tensor_view(t, t->ndim, shape, strides, offset, out);
+}

@@ -1,5 +1,5 @@
 /* Fuzz target: clb_broadcast_shapes and the view functions on arbitrary
- * shapes, axes and permutations, chained so that views of views get every
+ * shapes, axes, permutations and slices (negative steps too), chained so that views of views get every
  * stride pattern the API can produce. Checks, beyond "no crash and no
  * sanitizer report":
  *  - broadcast_shapes agrees with a naive reading of the rule;
@@ -74,6 +74,30 @@ static void check_broadcast_shapes(fuzz_input *in)
     }
 }
 
+/* A start, stop or step for clb_slice: small signed values mostly, CLB_NONE and
+   64-bit extremes sometimes. */
+static int64_t slice_value(fuzz_input *in)
+{
+    unsigned pick = fuzz_u8(in);
+    if (pick < 24) return CLB_NONE;
+    if (pick < 32) return (int64_t)fuzz_bytes(in, 8);
+    return (int8_t)fuzz_u8(in) % 8;
+}
+
+/* len(range(*slice(start, stop, step).indices(n))), written as Python does it. */
+static int64_t py_slice_len(int64_t n, int64_t start, int64_t stop, int64_t step)
+{
+    int64_t *v[2] = {&start, &stop};
+    for (int e = 0; e < 2; e++) {
+        if (*v[e] == CLB_NONE && e == 0) *v[e] = step < 0 ? n - 1 : 0;
+        else if (*v[e] == CLB_NONE) *v[e] = step < 0 ? -1 : n;
+        else if (*v[e] < 0) *v[e] = *v[e] + n < 0 ? (step < 0 ? -1 : 0) : *v[e] + n;
+        else if (*v[e] >= n) *v[e] = step < 0 ? n - 1 : n;
+    }
+    if (step > 0) return start < stop ? (stop - start - 1) / step + 1 : 0;
+    return stop < start ? (int64_t)((uint64_t)(start - stop - 1) / ((uint64_t)0 - (uint64_t)step)) + 1 : 0;
+}
+
 /* The view must stay within base storage and read back what its layout names. */
 static void check_view(const clb_tensor *v, const float *base, int64_t base_numel)
 {
@@ -140,7 +164,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         int64_t shape[70];
         int perm[70], ndim;
         clb_status st;
-        switch (fuzz_u8(&in) % 7) {
+        switch (fuzz_u8(&in) % 8) {
+        case 7: { /* clb_slice: Python's rules, always a view, negative steps included */
+            int axis = (int8_t)fuzz_u8(&in);
+            int64_t ends[2], step = slice_value(&in);
+            for (int e = 0; e < 2; e++) ends[e] = slice_value(&in);
+            size_t before = clb_memory_allocated(ctx);
+            st = clb_slice(v, axis, ends[0], ends[1], step, &next);
+            bool axis_ok = axis >= -clb_tensor_ndim(v) && axis < clb_tensor_ndim(v);
+            check((st == CLB_OK) == (axis_ok && step != 0), "clb_slice: wrong status");
+            if (st != CLB_OK) break;
+            check(clb_memory_allocated(ctx) == before, "clb_slice allocated");
+            int a = axis < 0 ? axis + clb_tensor_ndim(v) : axis;
+            check(clb_tensor_shape(next)[a] == py_slice_len(clb_tensor_shape(v)[a], ends[0], ends[1],
+                                                             step == CLB_NONE ? 1 : step),
+                  "clb_slice: length differs from Python's");
+            break;
+        }
         case 0:
             ndim = fuzz_shape(&in, shape);
             st = clb_broadcast_to(v, ndim, shape, &next);

@@ -72,6 +72,20 @@ static bool blocked_fits(const clb__matmul_op *op)
            op->col_strides[2] == 1 && op->col_strides[0] == 1;
 }
 
+/* GEMMs up to this many multiply-adds (all batches) run on the library's own
+   kernel when no tuning or option says otherwise: its program builds in about a
+   second, CLBlast's GEMM program in several (9 s on PoCL for a (5,6)@(6,7)
+   product), and at this size both are bound by the launch, not the arithmetic. */
+#define SMALL_GEMM_FMAS ((int64_t)1 << 21)
+
+static bool small_gemm(const clb__matmul_op *op)
+{
+    int64_t batch = 1;
+    for (int d = 0; d < op->batch_ndim; d++) batch *= op->batch_shape[d];
+    double fmas = (double)op->m * (double)op->n * (double)op->k * (double)batch;
+    return fmas <= (double)SMALL_GEMM_FMAS;
+}
+
 /* Output rows per item of that kernel (CLB_MM_ROWS there). */
 static int64_t blocked_rows(clb_dtype dtype)
 {
@@ -442,7 +456,10 @@ clb_status clb__cl_matmul(clb_context *ctx, const clb__matmul_op *op, void *cons
     bool blocked = blocked_fits(op) && !force_clblast &&
                    (force_own || prefer_own || !CLB_HAVE_CLBLAST);
 #if CLB_HAVE_CLBLAST
-    if (!blocked && !force_own && (op->dtype == CLB_FLOAT32 || op->dtype == CLB_FLOAT64))
+    bool own_small = !force_clblast && choice != CLB__MM_CHOICE_CLBLAST && small_gemm(op) &&
+                     op->k <= cl->max_trips;
+    if (!blocked && !force_own && !own_small &&
+        (op->dtype == CLB_FLOAT32 || op->dtype == CLB_FLOAT64))
         return run_clblast(ctx, op, handles);
 #else
     (void)force_clblast;

@@ -5,6 +5,7 @@
 #include "dtype.h"
 #include "expr.h"
 #include "host_loops.h"
+#include "host_map.h"
 #include "host_scalar.h"
 #include "fault.h"
 
@@ -62,47 +63,16 @@ static void host_destroy(clb_context *ctx)
     (void)ctx; /* the host backend keeps no state in ctx->impl */
 }
 
-/* ---- element access ------------------------------------------------------- */
-
-/* One strided operand: where its storage starts and how to read/write it. */
-typedef struct operand {
-    char *base;
-    size_t itemsize;
-    clb_dtype dtype;
-    clb__load_fn load;
-    clb__store_fn store;
-} operand;
-
-static operand operand_of(void *handle, clb_dtype dtype)
-{
-    operand o = {(char *)handle, clb_dtype_size(dtype), dtype, clb__loader(dtype),
-                 clb__storer(dtype)};
-    return o;
-}
-
-/* Element `offset` (in elements) of o, converted to dtype `as`. */
-static clb__value read_as(const operand *o, int64_t offset, clb_dtype as)
-{
-    clb__value v = o->load(o->base + offset * (int64_t)o->itemsize);
-    return clb__convert(v, o->dtype, as);
-}
-
-/* Stores v, a value of dtype `from`, into element `offset` of o. */
-static void write_from(const operand *o, int64_t offset, clb__value v, clb_dtype from)
-{
-    o->store(o->base + offset * (int64_t)o->itemsize, clb__convert(v, from, o->dtype));
-}
-
 /* ---- copy ------------------------------------------------------------------- */
 
 typedef struct copy_state {
-    operand dst, src;
+    clb__operand dst, src;
 } copy_state;
 
 static void copy_visit(const int64_t *offsets, void *user)
 {
     const copy_state *s = user;
-    write_from(&s->dst, offsets[0], read_as(&s->src, offsets[1], s->src.dtype), s->src.dtype);
+    clb__operand_write(&s->dst, offsets[0], clb__operand_read(&s->src, offsets[1], s->src.dtype), s->src.dtype);
 }
 
 static clb_status host_copy(clb_context *ctx, const clb__plan *plan, void *const *handles,
@@ -116,72 +86,18 @@ static clb_status host_copy(clb_context *ctx, const clb__plan *plan, void *const
         clb__host_loop_run(loop, clb_dtype_size(dtypes[0]), plan, handles);
         return CLB_OK;
     }
-    copy_state s = {operand_of(handles[0], dtypes[0]), operand_of(handles[1], dtypes[1])};
+    copy_state s = {clb__operand_of(handles[0], dtypes[0]), clb__operand_of(handles[1], dtypes[1])};
     clb__plan_for_each(plan, copy_visit, &s);
     return CLB_OK;
 }
 
 /* ---- map ---------------------------------------------------------------------- */
 
-typedef struct map_state {
-    const clb__map_op *op;
-    operand out;
-    operand in[3];
-    clb_dtype as[3]; /* what each input is converted to before the op */
-} map_state;
-
-static clb__value map_input(const map_state *s, const int64_t *offsets, int k)
-{
-    return read_as(&s->in[k], offsets[k + 1], s->as[k]);
-}
-
-static void unary_visit(const int64_t *offsets, void *user)
-{
-    const map_state *s = user;
-    clb_unary_op op = (clb_unary_op)s->op->op;
-    clb__value r = clb__unary_eval(op, s->op->compute, map_input(s, offsets, 0));
-    write_from(&s->out, offsets[0], r, clb__unary_eval_dtype(op, s->op->compute));
-}
-
-static void binary_visit(const int64_t *offsets, void *user)
-{
-    const map_state *s = user;
-    clb_binary_op op = (clb_binary_op)s->op->op;
-    clb__value r = clb__binary_eval(op, s->op->compute, map_input(s, offsets, 0),
-                                    map_input(s, offsets, 1));
-    write_from(&s->out, offsets[0], r, clb__binary_eval_dtype(op, s->op->compute));
-}
-
-static void where_visit(const int64_t *offsets, void *user)
-{
-    const map_state *s = user;
-    int chosen = map_input(s, offsets, 0).i ? 1 : 2;
-    write_from(&s->out, offsets[0], map_input(s, offsets, chosen), s->op->compute);
-}
-
 static clb_status host_map(clb_context *ctx, const clb__map_op *op, const clb__plan *plan,
                            void *const *handles)
 {
     (void)ctx;
-    clb__host_loop_fn loop = clb__host_loops_enabled ? clb__host_loop_find(op) : NULL;
-    if (loop) {
-        clb__host_loop_run(loop, clb_dtype_size(op->out), plan, handles);
-        return CLB_OK;
-    }
-    map_state s = {.op = op, .out = operand_of(handles[0], op->out)};
-    int nin = plan->nops - 1;
-    for (int k = 0; k < nin; k++) {
-        s.in[k] = operand_of(handles[k + 1], op->in[k]);
-        s.as[k] = op->compute;
-    }
-    clb__plan_visit_fn visit = unary_visit;
-    if (op->kind == CLB__MAP_BINARY)
-        visit = binary_visit;
-    if (op->kind == CLB__MAP_WHERE) {
-        visit = where_visit;
-        s.as[0] = CLB_BOOL; /* the condition is read for its truthiness */
-    }
-    clb__plan_for_each(plan, visit, &s);
+    clb__host_map_run(op, plan, handles);
     return CLB_OK;
 }
 
@@ -226,14 +142,14 @@ typedef struct reduce_state {
     clb_dtype acc_dtype;
     clb__value *acc; /* one per output element */
     int64_t out_start;
-    operand in;
+    clb__operand in;
 } reduce_state;
 
 static void reduce_visit(const int64_t *offsets, void *user)
 {
     reduce_state *s = user;
     clb__value *acc = &s->acc[offsets[0] - s->out_start];
-    *acc = clb__binary_eval(s->fold, s->acc_dtype, *acc, read_as(&s->in, offsets[1], s->acc_dtype));
+    *acc = clb__binary_eval(s->fold, s->acc_dtype, *acc, clb__operand_read(&s->in, offsets[1], s->acc_dtype));
 }
 
 static clb_status host_reduce(clb_context *ctx, const clb__reduce_op *op, const clb__plan *plan,
@@ -247,7 +163,7 @@ static clb_status host_reduce(clb_context *ctx, const clb__reduce_op *op, const 
                          "memory than can be addressed",
                          clb_reduce_op_name(op->op), (long long)op->out_numel);
     reduce_state s = {fold_op(op->op), accumulator_dtype(op->op, op->in), NULL, plan->offsets[0],
-                      operand_of(handles[1], op->in)};
+                      clb__operand_of(handles[1], op->in)};
     s.acc = malloc(n ? n * sizeof *s.acc : 1);
     if (!s.acc)
         return clb__fail(CLB_ERR_OUT_OF_MEMORY,
@@ -258,11 +174,11 @@ static clb_status host_reduce(clb_context *ctx, const clb__reduce_op *op, const 
 
     clb__plan_for_each(plan, reduce_visit, &s);
 
-    operand out = operand_of(handles[0], op->out);
+    clb__operand out = clb__operand_of(handles[0], op->out);
     for (size_t j = 0; j < n; j++) {
         if (op->op == CLB_MEAN) /* an empty mean is 0/0: NaN, as NumPy */
             s.acc[j].d = op->count > 0 ? s.acc[j].d / (double)op->count : NAN;
-        write_from(&out, s.out_start + (int64_t)j, s.acc[j], s.acc_dtype);
+        clb__operand_write(&out, s.out_start + (int64_t)j, s.acc[j], s.acc_dtype);
     }
     free(s.acc);
     return CLB_OK;
@@ -275,7 +191,7 @@ static clb_status host_reduce(clb_context *ctx, const clb__reduce_op *op, const 
    to bool is the OR of the ANDs. */
 typedef struct matmul_state {
     const clb__matmul_op *op;
-    operand x[3]; /* 0 = out, 1 = a, 2 = b */
+    clb__operand x[3]; /* 0 = out, 1 = a, 2 = b */
     clb_dtype acc_dtype;
 } matmul_state;
 
@@ -289,8 +205,8 @@ static clb__value dot(const matmul_state *s, int64_t a_row, int64_t b_col)
     else
         acc.u = 0;
     for (int64_t p = 0; p < op->k; p++) {
-        clb__value x = read_as(&s->x[1], a_row + p * op->col_strides[1], s->acc_dtype);
-        clb__value y = read_as(&s->x[2], b_col + p * op->row_strides[2], s->acc_dtype);
+        clb__value x = clb__operand_read(&s->x[1], a_row + p * op->col_strides[1], s->acc_dtype);
+        clb__value y = clb__operand_read(&s->x[2], b_col + p * op->row_strides[2], s->acc_dtype);
         if (floating)
             acc.d += x.d * y.d;
         else
@@ -308,7 +224,7 @@ static void matrix_visit(const int64_t *offsets, void *user)
         for (int64_t j = 0; j < op->n; j++) {
             clb__value v = dot(s, offsets[1] + i * op->row_strides[1],
                                offsets[2] + j * op->col_strides[2]);
-            write_from(&s->x[0], offsets[0] + i * op->row_strides[0] + j * op->col_strides[0], v,
+            clb__operand_write(&s->x[0], offsets[0] + i * op->row_strides[0] + j * op->col_strides[0], v,
                        s->acc_dtype);
         }
     }
@@ -320,7 +236,7 @@ static clb_status host_matmul(clb_context *ctx, const clb__matmul_op *op, void *
     matmul_state s = {.op = op,
                       .acc_dtype = clb__dtype_is_float(op->dtype) ? CLB_FLOAT64 : CLB_UINT64};
     for (int k = 0; k < 3; k++)
-        s.x[k] = operand_of(handles[k], op->dtype);
+        s.x[k] = clb__operand_of(handles[k], op->dtype);
     /* The batch is walked as a plan over the batch axes (scalar plan without any). */
     clb__plan *batch = malloc(sizeof *batch);
     if (!batch)

@@ -70,6 +70,7 @@ struct clb__cl_kernel_cache {
     pthread_mutex_t lock;
     cl_device_id device;
     bool correct_div_sqrt;
+    bool fp32_denorm; /* float32 subnormals kept, as the host keeps them */
     cl_uint compute_units;
     int64_t streaming_bytes; /* outputs from this size get streaming stores; 0: never */
     clb__cl_kernel *buckets[KERNEL_BUCKETS];
@@ -87,8 +88,10 @@ clb_status clb__cl_kernel_cache_create(cl_device_id device, bool loops,
     }
     c->device = device;
     cl_device_fp_config fp = 0;
-    if (clGetDeviceInfo(device, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, NULL) == CL_SUCCESS)
+    if (clGetDeviceInfo(device, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, NULL) == CL_SUCCESS) {
         c->correct_div_sqrt = (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
+        c->fp32_denorm = (fp & CL_FP_DENORM) != 0;
+    }
     if (clGetDeviceInfo(device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof c->compute_units,
                         &c->compute_units, NULL) != CL_SUCCESS || c->compute_units == 0)
         c->compute_units = 1;
@@ -130,6 +133,11 @@ void clb__cl_kernel_cache_destroy(clb__cl_kernel_cache *c)
 bool clb__cl_correct_div_sqrt(const clb__cl_context *cl)
 {
     return cl->kernels->correct_div_sqrt;
+}
+
+bool clb__cl_fp32_denorm(const clb__cl_context *cl)
+{
+    return cl->kernels->fp32_denorm;
 }
 
 bool clb__cl_streaming(const clb__cl_context *cl, int64_t out_bytes)

@@ -106,6 +106,8 @@ void clb__cl_kernel_cache_destroy(clb__cl_kernel_cache *cache); /* NULL-safe */
 /* Whether the device rounds float32 division and sqrt correctly when asked
    (-cl-fp32-correctly-rounded-divide-sqrt), as the host backend does. */
 bool clb__cl_correct_div_sqrt(const clb__cl_context *cl);
+/* Whether the device keeps float32 subnormals (CL_FP_DENORM), as the host does. */
+bool clb__cl_fp32_denorm(const clb__cl_context *cl);
 /* Whether an output of out_bytes gets streaming stores (CLB_NT, cl/common.cl): on
    CPU devices, from the size of the device's cache (at least 8 MiB) up. */
 bool clb__cl_streaming(const clb__cl_context *cl, int64_t out_bytes);

@@ -9,6 +9,7 @@
 #include "cl_errors.h"
 #include "fault.h"
 #include "host_loops.h"
+#include "host_map.h"
 #include "kernels.h"
 
 #include <stdlib.h>
@@ -46,10 +47,12 @@ static uint64_t spec_key(const map_spec *s)
     return k;
 }
 
-static clb_status build_kernel(clb_context *ctx, const map_spec *s, uint64_t key,
-                               clb__cl_kernel **out)
+#define MAP_OPTIONS_MAX (2 * CLB__KERNEL_OPTIONS_MAX) /* 12 defines and a flag */
+
+/* The program's build options: the specialisation, and correct rounding where
+   the device offers it. */
+static clb_status map_options(clb__cl_context *cl, const map_spec *s, char *options, size_t cap)
 {
-    clb__cl_context *cl = clb__cl_impl(ctx);
     const clb__map_op *op = s->op;
     clb__kernel_define defs[] = {
         {"CLB_KIND", op->kind},
@@ -65,22 +68,27 @@ static clb_status build_kernel(clb_context *ctx, const map_spec *s, uint64_t key
         {"CLB_BLOCKED", s->blocked},
         {"CLB_NT", s->nt},
     };
-    char options[2 * CLB__KERNEL_OPTIONS_MAX]; /* 12 defines and a flag */
-    clb_status st = clb__kernel_options(defs, (int)(sizeof defs / sizeof defs[0]), options,
-                                        sizeof options);
+    clb_status st = clb__kernel_options(defs, (int)(sizeof defs / sizeof defs[0]), options, cap);
     if (st != CLB_OK) return st;
     /* The host divides and takes square roots correctly rounded; OpenCL allows
        float32 a few ulp unless asked, which devices that can do it honour. */
     if (clb__cl_correct_div_sqrt(cl)) {
         static const char flag[] = " -cl-fp32-correctly-rounded-divide-sqrt";
         size_t len = strlen(options);
-        if (len + sizeof flag > sizeof options)
+        if (len + sizeof flag > cap)
             return clb__fail(CLB_ERR_INVALID_ARGUMENT, "kernel build options longer than %zu bytes",
-                             sizeof options);
+                             cap);
         memcpy(options + len, flag, sizeof flag);
     }
+    return CLB_OK;
+}
+
+static clb_status build_kernel(clb_context *ctx, const char *options, uint64_t key,
+                               clb__cl_kernel **out)
+{
+    clb__cl_context *cl = clb__cl_impl(ctx);
     cl_program program = NULL;
-    st = clb__program_cache_get(cl->programs, CLB__KERNEL_MAP, options, &program);
+    clb_status st = clb__program_cache_get(cl->programs, CLB__KERNEL_MAP, options, &program);
     if (st != CLB_OK) return st;
     st = clb__cl_check_args(cl, CLB__KERNEL_MAP, program);
     if (st != CLB_OK) return st;
@@ -187,6 +195,79 @@ static bool run_on_host(clb__cl_context *cl, const clb__map_op *op, const clb__p
     return true;
 }
 
+/* Whether the host's scalar rule gives this device's result bit for bit: every
+   integer and bool op; float ops but the transcendental functions and powers
+   (the device's libm rounds its own way), with division and square roots only
+   where the device rounds them correctly and subnormals where it keeps them. */
+static bool exact_on_host(const clb__cl_context *cl, const clb__map_op *op)
+{
+    clb_dtype c = op->compute;
+    if (c != CLB_FLOAT16 && c != CLB_FLOAT32 && c != CLB_FLOAT64) return true;
+    if (op->kind == CLB__MAP_WHERE) return true;
+    if (c != CLB_FLOAT64 && !clb__cl_fp32_denorm(cl)) return false;
+    bool unary = op->kind == CLB__MAP_UNARY;
+    if (unary && op->op >= CLB_EXP && op->op <= CLB_SIGMOID) return false;
+    if (!unary && op->op == CLB_POW) return false;
+    bool rounds = unary ? op->op == CLB_SQRT || op->op == CLB_RSQRT
+                        : op->op == CLB_DIV || op->op == CLB_FLOOR_DIV || op->op == CLB_MOD;
+    return !rounds || c == CLB_FLOAT64 || clb__cl_correct_div_sqrt(cl);
+}
+
+/* A launch of a freshly built map program that does nothing (no rows), on one
+   work item in a group of one, the groups CPU devices that run work-groups as
+   loops are given (clb__cl_rows_geometry): PoCL finishes compiling a kernel at
+   its first launch per group size, which the background thread then pays. */
+static void warm_map(cl_program program, void *user)
+{
+    clb__cl_context *cl = user;
+    cl_int err = CL_SUCCESS;
+    cl_kernel kernel = clCreateKernel(program, clb__kernel_function(CLB__KERNEL_MAP), &err);
+    if (err != CL_SUCCESS) return;
+    cl_uint nargs = 0, arg = 0;
+    cl_mem none = NULL;
+    cl_long16 zero;
+    memset(&zero, 0, sizeof zero);
+    err = clGetKernelInfo(kernel, CL_KERNEL_NUM_ARGS, sizeof nargs, &nargs, NULL);
+    for (; err == CL_SUCCESS && arg < MAP_OPS; arg++) err = clSetKernelArg(kernel, arg, sizeof none, &none);
+    for (int v = 0; err == CL_SUCCESS && v < CLB_MAP_ARGS_VECS; v++, arg++)
+        err = clSetKernelArg(kernel, arg, sizeof zero, &zero);
+    if (err == CL_SUCCESS && arg < nargs) err = clSetKernelArg(kernel, arg, sizeof none, &none);
+    size_t one[2] = {1, 1};
+    cl_event done = NULL;
+    if (err == CL_SUCCESS &&
+        clEnqueueNDRangeKernel(cl->queue, kernel, 2, NULL, one, one, 0, NULL, &done) == CL_SUCCESS) {
+        clWaitForEvents(1, &done);
+        clReleaseEvent(done);
+    }
+    clReleaseKernel(kernel);
+}
+
+/* The first tier of a cold start: on a CPU device whose storage the host shares
+   (as for tiny maps), a map whose program is neither in memory nor in the disk
+   cache runs on this thread with the host's scalar rules, and the program
+   compiles on the program cache's background thread; a later call finds it
+   and launches. Only ops whose host result is the device's bit for bit take
+   this path, so when a program arrives never changes a result. Off with
+   CLB_HOST_TINY=0 (always launch). */
+static bool first_tier(clb__cl_context *cl, const clb__map_op *op, const clb__plan *plan,
+                       void *const *handles, const char *options, clb_status *st)
+{
+    if (cl->host_tiny_max <= 0 || !exact_on_host(cl, op)) return false;
+    if (clb__program_cache_ready(cl->programs, CLB__KERNEL_MAP, options)) return false;
+    void *bases[CLB__MAX_OPERANDS];
+    for (int k = 0; k < plan->nops; k++)
+        if (!(bases[k] = clb__buffer_host_ptr(&cl->buffers, (cl_mem)handles[k]))) return false;
+    clb__program_cache_prefetch(cl->programs, CLB__KERNEL_MAP, options, warm_map, cl);
+    cl_int err = clFinish(cl->queue);
+    if (err != CL_SUCCESS) {
+        *st = clb__cl_fail(err, "clFinish");
+        return true;
+    }
+    clb__host_map_run(op, plan, bases);
+    *st = CLB_OK;
+    return true;
+}
+
 clb_status clb__cl_map(clb_context *ctx, const clb__map_op *op, const clb__plan *plan,
                        void *const *handles)
 {
@@ -225,7 +306,11 @@ clb_status clb__cl_map(clb_context *ctx, const clb__map_op *op, const clb__plan 
     uint64_t key = spec_key(&s);
     clb__cl_kernel *k = clb__cl_kernel_find(cl, CLB__KERNEL_MAP, key);
     if (!k) {
-        clb_status st = build_kernel(ctx, &s, key, &k);
+        char options[MAP_OPTIONS_MAX];
+        clb_status st = map_options(cl, &s, options, sizeof options);
+        if (st != CLB_OK) return st;
+        if (first_tier(cl, op, plan, handles, options, &st)) return st;
+        st = build_kernel(ctx, options, key, &k);
         if (st != CLB_OK) return st;
     }
     /* From here the kernel cache is locked until every piece is enqueued. */

@@ -38,12 +38,26 @@
 typedef struct entry {
     struct entry *next;
     clb__kernel_id id;
-    cl_program program;
-    char options[]; /* the key, with id */
+    cl_program program; /* NULL while a thread builds it (outside the lock) */
+    char options[];     /* the key, with id */
 } entry;
+
+/* A build asked for ahead of use (clb__program_cache_prefetch). */
+typedef struct job {
+    struct job *next;
+    clb__kernel_id id;
+    clb__program_warm_fn warm;
+    void *warm_user;
+    char options[];
+} job;
 
 struct clb__program_cache {
     pthread_mutex_t lock;
+    pthread_cond_t built;  /* an entry's build ended (program set, or the entry removed) */
+    pthread_cond_t queued; /* a job arrived, or the cache is being destroyed */
+    job *jobs, **jobs_tail;
+    bool worker_started, stopping;
+    pthread_t worker;
     cl_context context;
     cl_device_id device;
     char device_name[256];
@@ -305,6 +319,18 @@ clb_status clb__program_cache_create(cl_context context, cl_device_id device,
         free(c);
         return clb__fail(CLB_ERR_OUT_OF_MEMORY, "cannot create the program cache's mutex");
     }
+    if (pthread_cond_init(&c->built, NULL) != 0) {
+        pthread_mutex_destroy(&c->lock);
+        free(c);
+        return clb__fail(CLB_ERR_OUT_OF_MEMORY, "cannot create the program cache's condition");
+    }
+    if (pthread_cond_init(&c->queued, NULL) != 0) {
+        pthread_cond_destroy(&c->built);
+        pthread_mutex_destroy(&c->lock);
+        free(c);
+        return clb__fail(CLB_ERR_OUT_OF_MEMORY, "cannot create the program cache's condition");
+    }
+    c->jobs_tail = &c->jobs;
     c->context = context;
     c->device = device;
     snprintf(c->device_name, sizeof c->device_name, "%s", info->name);
@@ -319,6 +345,15 @@ clb_status clb__program_cache_create(cl_context context, cl_device_id device,
 void clb__program_cache_destroy(clb__program_cache *c)
 {
     if (!c) return;
+    /* The worker drains its queue first (the context must outlive its builds),
+       so the disk cache holds every program this process asked for and the
+       next process starts warm. */
+    pthread_mutex_lock(&c->lock);
+    c->stopping = true;
+    pthread_cond_broadcast(&c->queued);
+    bool started = c->worker_started;
+    pthread_mutex_unlock(&c->lock);
+    if (started) pthread_join(c->worker, NULL);
     for (int b = 0; b < BUCKETS; b++) {
         entry *e = c->buckets[b];
         while (e) {
@@ -328,8 +363,37 @@ void clb__program_cache_destroy(clb__program_cache *c)
             e = next;
         }
     }
+    pthread_cond_destroy(&c->queued);
+    pthread_cond_destroy(&c->built);
     pthread_mutex_destroy(&c->lock);
     free(c);
+}
+
+/* The entry of (id, options) in bucket b, or NULL. Called with the lock held. */
+static entry *find(clb__program_cache *c, unsigned b, clb__kernel_id id, const char *options)
+{
+    for (entry *e = c->buckets[b]; e; e = e->next)
+        if (e->id == id && strcmp(e->options, options) == 0) return e;
+    return NULL;
+}
+
+static void unlink_entry(clb__program_cache *c, unsigned b, entry *gone)
+{
+    for (entry **p = &c->buckets[b]; *p; p = &(*p)->next)
+        if (*p == gone) {
+            *p = gone->next;
+            return;
+        }
+}
+
+/* The device's quirk workarounds (cl_quirks.c) join every build: the full
+   option string, malloc'd (NULL when out of memory). */
+static char *full_options(const clb__program_cache *c, const char *options)
+{
+    size_t full_len = strlen(options) + strlen(c->quirk_options) + 1;
+    char *full = malloc(full_len);
+    if (full) snprintf(full, full_len, "%s%s", options, c->quirk_options);
+    return full;
 }
 
 clb_status clb__program_cache_get(clb__program_cache *c, clb__kernel_id id, const char *options,
@@ -338,54 +402,133 @@ clb_status clb__program_cache_get(clb__program_cache *c, clb__kernel_id id, cons
     *out = NULL;
     unsigned b = bucket_of(id, options);
     pthread_mutex_lock(&c->lock);
-    for (entry *e = c->buckets[b]; e; e = e->next) {
-        if (e->id == id && strcmp(e->options, options) == 0) {
-            c->stats.hits++;
-            *out = e->program;
-            pthread_mutex_unlock(&c->lock);
-            return CLB_OK;
-        }
+    entry *e = find(c, b, id, options);
+    /* Another thread builds it (a prefetch, or a concurrent first use): wait
+       for it rather than compile the same program twice. */
+    while (e && !e->program) {
+        pthread_cond_wait(&c->built, &c->lock);
+        e = find(c, b, id, options);
     }
-
-    clb_status st = CLB_OK;
+    if (e) {
+        c->stats.hits++;
+        *out = e->program;
+        pthread_mutex_unlock(&c->lock);
+        return CLB_OK;
+    }
+    /* Ours to build: a placeholder holds the key while the lock is free, so other
+       programs' lookups never wait for this compiler run. */
     size_t opt_len = strlen(options);
-    entry *e = malloc(sizeof *e + opt_len + 1);
-    char *key = malloc(PATH_CAP), *path = malloc(PATH_CAP), *full = NULL;
-    cl_program prog = NULL;
-    if (!e || !key || !path)
-        CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory caching an OpenCL program");
-    /* The device's quirk workarounds (cl_quirks.c) join every build. */
-    size_t full_len = opt_len + strlen(c->quirk_options) + 1;
-    full = malloc(full_len);
-    if (!full) CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory caching an OpenCL program");
-    snprintf(full, full_len, "%s%s", options, c->quirk_options);
-
-    bool on_disk = disk_key(c, id, full, key, PATH_CAP, path, PATH_CAP);
-    if (on_disk) prog = disk_load(c, key, path, full);
-    if (prog) {
-        c->stats.binary_loads++;
-    } else {
-        CLB_TRY(build_source(c, id, full, &prog));
-        c->stats.source_builds++;
-        if (on_disk) disk_save(c, key, path, prog);
+    e = malloc(sizeof *e + opt_len + 1);
+    if (!e) {
+        pthread_mutex_unlock(&c->lock);
+        return clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory caching an OpenCL program");
     }
-
     e->id = id;
-    e->program = prog;
+    e->program = NULL;
     memcpy(e->options, options, opt_len + 1);
     e->next = c->buckets[b];
     c->buckets[b] = e;
-    c->stats.entries++;
-    *out = prog;
-    e = NULL;
+    pthread_mutex_unlock(&c->lock);
+
+    clb_status st = CLB_OK;
+    char *key = malloc(PATH_CAP), *path = malloc(PATH_CAP), *full = full_options(c, options);
+    cl_program prog = NULL;
+    bool loaded = false;
+    if (!key || !path || !full)
+        CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory caching an OpenCL program");
+    bool on_disk = disk_key(c, id, full, key, PATH_CAP, path, PATH_CAP);
+    if (on_disk) prog = disk_load(c, key, path, full);
+    if (prog) {
+        loaded = true;
+    } else {
+        CLB_TRY(build_source(c, id, full, &prog));
+        if (on_disk) disk_save(c, key, path, prog);
+    }
 
 cleanup:
+    pthread_mutex_lock(&c->lock);
+    if (prog) {
+        e->program = prog;
+        if (loaded) c->stats.binary_loads++;
+        else c->stats.source_builds++;
+        c->stats.entries++;
+        *out = prog;
+    } else {
+        unlink_entry(c, b, e); /* the next use tries again and reports its own error */
+        free(e);
+    }
+    pthread_cond_broadcast(&c->built);
     pthread_mutex_unlock(&c->lock);
-    free(e);
     free(key);
     free(path);
     free(full);
     return st;
+}
+
+bool clb__program_cache_ready(clb__program_cache *c, clb__kernel_id id, const char *options)
+{
+    unsigned b = bucket_of(id, options);
+    pthread_mutex_lock(&c->lock);
+    entry *e = find(c, b, id, options);
+    bool ready = e && e->program;
+    pthread_mutex_unlock(&c->lock);
+    if (ready || e) return ready; /* being built: not ready yet */
+    char *key = malloc(PATH_CAP), *path = malloc(PATH_CAP), *full = full_options(c, options);
+    if (key && path && full && disk_key(c, id, full, key, PATH_CAP, path, PATH_CAP))
+        ready = access(path, R_OK) == 0;
+    free(key);
+    free(path);
+    free(full);
+    return ready;
+}
+
+/* The background builder: takes queued jobs in order until the cache goes. Its
+   errors are dropped: the first use builds again and reports them. */
+static void *worker_main(void *arg)
+{
+    clb__program_cache *c = arg;
+    pthread_mutex_lock(&c->lock);
+    for (;;) {
+        while (!c->jobs && !c->stopping) pthread_cond_wait(&c->queued, &c->lock);
+        if (!c->jobs) break; /* stopping, and nothing left to build */
+        job *j = c->jobs;
+        c->jobs = j->next;
+        if (!c->jobs) c->jobs_tail = &c->jobs;
+        pthread_mutex_unlock(&c->lock);
+        cl_program built = NULL;
+        if (clb__program_cache_get(c, j->id, j->options, &built) == CLB_OK && j->warm)
+            j->warm(built, j->warm_user);
+        free(j);
+        pthread_mutex_lock(&c->lock);
+    }
+    pthread_mutex_unlock(&c->lock);
+    return NULL;
+}
+
+void clb__program_cache_prefetch(clb__program_cache *c, clb__kernel_id id, const char *options,
+                                 clb__program_warm_fn warm, void *warm_user)
+{
+    unsigned b = bucket_of(id, options);
+    size_t len = strlen(options);
+    pthread_mutex_lock(&c->lock);
+    bool known = find(c, b, id, options) != NULL;
+    for (job *j = c->jobs; j && !known; j = j->next) known = j->id == id && strcmp(j->options, options) == 0;
+    if (!known && !c->stopping) {
+        if (!c->worker_started)
+            c->worker_started = pthread_create(&c->worker, NULL, worker_main, c) == 0;
+        job *j = c->worker_started ? malloc(sizeof *j + len + 1) : NULL;
+        if (j) { /* no memory or no thread: the first use builds it as before */
+            j->next = NULL;
+            j->id = id;
+            j->warm = warm;
+            j->warm_user = warm_user;
+            memcpy(j->options, options, len + 1);
+            *c->jobs_tail = j;
+            c->jobs_tail = &j->next;
+            pthread_cond_signal(&c->queued);
+        }
+    }
+    pthread_mutex_unlock(&c->lock);
 }
 
 void clb__program_cache_get_stats(clb__program_cache *c, clb__program_cache_stats *out)

@@ -23,10 +23,27 @@ clb_status clb__program_cache_create(cl_context context, cl_device_id device,
 void clb__program_cache_destroy(clb__program_cache *cache); /* NULL-safe; releases the programs */
 
 /* The program for (id, options), built on first use. The program stays owned by
-   the cache (valid until it is destroyed). Thread-safe. A compiler error is
-   CLB_ERR_BUILD with the build log in the message. */
+   the cache (valid until it is destroyed). Thread-safe: the compiler runs
+   outside the cache's lock, and a caller asking for a program another thread is
+   building waits for that build. A compiler error is CLB_ERR_BUILD with the
+   build log in the message. */
 clb_status clb__program_cache_get(clb__program_cache *cache, clb__kernel_id id,
                                   const char *options, cl_program *out);
+/* Whether clb__program_cache_get would answer without the compiler: the program
+   is in memory, or its binary is in the disk cache. */
+bool clb__program_cache_ready(clb__program_cache *cache, clb__kernel_id id, const char *options);
+/* Run by the background thread on a program it built: a driver that compiles
+   the rest of a kernel at its first launch (PoCL: per work-group size) does it
+   there, not in the next process's first call. */
+typedef void (*clb__program_warm_fn)(cl_program program, void *user);
+/* Queues a build of (id, options) on the cache's background thread (started on
+   first use; clb__program_cache_destroy lets it drain its queue, so the disk
+   cache holds every program a process asked for, and joins it), so a later
+   clb__program_cache_get finds it ready; then warm(program, warm_user) unless
+   warm is NULL. Nothing when it is known or queued already; errors are left for
+   the first real use to report. */
+void clb__program_cache_prefetch(clb__program_cache *cache, clb__kernel_id id,
+                                 const char *options, clb__program_warm_fn warm, void *warm_user);
 
 typedef struct clb__program_cache_stats {
     unsigned long hits;          /* found in memory */

@@ -108,6 +108,10 @@ void clb__cl_kernel_cache_destroy(clb__cl_kernel_cache *cache); /* NULL-safe */
 bool clb__cl_correct_div_sqrt(const clb__cl_context *cl);
 /* Whether the device keeps float32 subnormals (CL_FP_DENORM), as the host does. */
 bool clb__cl_fp32_denorm(const clb__cl_context *cl);
+
+/* Maps the first tier ran on the host while their program was built (cl_map.c);
+   read by tests. */
+extern _Atomic long clb__cl_first_tier_runs;
 /* Whether an output of out_bytes gets streaming stores (CLB_NT, cl/common.cl): on
    CPU devices, from the size of the device's cache (at least 8 MiB) up. */
 bool clb__cl_streaming(const clb__cl_context *cl, int64_t out_bytes);

@@ -213,6 +213,8 @@ static bool exact_on_host(const clb__cl_context *cl, const clb__map_op *op)
     return !rounds || c == CLB_FLOAT64 || clb__cl_correct_div_sqrt(cl);
 }
 
+_Atomic long clb__cl_first_tier_runs = 0;
+
 /* A launch of a freshly built map program that does nothing (no rows), on one
    work item in a group of one, the groups CPU devices that run work-groups as
    loops are given (clb__cl_rows_geometry): PoCL finishes compiling a kernel at
@@ -264,6 +266,7 @@ static bool first_tier(clb__cl_context *cl, const clb__map_op *op, const clb__pl
         return true;
     }
     clb__host_map_run(op, plan, bases);
+    clb__cl_first_tier_runs++;
     *st = CLB_OK;
     return true;
 }

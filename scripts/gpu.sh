@@ -118,6 +118,9 @@ gpu_check() {
     CLB_CACHE_DIR=$PWD/$build/kernel-cache "$build/cli/clb" bench --device "$require" \
         --json "$out/bench.json" --plot "$out/bench.svg" >"$out/bench.txt" 2>"$out/bench.err" || rc=1
     cat "$out/bench.txt"
+    # 5. Cold start: first result and the fixed sweep in fresh processes, empty caches.
+    "$build/bench/bench_cold" --device "$require" >"$out/cold.txt" 2>&1 || rc=1
+    cat "$out/cold.txt"
     echo "gpu-check: $( ((rc == 0)) && echo passed || echo FAILED) in $(($(date +%s) - t0)) s; files in $out"
     return $rc
 }

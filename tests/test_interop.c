@@ -97,9 +97,12 @@ static int opencl_devices(void)
 /* driver_holds: after the library ran a kernel on the buffer, a driver may keep
    it referenced from the kernel object's arguments (rusticl does; the library
    keeps kernel objects for reuse) until the context goes; the library's own
-   references are then a lower bound. Every release order ends at the baseline. */
+   references are then a lower bound. Every release order ends at the baseline.
+   Counted once the queue has drained: a queued command (the unmap ending a read)
+   holds its queue until it completes. */
 #define EXPECT_REFS(step, c, q, m, dc, dq, dm)                                                    \
     do {                                                                                           \
+        clFinish(q);                                                                               \
         cl_uint c_ = ctx_refs(c), q_ = queue_refs(q), m_ = (m) ? mem_refs(m) : 0;                  \
         printf("  %-44s context %+d  queue %+d  buffer %+d\n", step, (int)c_ - (int)c0,            \
                (int)q_ - (int)q0, (m) ? (int)m_ - (int)m0 : 0);                                    \

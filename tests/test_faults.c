@@ -170,6 +170,7 @@ static clb_status c_from_cl_buffer(fixture *f, clb_tensor **o, void *h)
     size_t off = 0;
     if (clb_tensor_get_cl_buffer(f->a, &buf, &off) == CLB_OK) {
         clb_tensor *w = NULL;
+        o[0] = NULL; /* the op below never runs when the wrap fails */
         clb_status st = clb_tensor_from_cl_buffer(f->ctx, buf, off + 8 * sizeof(float),
                                                   CLB_FLOAT32, 2, (const int64_t[]){2, 3},
                                                   (const int64_t[]){-2, -1}, &w);

@@ -139,7 +139,7 @@ CLB_API clb_status clb_cast(const clb_tensor *t, clb_dtype dtype, clb_tensor **o
    dst is t's own context the result equals clb_contiguous(t) (a new reference to
    t if it is already contiguous). An op given tensors of different contexts
    returns CLB_ERR_INVALID_ARGUMENT and its message names both devices.
-   This implementation: two contexts on one cl_context copy with clEnqueueCopyBuffer
+   This implementation: two contexts on one cl_context copy with a device kernel
    (the source's queue and dst's ordered by events, no host wait); a source whose
    memory the host reads in place (CPU devices, integrated GPUs) is written into dst
    in one copy; other pairs stage through a host buffer. The call returns once the

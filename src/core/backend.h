@@ -82,7 +82,7 @@ typedef struct clb__backend {
     bool (*eval_hoists)(const clb_context *ctx);
     /* nbytes of plain bytes from storage of another context `src` of the same backend
        into dst's storage, without staging them in a host buffer where the backend can
-       (OpenCL: one cl_context -> clEnqueueCopyBuffer; a source the host reads in
+       (OpenCL: one cl_context -> a copy kernel; a source the host reads in
        place -> one write), ordered after src's queued work. *done false: not possible
        here, nothing done, no error recorded; the caller stages through host memory.
        NULL: never possible. */

@@ -135,6 +135,25 @@ static void expect_refs(const refs_base *b, const char *step, cl_context c, cl_c
 }
 #define EXPECT_REFS(step, c, q, m, dc, dq, dm) expect_refs(&base, step, c, q, m, dc, dq, dm)
 
+/* The baseline, once the counts have stopped moving (the initial write's command
+   may still be letting go of the context on the driver's thread). */
+static refs_base settled_base(const char *device, cl_context c, cl_command_queue q, cl_mem m)
+{
+    refs_base b = {device, 0, 0, 0, false}, prev = b;
+    int same = 0;
+    for (int tries = 0; tries < 400 && same < 5; tries++) {
+        clFinish(q);
+        b.c0 = ctx_refs(c);
+        b.q0 = queue_refs(q);
+        b.m0 = mem_refs(m);
+        same = tries && b.c0 == prev.c0 && b.q0 == prev.q0 && b.m0 == prev.m0 ? same + 1 : 0;
+        prev = b;
+        struct timespec ts = {0, 2000000};
+        nanosleep(&ts, NULL);
+    }
+    return b;
+}
+
 static void test_refcounts(void **state)
 {
     (void)state;
@@ -146,7 +165,7 @@ static void test_refcounts(void **state)
         float init[16] = {0};
         cl_mem buf = app_buffer(&a, 16, init);
         clFinish(a.queue);
-        refs_base base = {a.name, ctx_refs(a.context), queue_refs(a.queue), mem_refs(buf), false};
+        refs_base base = settled_base(a.name, a.context, a.queue, buf);
         printf("%s (baseline: context %u, queue %u, buffer %u)\n", a.name, base.c0, base.q0,
                base.m0);
 

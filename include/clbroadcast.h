@@ -132,6 +132,20 @@ CLB_API clb_status clb_contiguous(const clb_tensor *t, clb_tensor **out); /* new
 CLB_API clb_status clb_repeat(const clb_tensor *t, int ndim, const int64_t *reps, clb_tensor **out); /* torch.Tensor.repeat */
 CLB_API clb_status clb_cast(const clb_tensor *t, clb_dtype dtype, clb_tensor **out);
 
+/* ---- tensors across devices -------------------------------------------- */
+/* A C-contiguous copy of t's logical values on dst's device (any two contexts: host
+   backend and OpenCL devices of any platforms). Same-platform OpenCL devices copy
+   device to device where the driver allows; otherwise through host memory. When
+   dst is t's own context the result equals clb_contiguous(t) (a new reference to
+   t if it is already contiguous). An op given tensors of different contexts
+   returns CLB_ERR_INVALID_ARGUMENT and its message names both devices.
+   This implementation: two contexts on one cl_context copy with a device kernel
+   (the source's queue and dst's ordered by events, no host wait); a source whose
+   memory the host reads in place (CPU devices, integrated GPUs) is written into dst
+   in one copy; other pairs stage through a host buffer. The call returns once the
+   copy is queued (on one cl_context) or done. */
+CLB_API clb_status clb_tensor_to_context(const clb_tensor *t, clb_context *dst, clb_tensor **out);
+
 /* ---- element-wise with broadcasting ------------------------------------ */
 typedef enum clb_binary_op {
     CLB_ADD = 0, CLB_SUB, CLB_MUL, CLB_DIV /* true division: ints -> float64 */,

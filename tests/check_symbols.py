@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """The shared library exports exactly the functions the public header declares.
 
-Usage: check_symbols.py LIBRARY HEADER
+Usage: check_symbols.py LIBRARY HEADER [HEADER...]
 
-Every `CLB_API` declaration in HEADER must be a defined dynamic symbol of
+Every `CLB_API` declaration in the HEADERs must be a defined dynamic symbol of
 LIBRARY (`nm -D --defined-only`), and LIBRARY must export nothing else apart
 from the symbols the toolchain itself adds. Prints the differences and exits
 1 if there are any (libinput's symbols-leak-test, in Python)."""
@@ -50,10 +50,13 @@ def library_symbols(path):
 
 
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) < 3:
         sys.exit(__doc__)
-    lib, header = sys.argv[1], sys.argv[2]
-    declared = header_functions(header)
+    lib, headers = sys.argv[1], sys.argv[2:]
+    header = " + ".join(headers)
+    declared = set()
+    for h in headers:
+        declared |= header_functions(h)
     exported = library_symbols(lib)
     if not declared:
         sys.exit(f"check_symbols: no CLB_API declarations found in {header}")

@@ -13,6 +13,10 @@
 
 #include "fault.h"
 
+#if CLB_HAVE_OPENCL
+#include "clbroadcast_cl.h"
+#endif
+
 #include <limits.h>
 #include <stdbool.h>
 
@@ -26,6 +30,9 @@ typedef struct fixture {
     clb_tensor *at;   /* a permuted: a view, (4, 3) */
     clb_tensor *wide; /* col broadcast to (3, 5): a view */
     clb_tensor *rev;  /* a[::-1, ::-2]: a view with negative strides, (3, 2) */
+    clb_context *host; /* the host backend, for clb_tensor_to_context */
+    clb_context *twin; /* a second context on the same device */
+    clb_tensor *hwide; /* on host: float32 (4,) broadcast to (3, 4) */
 } fixture;
 
 /* One public call; outputs (tensors, or bytes for to_host) go to outs/host. */
@@ -138,6 +145,44 @@ static clb_status c_stack(fixture *f, clb_tensor **o, void *h)
     return clb_stack(2, in, 0, &o[0]);
 }
 
+static clb_status c_to_host_ctx(fixture *f, clb_tensor **o, void *h)
+{
+    (void)h;
+    return clb_tensor_to_context(f->rev, f->host, &o[0]);
+}
+static clb_status c_from_host_ctx(fixture *f, clb_tensor **o, void *h)
+{
+    (void)h;
+    return clb_tensor_to_context(f->hwide, f->ctx, &o[0]);
+}
+static clb_status c_to_twin(fixture *f, clb_tensor **o, void *h)
+{
+    (void)h;
+    return clb_tensor_to_context(f->at, f->twin, &o[0]);
+}
+/* A view over the storage's own cl_mem (clb_tensor_from_cl_buffer) into an op; on
+   the host backend, which has no cl_mem, the op on the tensor itself. */
+static clb_status c_from_cl_buffer(fixture *f, clb_tensor **o, void *h)
+{
+    (void)h;
+#if CLB_HAVE_OPENCL
+    cl_mem buf = NULL;
+    size_t off = 0;
+    if (clb_tensor_get_cl_buffer(f->a, &buf, &off) == CLB_OK) {
+        clb_tensor *w = NULL;
+        o[0] = NULL; /* the op below never runs when the wrap fails */
+        clb_status st = clb_tensor_from_cl_buffer(f->ctx, buf, off + 8 * sizeof(float),
+                                                  CLB_FLOAT32, 2, (const int64_t[]){2, 3},
+                                                  (const int64_t[]){-2, -1}, &w);
+        if (st != CLB_OK) return st;
+        st = clb_binary(CLB_MUL, w, w, &o[0]);
+        clb_tensor_release(w);
+        return st;
+    }
+#endif
+    return clb_binary(CLB_MUL, f->rev, f->rev, &o[0]);
+}
+
 static const call calls[] = {
     {"from_host", c_from_host, 1},         {"empty", c_empty, 1},
     {"broadcast_to", c_broadcast_to, 1},   {"broadcast_tensors", c_broadcast_tensors, 2},
@@ -149,6 +194,10 @@ static const call calls[] = {
     {"slice", c_slice, 1},                 {"contiguous (negative strides)", c_contiguous_rev, 1},
     {"binary mul (negative strides)", c_binary_rev, 1},
     {"concat", c_concat, 1},               {"stack", c_stack, 1},
+    {"to_context (to host)", c_to_host_ctx, 1},
+    {"to_context (from host)", c_from_host_ctx, 1},
+    {"to_context (twin)", c_to_twin, 1},
+    {"from_cl_buffer", c_from_cl_buffer, 1},
 };
 #define NCALLS ((int)(sizeof calls / sizeof calls[0]))
 
@@ -170,6 +219,11 @@ static void make_fixture(fixture *f, const char *selector)
     CLBT_OK(clb_slice(f->a, 0, CLB_NONE, CLB_NONE, -1, &r));
     CLBT_OK(clb_slice(r, 1, CLB_NONE, CLB_NONE, -2, &f->rev));
     clb_tensor_release(r);
+    CLBT_OK(clb_context_create("host", &f->host));
+    CLBT_OK(clb_context_create(selector, &f->twin));
+    clb_tensor *hb = clbt_tensor(f->host, CLB_FLOAT32, 1, (const int64_t[]){4}, bias);
+    CLBT_OK(clb_broadcast_to(hb, 2, (const int64_t[]){3, 4}, &f->hwide));
+    clb_tensor_release(hb);
 }
 
 static void free_fixture(fixture *f)
@@ -181,8 +235,11 @@ static void free_fixture(fixture *f)
     clb_tensor_release(f->at);
     clb_tensor_release(f->wide);
     clb_tensor_release(f->rev);
+    clb_tensor_release(f->hwide);
     CLBT_OK(clb_finish(f->ctx));
     clb_context_release(f->ctx);
+    clb_context_release(f->host);
+    clb_context_release(f->twin);
 }
 
 /* Result bytes of a successful call (all outputs concatenated). */

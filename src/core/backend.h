@@ -80,6 +80,15 @@ typedef struct clb__backend {
        devices); a GPU is bound by memory on these kernels, and the extra launch
        would cost more than the recomputation it saves. */
     bool (*eval_hoists)(const clb_context *ctx);
+    /* nbytes of plain bytes from storage of another context `src` of the same backend
+       into dst's storage, without staging them in a host buffer where the backend can
+       (OpenCL: one cl_context -> a copy kernel; a source the host reads in
+       place -> one write), ordered after src's queued work. *done false: not possible
+       here, nothing done, no error recorded; the caller stages through host memory.
+       NULL: never possible. */
+    clb_status (*copy_from)(clb_context *dst, void *dst_handle, size_t dst_offset,
+                            clb_context *src, void *src_handle, size_t src_offset,
+                            size_t nbytes, bool *done);
 } clb__backend;
 
 /* Fills ctx->backend, ctx->impl and ctx->info for the host backend. */

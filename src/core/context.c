@@ -15,6 +15,27 @@ clb_status clb__check_context(const clb_context *ctx, const char *what)
     return CLB_OK;
 }
 
+clb_status clb__context_new(clb_context **out)
+{
+    clb_context *ctx = calloc(1, sizeof *ctx);
+    *out = ctx;
+    if (!ctx) return clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a context");
+    atomic_init(&ctx->refs, 1);
+    atomic_init(&ctx->user_released, false);
+    atomic_init(&ctx->allocated, 0);
+    atomic_init(&ctx->reserved, 0);
+    pthread_mutex_init(&ctx->pool_lock, NULL);
+    clb__options_read(&ctx->options);
+    return CLB_OK;
+}
+
+void clb__context_discard(clb_context *ctx)
+{
+    if (!ctx) return;
+    pthread_mutex_destroy(&ctx->pool_lock);
+    free(ctx); /* a failed backend init leaves nothing in ctx->impl */
+}
+
 void clb__context_retain(clb_context *ctx)
 {
     atomic_fetch_add(&ctx->refs, 1);

@@ -37,6 +37,8 @@ typedef struct clb__storage {
     size_t nbytes;    /* what the tensor asked for: counted by clb_memory_allocated */
     size_t capacity;  /* the block's real size (a pool size class) */
     void *handle;     /* host backend: malloc'd block; OpenCL: cl_mem */
+    bool wrapped;     /* the application's buffer (clb_tensor_from_cl_buffer): nbytes is 0,
+                         and release gives the handle to backend->free, never to the pool */
 } clb__storage;
 
 struct clb_tensor {
@@ -80,6 +82,11 @@ clb_status clb__check_dtype(clb_dtype t, const char *what);
 clb_status clb__check_same_context(const char *fn, const clb_tensor *a, const clb_tensor *b);
 
 /* ---- context (context.c) ------------------------------------------------- */
+/* A zeroed context record with its counters, lock and options set up; the caller
+   fills backend, impl and info, then sets magic. clb__context_discard frees a
+   record whose backend was never (or unsuccessfully) initialised. */
+clb_status clb__context_new(clb_context **out);
+void clb__context_discard(clb_context *ctx);
 void clb__context_retain(clb_context *ctx);
 void clb__context_unref(clb_context *ctx);
 
@@ -91,6 +98,13 @@ void clb__storage_release(clb__storage *s);
 /* A new contiguous tensor with fresh storage (contents undefined). */
 clb_status clb__tensor_new(clb_context *ctx, clb_dtype dtype, int ndim, const int64_t *shape,
                            clb_tensor **out);
+/* A tensor over a backend handle the caller already owns a reference to (an
+   application's cl_mem): the reference passes to the storage, which gives it to
+   backend->free when the last view goes; on failure it is given back at once.
+   capacity: the handle's size in bytes; nothing is counted by clb_memory_allocated. */
+clb_status clb__tensor_wrap(clb_context *ctx, void *handle, size_t capacity, clb_dtype dtype,
+                            int ndim, const int64_t *shape, const int64_t *strides,
+                            int64_t offset, clb_tensor **out);
 /* A new view over t's storage with the given layout (metadata only). */
 clb_status clb__tensor_view(const clb_tensor *t, int ndim, const int64_t *shape,
                             const int64_t *strides, int64_t offset, clb_tensor **out);

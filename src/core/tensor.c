@@ -51,7 +51,10 @@ void clb__storage_release(clb__storage *s)
 {
     if (!s || atomic_fetch_sub(&s->refs, 1) != 1) return;
     clb_context *ctx = s->ctx;
-    clb__pool_free(ctx, s->handle, s->capacity);
+    if (s->wrapped)
+        ctx->backend->free(ctx, s->handle); /* the application's buffer: exactly one release */
+    else
+        clb__pool_free(ctx, s->handle, s->capacity);
     atomic_fetch_sub(&ctx->allocated, s->nbytes);
     free(s);
     clb__context_unref(ctx);
@@ -99,6 +102,31 @@ clb_status clb__tensor_new(clb_context *ctx, clb_dtype dtype, int ndim, const in
 cleanup:
     clb__storage_release(storage);
     return st;
+}
+
+clb_status clb__tensor_wrap(clb_context *ctx, void *handle, size_t capacity, clb_dtype dtype,
+                            int ndim, const int64_t *shape, const int64_t *strides,
+                            int64_t offset, clb_tensor **out)
+{
+    *out = NULL;
+    clb__storage *s = calloc(1, sizeof *s);
+    CLB__FAULT_FREE(s, CLB__FAULT_HOST_ALLOC);
+    if (!s) {
+        ctx->backend->free(ctx, handle);
+        return clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a storage record");
+    }
+    atomic_init(&s->refs, 1);
+    s->ctx = ctx;
+    s->handle = handle;
+    s->capacity = capacity;
+    s->wrapped = true;
+    clb__context_retain(ctx);
+    *out = tensor_record(s, dtype, ndim, shape, strides, offset);
+    if (!*out) {
+        clb__storage_release(s); /* gives the handle back */
+        return clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a tensor record");
+    }
+    return CLB_OK;
 }
 
 clb_status clb__tensor_view(const clb_tensor *t, int ndim, const int64_t *shape,
@@ -197,7 +225,7 @@ clb_status clb__check_same_context(const char *fn, const clb_tensor *a, const cl
     if (a->storage->ctx == b->storage->ctx) return CLB_OK;
     return clb__fail(CLB_ERR_INVALID_ARGUMENT,
                      "%s: the tensors live on different contexts (\"%s\" and \"%s\"); move one "
-                     "with clb_tensor_to_host + clb_tensor_from_host",
+                     "to the other's context with clb_tensor_to_context",
                      fn, a->storage->ctx->info.name, b->storage->ctx->info.name);
 }
 

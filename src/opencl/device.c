@@ -294,6 +294,35 @@ clb_status clb__cl_device_lookup(int index, cl_platform_id *platform, cl_device_
     return st;
 }
 
+clb_status clb__cl_device_describe(cl_device_id device, clb_device_info *info)
+{
+    devlist l;
+    clb_status st = devlist_build(&l);
+    if (st != CLB_OK) return st;
+    for (int i = 0; i < l.count; i++)
+        if (l.devices[i] == device) {
+            st = describe(&l, i, info);
+            devlist_free(&l);
+            return st;
+        }
+    devlist_free(&l);
+    /* Not enumerated: a one-entry list of its own platform. */
+    cl_platform_id plat = NULL;
+    cl_int err = clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof plat, &plat, NULL);
+    if (err != CL_SUCCESS)
+        return clb__fail(CLB_ERR_INVALID_ARGUMENT, "device is not a valid cl_device_id (%s)",
+                         clb__cl_error_name(err));
+    int zero = 0;
+    devlist one = {.count = 1, .platforms = &plat, .devices = &device, .platform_index = &zero,
+                   .local_index = &zero};
+    st = describe(&one, 0, info);
+    if (st == CLB_OK) {
+        info->index = -1;
+        info->selector[0] = '\0';
+    }
+    return st;
+}
+
 /* ---- public enumeration --------------------------------------------------------- */
 
 clb_status clb_device_count(int *out)

@@ -13,6 +13,10 @@
    CLB_ERR_INVALID_ARGUMENT when the index is out of range. */
 clb_status clb__cl_device_lookup(int index, cl_platform_id *platform, cl_device_id *device,
                                  clb_device_info *info);
+/* Fills *info for a device handle of the application: index and selector those of
+   the enumeration when the device is in it, else index -1 and selector "" (a
+   sub-device, say). */
+clb_status clb__cl_device_describe(cl_device_id device, clb_device_info *info);
 #endif
 
 #endif /* CLB_DEVICE_CL_H */

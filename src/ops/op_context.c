@@ -15,14 +15,7 @@ clb_status clb_context_create(const char *selector, clb_context **out)
     *out = NULL;
     int device = -1;
     CLB_TRY(clb__device_resolve(selector, &device));
-    ctx = calloc(1, sizeof *ctx);
-    if (!ctx) CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a context");
-    atomic_init(&ctx->refs, 1);
-    atomic_init(&ctx->user_released, false);
-    atomic_init(&ctx->allocated, 0);
-    atomic_init(&ctx->reserved, 0);
-    pthread_mutex_init(&ctx->pool_lock, NULL);
-    clb__options_read(&ctx->options);
+    CLB_TRY(clb__context_new(&ctx));
     if (device < 0) {
         CLB_TRY(clb__host_context_init(ctx));
     } else {
@@ -36,7 +29,6 @@ clb_status clb_context_create(const char *selector, clb_context **out)
     *out = ctx;
     return CLB_OK;
 cleanup:
-    if (ctx) pthread_mutex_destroy(&ctx->pool_lock);
-    free(ctx); /* a failed backend init leaves nothing in ctx->impl */
+    clb__context_discard(ctx);
     return st;
 }

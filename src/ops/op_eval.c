@@ -34,7 +34,7 @@ static clb_status prepare(const char *fn, clb_context *ctx, const char *text, in
         if (inputs[k]->storage->ctx != ctx)
             CLB_FAIL(CLB_ERR_INVALID_ARGUMENT,
                      "%s: input %s lives on context \"%s\", not on ctx (\"%s\"); move it with "
-                     "clb_tensor_to_host + clb_tensor_from_host",
+                     "clb_tensor_to_context",
                      fn, names[k] ? names[k] : "(null)", inputs[k]->storage->ctx->info.name,
                      ctx->info.name);
         dtypes[k] = inputs[k]->dtype;
@@ -200,7 +200,8 @@ clb_status clb_eval_into(clb_context *ctx, const char *expr, int n, const char *
     CLB_TRY(prepare(fn, ctx, expr, n, names, inputs, &e));
     CLB_TRY(clb__check_tensor(out, "clb_eval_into: out"));
     if (out->storage->ctx != ctx)
-        CLB_FAIL(CLB_ERR_INVALID_ARGUMENT, "%s: out lives on context \"%s\", not on ctx (\"%s\")",
+        CLB_FAIL(CLB_ERR_INVALID_ARGUMENT, "%s: out lives on context \"%s\", not on ctx (\"%s\"); compute on out's "
+                 "context (move the inputs with clb_tensor_to_context) or move the result",
                  fn, out->storage->ctx->info.name, ctx->info.name);
     clb_dtype result = clb__expr_root(e)->dtype;
     if (clb__dtype_kind(out->dtype) < clb__dtype_kind(result))

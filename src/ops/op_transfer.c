@@ -72,3 +72,47 @@ cleanup:
     clb_tensor_release(tmp);
     return st;
 }
+
+clb_status clb_tensor_to_context(const clb_tensor *t, clb_context *dst, clb_tensor **out)
+{
+    clb_status st = CLB_OK;
+    clb_tensor *src = NULL, *res = NULL;
+    void *staging = NULL;
+    if (!out) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "clb_tensor_to_context: out is NULL");
+    *out = NULL;
+    CLB_TRY(clb__check_tensor(t, "clb_tensor_to_context: t"));
+    CLB_TRY(clb__check_context(dst, "clb_tensor_to_context: dst"));
+    clb_context *from = t->storage->ctx;
+    if (from == dst) return clb_contiguous(t, out);
+    /* The logical values, contiguous, on t's own device first (a view moves as what
+       it shows: a broadcast axis arrives as repeated values). */
+    CLB_TRY(clb_contiguous(t, &src));
+    CLB_TRY(clb__tensor_new(dst, t->dtype, t->ndim, t->shape, &res));
+    size_t itemsize = clb_dtype_size(t->dtype);
+    size_t bytes = (size_t)t->numel * itemsize;
+    size_t src_offset = (size_t)src->offset * itemsize;
+    if (bytes > 0) {
+        bool done = false;
+        if (from->backend == dst->backend && dst->backend->copy_from)
+            CLB_TRY(dst->backend->copy_from(dst, res->storage->handle, 0, from,
+                                            src->storage->handle, src_offset, bytes, &done));
+        if (!done) {
+            staging = malloc(bytes);
+            CLB__FAULT_FREE(staging, CLB__FAULT_HOST_ALLOC);
+            if (!staging)
+                CLB_FAIL(CLB_ERR_OUT_OF_MEMORY,
+                         "clb_tensor_to_context: out of host memory for %zu bytes staged from "
+                         "\"%s\" to \"%s\"",
+                         bytes, from->info.name, dst->info.name);
+            CLB_TRY(from->backend->read(from, src->storage->handle, src_offset, staging, bytes));
+            CLB_TRY(dst->backend->write(dst, res->storage->handle, 0, staging, bytes));
+        }
+    }
+    *out = res;
+    res = NULL;
+cleanup:
+    free(staging);
+    clb_tensor_release(src);
+    clb_tensor_release(res);
+    return st;
+}

@@ -234,13 +234,15 @@ static void warm_map(cl_program program, void *user)
     for (int v = 0; err == CL_SUCCESS && v < CLB_MAP_ARGS_VECS; v++, arg++)
         err = clSetKernelArg(kernel, arg, sizeof zero, &zero);
     if (err == CL_SUCCESS && arg < nargs) err = clSetKernelArg(kernel, arg, sizeof none, &none);
+    /* A queue of its own: the context's may be the application's, whose
+       commands must stay the library's calls in their order. */
+    cl_command_queue queue = err == CL_SUCCESS ? clCreateCommandQueue(cl->context, cl->device, 0, &err)
+                                               : NULL;
     size_t one[2] = {1, 1};
-    cl_event done = NULL;
     if (err == CL_SUCCESS &&
-        clEnqueueNDRangeKernel(cl->queue, kernel, 2, NULL, one, one, 0, NULL, &done) == CL_SUCCESS) {
-        clWaitForEvents(1, &done);
-        clReleaseEvent(done);
-    }
+        clEnqueueNDRangeKernel(queue, kernel, 2, NULL, one, one, 0, NULL, NULL) == CL_SUCCESS)
+        clFinish(queue);
+    if (queue) clReleaseCommandQueue(queue);
     clReleaseKernel(kernel);
 }
 

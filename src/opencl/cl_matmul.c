@@ -72,6 +72,7 @@ static bool blocked_fits(const clb__matmul_op *op)
            op->col_strides[2] == 1 && op->col_strides[0] == 1;
 }
 
+#if CLB_HAVE_CLBLAST
 /* GEMMs up to this many multiply-adds (all batches) run on the library's own
    kernel when no tuning or option says otherwise: its program builds in about a
    second, CLBlast's GEMM program in several (9 s on PoCL for a (5,6)@(6,7)
@@ -85,6 +86,7 @@ static bool small_gemm(const clb__matmul_op *op)
     double fmas = (double)op->m * (double)op->n * (double)op->k * (double)batch;
     return fmas <= (double)SMALL_GEMM_FMAS;
 }
+#endif
 
 /* Output rows per item of that kernel (CLB_MM_ROWS there). */
 static int64_t blocked_rows(clb_dtype dtype)

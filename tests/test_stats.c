@@ -155,6 +155,7 @@ static void var_values_body(clb_context *ctx, const char *sel)
         assert_int_equal(clb_tensor_dtype(r), CLB_FLOAT64);
         expect_values(r, v0, 2, 1e-12, "var int32", sel);
         clb_tensor_release(r);
+        r = NULL;
     }
     assert_null(r);
 
@@ -520,8 +521,10 @@ static void eval_reduce_blocked_body(clb_context *ctx, const char *sel)
                 int na = a < 4 ? nax[a] : 0;
                 clb_tensor *got = NULL, *want = NULL;
                 const char *e = op == CLB_PROD ? "(x - y) * 0.5 + 1" : "x * y - x";
-                CLBT_OK(clb_eval_reduce(ctx, e, 2, names, in, (clb_reduce_op)op, na, axes, a & 1,
-                                        &got));
+                clb_status st = clb_eval_reduce(ctx, e, 2, names, in, (clb_reduce_op)op, na,
+                                                axes, a & 1, &got);
+                if (d == CLB_INT32 && op == CLB_MEAN && !CLBT_F64(ctx, st)) continue;
+                CLBT_OK(st);
                 CLBT_OK(clb_eval_reduce(whole, e, 2, names, win, (clb_reduce_op)op, na, axes,
                                         a & 1, &want));
                 char what[128];
@@ -622,6 +625,7 @@ static void eval_reduce_memory_body(clb_context *ctx, const char *sel)
 static void test_eval_reduce_memory(void **state)
 {
     (void)state;
+    unsetenv("CLB_EVAL_REDUCE_BLOCK"); /* the default blocks, whatever an earlier test left */
     clbt_for_each_device(eval_reduce_memory_body);
 }
 

@@ -144,7 +144,7 @@ static void values_body(clb_context *ctx, const char *sel)
     vs_host("ijij->ij", 1, &f, sel);
     clb_tensor_release(r);
     clb_tensor *three[3] = {x, y, y};
-    vs_host("ij,jk,kl->il", 3, three, sel);
+    vs_host("ij,jk,lk->il", 3, three, sel);
 
     /* The error table. */
     EXPECT_FAIL(ctx, CLB_ERR_INVALID_ARGUMENT, "position 3", clb_einsum("ij,$k", 2, (const clb_tensor *const *)xy, outp_));

@@ -523,7 +523,8 @@ static void eval_reduce_blocked_body(clb_context *ctx, const char *sel)
                 const char *e = op == CLB_PROD ? "(x - y) * 0.5 + 1" : "x * y - x";
                 clb_status st = clb_eval_reduce(ctx, e, 2, names, in, (clb_reduce_op)op, na,
                                                 axes, a & 1, &got);
-                if (d == CLB_INT32 && op == CLB_MEAN && !CLBT_F64(ctx, st)) continue;
+                if (d == CLB_INT32 && (op == CLB_MEAN || op == CLB_PROD) && !CLBT_F64(ctx, st))
+                    continue;
                 CLBT_OK(st);
                 CLBT_OK(clb_eval_reduce(whole, e, 2, names, win, (clb_reduce_op)op, na, axes,
                                         a & 1, &want));

@@ -300,12 +300,18 @@ static clb_status var_std(const char *fn, const clb_tensor *t, int naxes, const 
                             &s));
     /* NumPy divides by max(count - ddof, 0): 0 gives inf, or nan for 0 / 0. */
     long long div = count - (long long)correction > 0 ? count - (long long)correction : 0;
-    char text[128];
-    if (x->dtype == CLB_FLOAT16) /* the count itself may exceed float16's range */
-        snprintf(text, sizeof text, root ? "float16(sqrt(float32(s) / %lld))"
-                                         : "float16(float32(s) / %lld)", div);
+    /* A zero divisor is written as (s - s): rusticl (Mesa 22/23, llvmpipe) folds a
+       division by the literal 0 into a wrong finite value. */
+    char text[160], d[64];
+    if (div > 0)
+        snprintf(d, sizeof d, "%lld", div);
     else
-        snprintf(text, sizeof text, root ? "sqrt(s / %lld)" : "s / %lld", div);
+        snprintf(d, sizeof d, x->dtype == CLB_FLOAT16 ? "(float32(s) - float32(s))" : "(s - s)");
+    if (x->dtype == CLB_FLOAT16) /* the count itself may exceed float16's range */
+        snprintf(text, sizeof text, root ? "float16(sqrt(float32(s) / %s))" : "float16(float32(s) / %s)",
+                 d);
+    else
+        snprintf(text, sizeof text, root ? "sqrt(s / %s)" : "s / %s", d);
     const char *sn[1] = {"s"};
     CLB_TRY(clb_eval(ctx, text, 1, sn, (const clb_tensor *const *)&s, out));
 cleanup:

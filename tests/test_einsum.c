@@ -136,6 +136,18 @@ static void values_body(clb_context *ctx, const char *sel)
     clb_tensor_release(mref);
     clb_tensor_release(r);
     vs_host("...ij,...jk", 2, pq, sel);
+    const int64_t c1[3] = {2, 3, 4}, c2[3] = {2, 4, 5}, c3[3] = {2, 5, 4};
+    clb_tensor *u = arange(ctx, CLB_FLOAT32, 3, c1), *w = arange(ctx, CLB_FLOAT32, 3, c2);
+    clb_tensor *w2 = arange(ctx, CLB_INT16, 3, c3); /* promotes to float32 */
+    clb_tensor *uw[2] = {u, w}, *uw2[2] = {u, w2};
+    vs_host("bij,bjk->bik", 2, uw, sel);
+    vs_host("bij,bjk->ik", 2, uw, sel);
+    vs_host("bij,bjk->kbi", 2, uw, sel);
+    vs_host("bij,bkj->bki", 2, uw2, sel);
+    vs_host("bij,bjk->bi", 2, uw, sel); /* k summed in one operand only: not a matmul */
+    clb_tensor_release(u);
+    clb_tensor_release(w);
+    clb_tensor_release(w2);
 
     const int64_t s4[4] = {2, 3, 2, 3};
     clb_tensor *f = arange(ctx, CLB_FLOAT32, 4, s4);

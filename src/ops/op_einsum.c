@@ -87,6 +87,89 @@ static clb_status parse_term(const char *text, size_t *pos, bool output, term *t
     }
 }
 
+/* Two operands whose contraction is a (batched) matrix product: every label is
+   batch (output, both operands or "..."), i (output, a only), j (output, b only)
+   or k (contracted, both), with at least one k. views are the operands over the
+   global space (nout output dimensions, then the contracted ones). Returns
+   CLB_OK with *done false when the contraction is not of that form. */
+static clb_status einsum_matmul(clb_tensor *const *views, int nids, int nout, const int *ids,
+                                clb_dtype dt, bool *done, clb_tensor **out)
+{
+    clb_status st = CLB_OK;
+    clb_tensor *pa = NULL, *pb = NULL, *ra = NULL, *rb = NULL, *m = NULL, *mr = NULL, *mp = NULL;
+    const clb_tensor *a = views[0], *b = views[1];
+    int cat[CLB_MAX_DIMS]; /* 0 batch, 1 i, 2 j, 3 k */
+    int nk = 0;
+    *done = false;
+    for (int g = 0; g < nids; g++) {
+        bool in_a = a->shape[g] != 1 || a->strides[g] != 0, in_b = b->shape[g] != 1 || b->strides[g] != 0;
+        if (g >= nout) {
+            if (!in_a || !in_b) return CLB_OK; /* summed in one operand only */
+            cat[g] = 3;
+            nk++;
+        } else if (ids[g] >= ELL_BASE || (in_a && in_b)) {
+            cat[g] = 0;
+        } else {
+            cat[g] = in_a ? 1 : 2;
+        }
+    }
+    if (nk == 0) return CLB_OK;
+    /* a as (batch..., i..., k...) -> (batch..., M, K); b as (batch..., k..., j...) -> (batch..., K, N). */
+    int perm_a[CLB_MAX_DIMS], perm_b[CLB_MAX_DIMS], np = 0, nb = 0;
+    int64_t M = 1, N = 1, K = 1, bshape_a[CLB_MAX_DIMS], bshape_b[CLB_MAX_DIMS];
+    for (int c = 0; c < 4; c++)
+        for (int g = 0; g < nids; g++)
+            if (cat[g] == c) perm_a[np++] = g;
+    np = 0;
+    const int order_b[4] = {0, 3, 2, 1};
+    for (int c = 0; c < 4; c++)
+        for (int g = 0; g < nids; g++)
+            if (cat[g] == order_b[c]) perm_b[np++] = g;
+    for (int g = 0; g < nids; g++) {
+        if (cat[g] == 0) {
+            bshape_a[nb] = a->shape[g];
+            bshape_b[nb++] = b->shape[g];
+        }
+        if (cat[g] == 1) M *= a->shape[g];
+        if (cat[g] == 2) N *= b->shape[g];
+        if (cat[g] == 3) K *= a->shape[g];
+    }
+    CLB_TRY(clb_permute(a, perm_a, &pa));
+    CLB_TRY(clb_permute(b, perm_b, &pb));
+    bshape_a[nb] = M, bshape_a[nb + 1] = K;
+    bshape_b[nb] = K, bshape_b[nb + 1] = N;
+    CLB_TRY(clb_reshape(pa, nb + 2, bshape_a, &ra));
+    CLB_TRY(clb_reshape(pb, nb + 2, bshape_b, &rb));
+    CLB_TRY(clb_matmul(ra, rb, &m));
+    /* (batch..., M, N) -> (batch..., i..., j...) -> the output order. */
+    int64_t oshape[CLB_MAX_DIMS];
+    int no = 0, pos[CLB_MAX_DIMS], perm_o[CLB_MAX_DIMS];
+    for (int c = 0; c < 3; c++)
+        for (int g = 0; g < nout; g++)
+            if (cat[g] == c) {
+                int64_t sa = a->shape[g], sb = b->shape[g];
+                oshape[no] = c == 1 ? sa : c == 2 ? sb : sa > sb ? sa : sb;
+                pos[g] = no++;
+            }
+    CLB_TRY(clb_reshape(m, no, oshape, &mr));
+    for (int g = 0; g < nout; g++) perm_o[g] = pos[g];
+    CLB_TRY(clb_permute(mr, perm_o, &mp));
+    if (mp->dtype != dt)
+        CLB_TRY(clb_cast(mp, dt, out));
+    else
+        CLB_TRY(clb_contiguous(mp, out));
+    *done = true;
+cleanup:
+    clb_tensor_release(pa);
+    clb_tensor_release(pb);
+    clb_tensor_release(ra);
+    clb_tensor_release(rb);
+    clb_tensor_release(m);
+    clb_tensor_release(mr);
+    clb_tensor_release(mp);
+    return st;
+}
+
 clb_status clb_einsum(const char *subscripts, int n, const clb_tensor *const *operands,
                       clb_tensor **out)
 {
@@ -247,6 +330,13 @@ clb_status clb_einsum(const char *subscripts, int n, const clb_tensor *const *op
         *out = views[0];
         views[0] = NULL;
         goto cleanup;
+    }
+
+    /* ---- two operands as a (batched) matrix product ---- */
+    if (n == 2) {
+        bool done = false;
+        CLB_TRY(einsum_matmul(views, nids, nout, ids, dt, &done, out));
+        if (done) goto cleanup;
     }
 
     /* ---- product of the views summed over the contracted labels ---- */

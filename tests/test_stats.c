@@ -352,6 +352,12 @@ static void test_arg_vs_host(void **state)
 {
     (void)state;
     clbt_for_each_device(arg_host_body);
+    /* The GPU form (64 lanes per row, merged by a tree) on every device. */
+    setenv("CLB_ARGREDUCE_LANES", "64", 1);
+    clbt_for_each_device(arg_host_body);
+    setenv("CLB_ARGREDUCE_LANES", "7", 1); /* rounded down to 4 */
+    clbt_for_each_device(arg_values_body);
+    unsetenv("CLB_ARGREDUCE_LANES");
 }
 
 /* ---- softmax family ----------------------------------------------------------------- */

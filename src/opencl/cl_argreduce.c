@@ -38,8 +38,12 @@ clb_status clb__cl_argreduce(clb_context *ctx, const clb__argreduce_op *op, void
     CLB_CL_CHECK(err, "clSetKernelArg");
     /* Lanes: a power of two up to 64 the kernel and device allow, no more than the row. */
     /* CPU devices: one work item per row, scanning it contiguously (a work-group
-       there is a loop over its items, and lanes would stride through the row). */
-    size_t lanes = ctx->info.type == CLB_DEVICE_CPU ? 1 : 64;
+       there is a loop over its items, and lanes would stride through the row);
+       CLB_ARGREDUCE_LANES forces a count (the tests cover the 64-lane tree on CPUs). */
+    size_t lanes = ctx->options.argreduce_lanes  ? (size_t)ctx->options.argreduce_lanes
+                   : ctx->info.type == CLB_DEVICE_CPU ? 1
+                                                      : 64;
+    while (lanes & (lanes - 1)) lanes &= lanes - 1; /* a power of two: the tree halves */
     while (lanes > 1 && (lanes > k->wg_max || (int64_t)lanes / 2 >= op->len)) lanes /= 2;
     size_t groups = op->rows < MAX_GROUPS ? (size_t)op->rows : MAX_GROUPS;
     size_t local = lanes, global = groups * lanes;

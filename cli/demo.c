@@ -1032,6 +1032,91 @@ static void demo_matmul(void)
     clb_tensor_release(r);
 }
 
+/* std normalisation with clb_std, and a batched product written as einsum. */
+typedef struct stats_arg {
+    operand a, b;
+    int which; /* 0: std(x, dim=0), 1: (x - mean) / std, 2: einsum("bij,bjk->bik", a, b) */
+} stats_arg;
+
+static clb_status step_stats(clb_context *ctx, const void *arg, clb_tensor **out)
+{
+    const stats_arg *c = arg;
+    static const int batch_axis[1] = {0};
+    clb_tensor *x = NULL, *y = NULL, *mu = NULL, *sd = NULL;
+    clb_status st;
+    TRY(upload(ctx, &c->a, &x));
+    if (c->which == 2) {
+        TRY(upload(ctx, &c->b, &y));
+        const clb_tensor *ops[2] = {x, y};
+        st = clb_einsum("bij,bjk->bik", 2, ops, out);
+        goto done;
+    }
+    TRY(clb_std(x, 1, batch_axis, 0, 0, &sd));
+    if (c->which == 0) {
+        *out = sd;
+        sd = NULL;
+        goto done;
+    }
+    TRY(clb_reduce(CLB_MEAN, x, 1, batch_axis, 0, &mu));
+    const char *names[3] = {"x", "mu", "sd"};
+    const clb_tensor *in[3] = {x, mu, sd};
+    st = clb_eval(ctx, "(x - mu) / sd", 3, names, in, out);
+done:
+    clb_tensor_release(x);
+    clb_tensor_release(y);
+    clb_tensor_release(mu);
+    clb_tensor_release(sd);
+    return st;
+}
+
+static void demo_stats(void)
+{
+    section("15. The seeds' std normalisation (clb_std) and einsum(\"bij,bjk->bik\")");
+    enum { B = 64, C = 6 };
+    static float x[B * C];
+    for (int b = 0; b < B; b++)
+        for (int ch = 0; ch < C; ch++) x[b * C + ch] = (float)(10 * ch) + (float)(ch + 1) * urand();
+    stats_arg sa = {{CLB_FLOAT32, 2, {B, C}, x}, {0}, 0};
+    clb_tensor *sd = compute("sd = std(x, dim=0)", step_stats, &sa);
+    show("sd", sd, 8, NULL);
+    sa.which = 1;
+    clb_tensor *z = compute("(x - mean(x, dim=0)) / std(x, dim=0)", step_stats, &sa);
+    vals v;
+    if (show(NULL, z, 0, &v)) {
+        double worst = 0;
+        for (int ch = 0; ch < C; ch++) {
+            double s = 0, s2 = 0;
+            for (int b = 0; b < B; b++) s += v.v[b * C + ch];
+            for (int b = 0; b < B; b++) s2 += (v.v[b * C + ch] - s / B) * (v.v[b * C + ch] - s / B);
+            worst = fmax(worst, fmax(fabs(s / B), fabs(s2 / B - 1.0)));
+        }
+        verdict(worst < 1e-4, "every feature has mean 0 and standard deviation 1 (worst %.1e)",
+                worst);
+        vals_free(&v);
+    }
+    static float a[3 * 4 * 5], b[3 * 5 * 2];
+    for (int i = 0; i < 3 * 4 * 5; i++) a[i] = (float)((i * 7) % 11 - 5);
+    for (int i = 0; i < 3 * 5 * 2; i++) b[i] = (float)((i * 5) % 9 - 4);
+    stats_arg ea = {{CLB_FLOAT32, 3, {3, 4, 5}, a}, {CLB_FLOAT32, 3, {3, 5, 2}, b}, 2};
+    clb_tensor *e = compute("einsum(\"bij,bjk->bik\", a, b)", step_stats, &ea);
+    if (show(NULL, e, 0, &v)) {
+        double want[3 * 4 * 2];
+        for (int bb = 0; bb < 3; bb++)
+            for (int i = 0; i < 4; i++)
+                for (int k = 0; k < 2; k++) {
+                    double s = 0;
+                    for (int j = 0; j < 5; j++) s += a[(bb * 4 + i) * 5 + j] * b[(bb * 5 + j) * 2 + k];
+                    want[(bb * 4 + i) * 2 + k] = s;
+                }
+        printf("  einsum -> %s (a batched matmul through clb_matmul)\n", shape_text(v.ndim, v.shape).s);
+        expect_values("a plain triple loop", &v, want, 3 * 4 * 2);
+        vals_free(&v);
+    }
+    clb_tensor_release(sd);
+    clb_tensor_release(z);
+    clb_tensor_release(e);
+}
+
 /* The float16/float64 policy (README "Every OpenCL implementation"): float16
    everywhere; float64, and NumPy's rules that produce it from integers,
    computed where the device has it and refused with CLB_ERR_DTYPE elsewhere. */
@@ -1139,6 +1224,7 @@ int cmd_demo(int argc, char **argv)
     demo_backward();
     demo_matmul();
     demo_dtypes();
+    demo_stats();
 
     clb_context_release(g.dev);
     clb_context_release(g.host);

@@ -178,6 +178,53 @@ CLB_API clb_status clb_sum_to_shape(const clb_tensor *grad, int ndim, const int6
 /* numpy.matmul semantics, batch dimensions broadcast; float32/float64 through CLBlast. */
 CLB_API clb_status clb_matmul(const clb_tensor *a, const clb_tensor *b, clb_tensor **out);
 
+/* ---- broadcast reductions without the intermediate ---------------------- */
+/* clb_reduce(op, clb_eval(expr, ...), naxes, axes, keepdim) computed without ever
+   storing the broadcast result of expr: the inputs broadcast together (as in
+   clb_eval), the expression's value at each broadcast position is folded straight
+   into the reduction. Memory used: the output plus scratch of the order of the
+   number of work-groups, never numel(broadcast shape). axes == NULL: all axes.
+   Result dtype and accumulation as clb_reduce applied to expr's dtype.
+   Example: pairwise squared distances of x (N, 1, D) and y (1, M, D):
+   "(x - y) ** 2" with op CLB_SUM over axis -1 -> (N, M), no (N, M, D) tensor. */
+CLB_API clb_status clb_eval_reduce(clb_context *ctx, const char *expr, int n, const char *const *names,
+                                   const clb_tensor *const *inputs, clb_reduce_op op,
+                                   int naxes, const int *axes, int keepdim, clb_tensor **out);
+
+/* numpy.einsum / torch.einsum on n >= 1 operands: explicit ("ij,jk->ik") and implicit
+   ("ij,jk") output, "..." broadcasting, repeated labels within an operand (diagonal
+   "ii->i", trace "ii->"), labels a-z and A-Z. Result dtype: the promoted dtype of the
+   operands (NumPy). Pure relabelings and diagonals are views; two-operand
+   contractions that are (batched) matrix products run as clb_matmul; the rest as
+   broadcast reductions. Malformed subscripts: CLB_ERR_INVALID_ARGUMENT naming the
+   position; a label whose sizes disagree: CLB_ERR_SHAPE_MISMATCH naming the label. */
+CLB_API clb_status clb_einsum(const char *subscripts, int n, const clb_tensor *const *operands,
+                              clb_tensor **out);
+
+/* ---- statistics ---------------------------------------------------------- */
+/* Variance and standard deviation over axes (NULL: all) with `correction` degrees of
+   freedom subtracted from the count (NumPy ddof, PyTorch correction; 0 = population,
+   1 = sample). Float inputs keep their dtype; integer and bool inputs give float64
+   (NumPy). Count - correction <= 0 gives inf or nan as NumPy does. */
+CLB_API clb_status clb_var(const clb_tensor *t, int naxes, const int *axes, int correction,
+                           int keepdim, clb_tensor **out);
+CLB_API clb_status clb_std(const clb_tensor *t, int naxes, const int *axes, int correction,
+                           int keepdim, clb_tensor **out);
+
+/* Index (int64) of the largest / smallest element along one axis; the first one on
+   ties; a NaN counts as the extreme (its first index wins), as NumPy. A zero-size
+   axis: CLB_ERR_INVALID_ARGUMENT. */
+CLB_API clb_status clb_argmax(const clb_tensor *t, int axis, int keepdim, clb_tensor **out);
+CLB_API clb_status clb_argmin(const clb_tensor *t, int axis, int keepdim, clb_tensor **out);
+
+/* Numerically stable softmax / log_softmax along one axis, and log(sum(exp(t))) over
+   axes (NULL: all); float16/32/64 only (integers: CLB_ERR_DTYPE). A row of -inf gives
+   nan for softmax (PyTorch) and -inf for logsumexp. */
+CLB_API clb_status clb_softmax(const clb_tensor *t, int axis, clb_tensor **out);
+CLB_API clb_status clb_log_softmax(const clb_tensor *t, int axis, clb_tensor **out);
+CLB_API clb_status clb_logsumexp(const clb_tensor *t, int naxes, const int *axes, int keepdim,
+                                 clb_tensor **out);
+
 /* ======================================================================== */
 /* Extras beyond the contract.                                               */
 /* ======================================================================== */

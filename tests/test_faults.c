@@ -182,6 +182,35 @@ static clb_status c_from_cl_buffer(fixture *f, clb_tensor **o, void *h)
 #endif
     return clb_binary(CLB_MUL, f->rev, f->rev, &o[0]);
 }
+static clb_status c_var(fixture *f, clb_tensor **o, void *h)
+{
+    (void)h;
+    return clb_var(f->a, 1, (const int[]){1}, 1, 0, &o[0]);
+}
+static clb_status c_argmax(fixture *f, clb_tensor **o, void *h)
+{
+    (void)h;
+    return clb_argmax(f->rev, 0, 0, &o[0]);
+}
+static clb_status c_softmax(fixture *f, clb_tensor **o, void *h)
+{
+    (void)h;
+    return clb_softmax(f->a, -1, &o[0]);
+}
+static clb_status c_eval_reduce(fixture *f, clb_tensor **o, void *h)
+{
+    (void)h;
+    const char *names[2] = {"a", "b"};
+    const clb_tensor *in[2] = {f->a, f->bias};
+    return clb_eval_reduce(clb_tensor_context(f->a), "(a - b) * (a - b)", 2, names, in, CLB_SUM,
+                           1, (const int[]){-1}, 0, &o[0]);
+}
+static clb_status c_einsum(fixture *f, clb_tensor **o, void *h)
+{
+    (void)h;
+    const clb_tensor *in[2] = {f->a, f->at};
+    return clb_einsum("ij,jk->ik", 2, in, &o[0]);
+}
 
 static const call calls[] = {
     {"from_host", c_from_host, 1},         {"empty", c_empty, 1},
@@ -198,6 +227,9 @@ static const call calls[] = {
     {"to_context (from host)", c_from_host_ctx, 1},
     {"to_context (twin)", c_to_twin, 1},
     {"from_cl_buffer", c_from_cl_buffer, 1},
+    {"var", c_var, 1},                     {"argmax", c_argmax, 1},
+    {"softmax", c_softmax, 1},             {"eval_reduce", c_eval_reduce, 1},
+    {"einsum", c_einsum, 1},
 };
 #define NCALLS ((int)(sizeof calls / sizeof calls[0]))
 

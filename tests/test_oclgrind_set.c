@@ -495,6 +495,34 @@ static void slices(clb_context *ctx)
     clb_tensor_release(dx);
 }
 
+/* ---- argmax / argmin (cl/argreduce.cl): one program per dtype class and op ---- */
+
+static void argreductions(clb_context *ctx)
+{
+    char what[128];
+    for (int c = 0; c < NCLASSES; c++) {
+        clb_dtype dt = class_dtypes[c];
+        /* Rows shorter and longer than the 64 lanes, and one of a single element. */
+        static const int64_t shapes[3][2] = {{3, 5}, {2, 130}, {4, 1}};
+        for (int k = 0; k < 3; k++) {
+            clb_tensor *h = make(host, dt, 2, shapes[k], 71u + (unsigned)c), *d = on(ctx, h);
+            for (int is_min = 0; is_min < 2; is_min++) {
+                clb_tensor *hr = NULL, *dr = NULL;
+                snprintf(what, sizeof what, "%s of %s (%lld, %lld)", is_min ? "argmin" : "argmax",
+                         clb_dtype_name(dt), (long long)shapes[k][0], (long long)shapes[k][1]);
+                clb_status hs = is_min ? clb_argmin(h, 1, 0, &hr) : clb_argmax(h, 1, 0, &hr);
+                if (hs == CLB_OK &&
+                    !declined(is_min ? clb_argmin(d, 1, 0, &dr) : clb_argmax(d, 1, 0, &dr), what))
+                    compare(dr, hr, what);
+                clb_tensor_release(hr);
+                clb_tensor_release(dr);
+            }
+            clb_tensor_release(h);
+            clb_tensor_release(d);
+        }
+    }
+}
+
 static void all(clb_context *ctx, const char *selector)
 {
     slices(ctx);
@@ -504,6 +532,7 @@ static void all(clb_context *ctx, const char *selector)
     streaming(ctx);
 #endif
     reductions(ctx, selector);
+    argreductions(ctx);
 }
 
 static void test_set(void **state)

@@ -36,6 +36,15 @@ typedef struct clb__reduce_op {
     int64_t out_numel;
 } clb__reduce_op;
 
+/* argmax / argmin along the rows of a C-contiguous (rows, len) input, len >= 1:
+   out[out_offset + row] (int64) = the first index of the largest (smallest)
+   element of in[in_offset + row * len ...], a NaN counting as the extreme. */
+typedef struct clb__argreduce_op {
+    bool is_min;
+    clb_dtype in;
+    int64_t rows, len, in_offset, out_offset;
+} clb__argreduce_op;
+
 /* Batched matrix product, all operands of one dtype (the op layer casts first):
    out[b][i][j] = sum_p a[b][i][p] * b[b][p][j] over the broadcast batch index b. */
 typedef struct clb__matmul_op {
@@ -69,6 +78,8 @@ typedef struct clb__backend {
                       void *const *handles);
     clb_status (*reduce)(clb_context *ctx, const clb__reduce_op *op, const clb__plan *plan,
                          void *const *handles);
+    /* handles: 0 = out (int64), 1 = in */
+    clb_status (*argreduce)(clb_context *ctx, const clb__argreduce_op *op, void *const *handles);
     /* handles: 0 = out, 1 = a, 2 = b */
     clb_status (*matmul)(clb_context *ctx, const clb__matmul_op *op, void *const *handles);
     /* clb_eval's parsed expression (expr.h) over a plan: operand 0 is the output

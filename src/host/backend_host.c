@@ -184,6 +184,44 @@ static clb_status host_reduce(clb_context *ctx, const clb__reduce_op *op, const 
     return CLB_OK;
 }
 
+/* ---- argmax / argmin ------------------------------------------------------------ */
+
+/* Compared as float64 (floats), int64 or uint64: every value exactly. */
+static bool arg_wins(clb_dtype acc, bool is_min, clb__value b, clb__value a)
+{
+    if (acc == CLB_FLOAT64) {
+        if (isnan(a.d)) return false; /* the first NaN stays */
+        if (isnan(b.d)) return true;
+        return is_min ? b.d < a.d : b.d > a.d;
+    }
+    if (acc == CLB_UINT64) return is_min ? b.u < a.u : b.u > a.u;
+    return is_min ? b.i < a.i : b.i > a.i;
+}
+
+static clb_status host_argreduce(clb_context *ctx, const clb__argreduce_op *op,
+                                 void *const *handles)
+{
+    (void)ctx;
+    operand in = operand_of(handles[1], op->in);
+    int64_t *out = (int64_t *)handles[0] + op->out_offset;
+    clb_dtype acc = clb__dtype_is_float(op->in)      ? CLB_FLOAT64
+                    : clb__dtype_is_unsigned(op->in) ? CLB_UINT64
+                                                     : CLB_INT64;
+    for (int64_t row = 0; row < op->rows; row++) {
+        int64_t base = op->in_offset + row * op->len, best = 0;
+        clb__value bv = read_as(&in, base, acc);
+        for (int64_t r = 1; r < op->len; r++) {
+            clb__value v = read_as(&in, base + r, acc);
+            if (arg_wins(acc, op->is_min, v, bv)) {
+                bv = v;
+                best = r;
+            }
+        }
+        out[row] = best;
+    }
+    return CLB_OK;
+}
+
 /* ---- matmul ---------------------------------------------------------------------- */
 
 /* Products accumulate in double for floats and in uint64 (wrapping) for
@@ -275,6 +313,7 @@ static const clb__backend host_backend = {
     .copy = host_copy,
     .map = host_map,
     .reduce = host_reduce,
+    .argreduce = host_argreduce,
     .matmul = host_matmul,
     .eval = host_eval,
     .eval_hoists = host_eval_hoists,

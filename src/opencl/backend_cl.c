@@ -355,6 +355,7 @@ static const clb__backend cl_backend = {
     .copy = clb__cl_copy,
     .map = clb__cl_map,
     .reduce = clb__cl_reduce,
+    .argreduce = clb__cl_argreduce,
     .matmul = clb__cl_matmul,
     .eval = clb__expr_cl_run,
     .eval_hoists = cl_eval_hoists,

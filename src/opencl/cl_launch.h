@@ -189,6 +189,7 @@ clb_status clb__cl_map(clb_context *ctx, const clb__map_op *op, const clb__plan 
 clb_status clb__cl_reduce(clb_context *ctx, const clb__reduce_op *op, const clb__plan *plan,
                           void *const *handles);
 clb_status clb__cl_matmul(clb_context *ctx, const clb__matmul_op *op, void *const *handles);
+clb_status clb__cl_argreduce(clb_context *ctx, const clb__argreduce_op *op, void *const *handles);
 /* Drops what the matmul libraries cache for contexts (called when one is destroyed). */
 void clb__cl_matmul_forget(void);
 

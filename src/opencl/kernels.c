@@ -22,6 +22,7 @@ static const struct {
     [CLB__KERNEL_MATMUL] = {"matmul.cl", "clb_matmul", false},
     [CLB__KERNEL_MAP] = {"elementwise.cl", "clb_map", true},
     [CLB__KERNEL_EVAL] = {"eval.cl", "clb_eval", true},
+    [CLB__KERNEL_ARGREDUCE] = {"argreduce.cl", "clb_argreduce", false},
 };
 
 static const clb__cl_source *find_source(const char *name)

@@ -1,0 +1,71 @@
+/* Index of the extreme along the rows of a C-contiguous (rows, len) input:
+ * out[out_offset + row] = the first r whose element in[in_offset + row * len + r]
+ * is the largest (CLB_ARGMIN=0) or smallest (CLB_ARGMIN=1), a NaN counting as
+ * the extreme (the first NaN wins), as numpy.argmax / argmin.
+ *
+ * One work-group per row (groups stride over the rows): each lane scans every
+ * lanes-th element keeping its first best, then the lanes merge by a tree in
+ * local memory, where a tie goes to the smaller index. The op layer makes the
+ * input contiguous with the reduced axis last (src/ops/op_stats.c). */
+
+#ifndef CLB_IN_DTYPE
+#define CLB_IN_DTYPE 10
+#endif
+#ifndef CLB_ARGMIN
+#define CLB_ARGMIN 0
+#endif
+#define CLB_ARG_LANES 64 /* most lanes per work-group (the host launches a power of two) */
+
+#if CLB_IN_DTYPE == 11 && !CLB_HAVE_FP64
+#error "float64 needs a device with cl_khr_fp64"
+#endif
+
+typedef CLB_REG(CLB_IN_DTYPE) arg_t;
+
+/* Whether (b, ib) replaces (a, ia) as the best so far; an index < 0 is "none yet". */
+static bool clb_arg_wins(arg_t b, long ib, arg_t a, long ia)
+{
+    if (ib < 0) return false;
+    if (ia < 0) return true;
+#if CLB_IN_DTYPE >= 9
+    if (isnan(a)) return isnan(b) && ib < ia;
+    if (isnan(b)) return true;
+#endif
+#if CLB_ARGMIN
+    return b < a || (b == a && ib < ia);
+#else
+    return b > a || (b == a && ib < ia);
+#endif
+}
+
+__kernel void clb_argreduce(__global const CLB_STORAGE(CLB_IN_DTYPE) *in, __global long *out,
+                            long in_offset, long out_offset, long rows, long len)
+{
+    __local arg_t lv[CLB_ARG_LANES];
+    __local long li[CLB_ARG_LANES];
+    const int lane = (int)get_local_id(0), lanes = (int)get_local_size(0);
+    for (long row = (long)get_group_id(0); row < rows; row += (long)get_num_groups(0)) {
+        arg_t best = 0;
+        long bi = -1;
+        const long base = in_offset + row * len;
+        for (long r = lane; r < len; r += lanes) {
+            arg_t v = CLB_LOAD(CLB_IN_DTYPE, in, base + r);
+            if (clb_arg_wins(v, r, best, bi)) {
+                best = v;
+                bi = r;
+            }
+        }
+        lv[lane] = best;
+        li[lane] = bi;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int s = lanes / 2; s > 0; s >>= 1) {
+            if (lane < s && clb_arg_wins(lv[lane + s], li[lane + s], lv[lane], li[lane])) {
+                lv[lane] = lv[lane + s];
+                li[lane] = li[lane + s];
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (lane == 0) out[out_offset + row] = li[0];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}

@@ -1,0 +1,371 @@
+/* clb_einsum: the subscripts are parsed once into label lists; each operand
+ * becomes a view over one global label space (output labels first, then the
+ * contracted ones): repeated labels within an operand are a diagonal (their
+ * strides summed), absent labels stride 0. One operand without contraction is
+ * then that view itself; everything else is clb_eval_reduce of the product of
+ * the views, summed over the contracted labels (no outer product is stored).
+ * The result is cast back to the operands' promoted dtype (NumPy: einsum of
+ * int32 is int32, not the int64 of a sum). */
+#include "backend.h"
+#include "dtype.h"
+#include "internal.h"
+#include "shape.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NLABELS 52          /* a-z A-Z */
+#define ELL_BASE NLABELS    /* label ids of the "..." dimensions: ELL_BASE + j */
+#define MAX_IDS (NLABELS + CLB_MAX_DIMS)
+
+static int label_id(char c)
+{
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= 'A' && c <= 'Z') return c - 'A'; /* uppercase sorts first, as NumPy's implicit output */
+    return -1;
+}
+
+static char label_char(int id)
+{
+    return id < 26 ? (char)('A' + id) : (char)('a' + id - 26);
+}
+
+/* One term: its labels in order, and where "..." stands (-1: none). */
+typedef struct term {
+    int nlabels;
+    int labels[CLB_MAX_DIMS];
+    int ellipsis; /* index in labels where the ellipsis dimensions go */
+} term;
+
+/* Parses text[*pos...] up to ',' or "->" or the end into t. */
+static clb_status parse_term(const char *text, size_t *pos, bool output, term *t)
+{
+    t->nlabels = 0;
+    t->ellipsis = -1;
+    for (;;) {
+        char c = text[*pos];
+        if (c == '\0' || c == ',' || (c == '-' && text[*pos + 1] == '>')) return CLB_OK;
+        if (c == ' ') {
+            (*pos)++;
+            continue;
+        }
+        if (c == '.') {
+            if (strncmp(text + *pos, "...", 3) != 0)
+                return clb__fail(CLB_ERR_INVALID_ARGUMENT,
+                                 "clb_einsum: \"%s\": a '.' at position %zu that is not part of "
+                                 "an ellipsis \"...\"",
+                                 text, *pos);
+            if (t->ellipsis >= 0)
+                return clb__fail(CLB_ERR_INVALID_ARGUMENT,
+                                 "clb_einsum: \"%s\": a second ellipsis at position %zu in one "
+                                 "term",
+                                 text, *pos);
+            t->ellipsis = t->nlabels;
+            *pos += 3;
+            continue;
+        }
+        int id = label_id(c);
+        if (id < 0)
+            return clb__fail(CLB_ERR_INVALID_ARGUMENT,
+                             "clb_einsum: \"%s\": invalid character '%c' at position %zu (labels "
+                             "are a-z and A-Z)",
+                             text, c, *pos);
+        if (output)
+            for (int i = 0; i < t->nlabels; i++)
+                if (t->labels[i] == id)
+                    return clb__fail(CLB_ERR_INVALID_ARGUMENT,
+                                     "clb_einsum: \"%s\": output label '%c' at position %zu "
+                                     "appears more than once",
+                                     text, c, *pos);
+        if (t->nlabels >= CLB_MAX_DIMS)
+            return clb__fail(CLB_ERR_INVALID_ARGUMENT,
+                             "clb_einsum: \"%s\": more than %d labels in one term (position %zu)",
+                             text, CLB_MAX_DIMS, *pos);
+        t->labels[t->nlabels++] = id;
+        (*pos)++;
+    }
+}
+
+/* Two operands whose contraction is a (batched) matrix product: every label is
+   batch (output, both operands or "..."), i (output, a only), j (output, b only)
+   or k (contracted, both), with at least one k. views are the operands over the
+   global space (nout output dimensions, then the contracted ones). Returns
+   CLB_OK with *done false when the contraction is not of that form. */
+static clb_status einsum_matmul(clb_tensor *const *views, int nids, int nout, const int *ids,
+                                clb_dtype dt, bool *done, clb_tensor **out)
+{
+    clb_status st = CLB_OK;
+    clb_tensor *pa = NULL, *pb = NULL, *ra = NULL, *rb = NULL, *m = NULL, *mr = NULL, *mp = NULL;
+    const clb_tensor *a = views[0], *b = views[1];
+    int cat[CLB_MAX_DIMS]; /* 0 batch, 1 i, 2 j, 3 k */
+    int nk = 0;
+    *done = false;
+    for (int g = 0; g < nids; g++) {
+        bool in_a = a->shape[g] != 1 || a->strides[g] != 0, in_b = b->shape[g] != 1 || b->strides[g] != 0;
+        if (g >= nout) {
+            if (!in_a || !in_b) return CLB_OK; /* summed in one operand only */
+            cat[g] = 3;
+            nk++;
+        } else if (ids[g] >= ELL_BASE || (in_a && in_b)) {
+            cat[g] = 0;
+        } else {
+            cat[g] = in_a ? 1 : 2;
+        }
+    }
+    if (nk == 0) return CLB_OK;
+    /* a as (batch..., i..., k...) -> (batch..., M, K); b as (batch..., k..., j...) -> (batch..., K, N). */
+    int perm_a[CLB_MAX_DIMS], perm_b[CLB_MAX_DIMS], np = 0, nb = 0;
+    int64_t M = 1, N = 1, K = 1, bshape_a[CLB_MAX_DIMS], bshape_b[CLB_MAX_DIMS];
+    for (int c = 0; c < 4; c++)
+        for (int g = 0; g < nids; g++)
+            if (cat[g] == c) perm_a[np++] = g;
+    np = 0;
+    const int order_b[4] = {0, 3, 2, 1};
+    for (int c = 0; c < 4; c++)
+        for (int g = 0; g < nids; g++)
+            if (cat[g] == order_b[c]) perm_b[np++] = g;
+    for (int g = 0; g < nids; g++) {
+        if (cat[g] == 0) {
+            bshape_a[nb] = a->shape[g];
+            bshape_b[nb++] = b->shape[g];
+        }
+        if (cat[g] == 1) M *= a->shape[g];
+        if (cat[g] == 2) N *= b->shape[g];
+        if (cat[g] == 3) K *= a->shape[g];
+    }
+    CLB_TRY(clb_permute(a, perm_a, &pa));
+    CLB_TRY(clb_permute(b, perm_b, &pb));
+    bshape_a[nb] = M, bshape_a[nb + 1] = K;
+    bshape_b[nb] = K, bshape_b[nb + 1] = N;
+    CLB_TRY(clb_reshape(pa, nb + 2, bshape_a, &ra));
+    CLB_TRY(clb_reshape(pb, nb + 2, bshape_b, &rb));
+    CLB_TRY(clb_matmul(ra, rb, &m));
+    /* (batch..., M, N) -> (batch..., i..., j...) -> the output order. */
+    int64_t oshape[CLB_MAX_DIMS];
+    int no = 0, pos[CLB_MAX_DIMS], perm_o[CLB_MAX_DIMS];
+    for (int c = 0; c < 3; c++)
+        for (int g = 0; g < nout; g++)
+            if (cat[g] == c) {
+                int64_t sa = a->shape[g], sb = b->shape[g];
+                oshape[no] = c == 1 ? sa : c == 2 ? sb : sa > sb ? sa : sb;
+                pos[g] = no++;
+            }
+    CLB_TRY(clb_reshape(m, no, oshape, &mr));
+    for (int g = 0; g < nout; g++) perm_o[g] = pos[g];
+    CLB_TRY(clb_permute(mr, perm_o, &mp));
+    if (mp->dtype != dt)
+        CLB_TRY(clb_cast(mp, dt, out));
+    else
+        CLB_TRY(clb_contiguous(mp, out));
+    *done = true;
+cleanup:
+    clb_tensor_release(pa);
+    clb_tensor_release(pb);
+    clb_tensor_release(ra);
+    clb_tensor_release(rb);
+    clb_tensor_release(m);
+    clb_tensor_release(mr);
+    clb_tensor_release(mp);
+    return st;
+}
+
+clb_status clb_einsum(const char *subscripts, int n, const clb_tensor *const *operands,
+                      clb_tensor **out)
+{
+    static const char fn[] = "clb_einsum";
+    clb_status st = CLB_OK;
+    term *terms = NULL, outt;
+    clb_tensor *views[CLB_EVAL_MAX_INPUTS] = {NULL};
+    clb_tensor *r = NULL;
+    char *expr = NULL;
+    if (!out) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "%s: out is NULL", fn);
+    *out = NULL;
+    if (!subscripts) CLB_FAIL(CLB_ERR_INVALID_ARGUMENT, "%s: subscripts is NULL", fn);
+    if (n < 1 || !operands) CLB_FAIL(CLB_ERR_INVALID_ARGUMENT, "%s: needs n >= 1 operands", fn);
+    if (n > CLB_EVAL_MAX_INPUTS)
+        CLB_FAIL(CLB_ERR_UNSUPPORTED, "%s: %d operands; at most %d are supported", fn, n,
+                 CLB_EVAL_MAX_INPUTS);
+    for (int k = 0; k < n; k++) {
+        char what[64];
+        snprintf(what, sizeof what, "%s: operands[%d]", fn, k);
+        CLB_TRY(clb__check_tensor(operands[k], what));
+        if (k > 0) CLB_TRY(clb__check_same_context(fn, operands[0], operands[k]));
+    }
+    terms = calloc((size_t)n, sizeof *terms);
+    if (!terms) CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+
+    /* ---- parse ---- */
+    size_t pos = 0;
+    for (int k = 0;; k++) {
+        if (k >= n)
+            CLB_FAIL(CLB_ERR_INVALID_ARGUMENT,
+                     "%s: \"%s\": more terms than the %d operands (position %zu)", fn, subscripts,
+                     n, pos);
+        CLB_TRY(parse_term(subscripts, &pos, false, &terms[k]));
+        if (subscripts[pos] == ',') {
+            pos++;
+            continue;
+        }
+        if (k + 1 != n)
+            CLB_FAIL(CLB_ERR_INVALID_ARGUMENT,
+                     "%s: \"%s\": %d terms before position %zu for %d operands", fn, subscripts,
+                     k + 1, pos, n);
+        break;
+    }
+    bool explicit_out = subscripts[pos] == '-';
+    if (explicit_out) {
+        pos += 2;
+        CLB_TRY(parse_term(subscripts, &pos, true, &outt));
+        if (subscripts[pos] != '\0')
+            CLB_FAIL(CLB_ERR_INVALID_ARGUMENT, "%s: \"%s\": unexpected '%c' at position %zu", fn,
+                     subscripts, subscripts[pos], pos);
+    }
+
+    /* ---- sizes: labels must agree; "..." dimensions broadcast (right-aligned) ---- */
+    int64_t size[MAX_IDS];
+    int count[MAX_IDS] = {0}; /* operands' occurrences of each label */
+    int ell = 0;              /* number of "..." dimensions */
+    for (int id = 0; id < MAX_IDS; id++) size[id] = -1;
+    for (int k = 0; k < n; k++) {
+        const term *t = &terms[k];
+        const clb_tensor *x = operands[k];
+        int e = x->ndim - t->nlabels;
+        if (e < 0 || (e > 0 && t->ellipsis < 0))
+            CLB_FAIL(CLB_ERR_INVALID_ARGUMENT,
+                     "%s: \"%s\": operand %d has %d dimensions but its term has %d labels%s", fn,
+                     subscripts, k, x->ndim, t->nlabels, t->ellipsis < 0 ? " and no \"...\"" : "");
+        if (e > ell) ell = e;
+    }
+    for (int k = 0; k < n; k++) {
+        const term *t = &terms[k];
+        const clb_tensor *x = operands[k];
+        int e = x->ndim - t->nlabels;
+        for (int d = 0; d < x->ndim; d++) {
+            int64_t s = x->shape[d];
+            int id;
+            if (t->ellipsis >= 0 && d >= t->ellipsis && d < t->ellipsis + e) {
+                id = ELL_BASE + ell - e + (d - t->ellipsis);
+                if (size[id] < 0 || size[id] == 1) size[id] = s;
+                else if (s != 1 && s != size[id])
+                    CLB_FAIL(CLB_ERR_SHAPE_MISMATCH,
+                             "%s: \"%s\": the \"...\" dimensions of operand %d (size %lld) do not "
+                             "broadcast with %lld",
+                             fn, subscripts, k, (long long)s, (long long)size[id]);
+                continue;
+            }
+            id = t->labels[d < (t->ellipsis >= 0 ? t->ellipsis : x->ndim) ? d : d - e];
+            if (size[id] >= 0 && size[id] != s)
+                CLB_FAIL(CLB_ERR_SHAPE_MISMATCH,
+                         "%s: \"%s\": label '%c' has size %lld in operand %d but %lld before", fn,
+                         subscripts, label_char(id), (long long)s, k, (long long)size[id]);
+            size[id] = s;
+            count[id]++;
+        }
+    }
+
+    /* ---- the output labels ---- */
+    int out_ids[MAX_IDS], nout = 0;
+    if (explicit_out) {
+        for (int i = 0; i <= outt.nlabels; i++) {
+            if (i == outt.ellipsis)
+                for (int j = 0; j < ell; j++) out_ids[nout++] = ELL_BASE + j;
+            if (i == outt.nlabels) break;
+            int id = outt.labels[i];
+            if (count[id] == 0)
+                CLB_FAIL(CLB_ERR_INVALID_ARGUMENT,
+                         "%s: \"%s\": output label '%c' appears in no input term", fn, subscripts,
+                         label_char(id));
+            out_ids[nout++] = id;
+        }
+        if (outt.ellipsis < 0 && ell > 0)
+            CLB_FAIL(CLB_ERR_INVALID_ARGUMENT,
+                     "%s: \"%s\": the inputs have \"...\" dimensions but the output has no "
+                     "\"...\"",
+                     fn, subscripts);
+    } else {
+        for (int j = 0; j < ell; j++) out_ids[nout++] = ELL_BASE + j;
+        for (int id = 0; id < NLABELS; id++)
+            if (count[id] == 1) out_ids[nout++] = id;
+    }
+    /* The global label space: output labels, then the contracted ones. */
+    int ids[MAX_IDS], nids = nout, where[MAX_IDS];
+    bool in_out[MAX_IDS] = {false};
+    memcpy(ids, out_ids, sizeof(int) * (size_t)nout);
+    for (int i = 0; i < nout; i++) in_out[out_ids[i]] = true;
+    for (int id = 0; id < NLABELS; id++)
+        if (count[id] > 0 && !in_out[id]) ids[nids++] = id;
+    if (nids > CLB_MAX_DIMS)
+        CLB_FAIL(CLB_ERR_UNSUPPORTED, "%s: \"%s\": %d distinct labels; at most %d are supported",
+                 fn, subscripts, nids, CLB_MAX_DIMS);
+    for (int id = 0; id < MAX_IDS; id++) where[id] = -1;
+    for (int i = 0; i < nids; i++) where[ids[i]] = i;
+
+    /* ---- each operand as a view over the global space ---- */
+    clb_dtype dt = operands[0]->dtype;
+    for (int k = 0; k < n; k++) {
+        const term *t = &terms[k];
+        const clb_tensor *x = operands[k];
+        int e = x->ndim - t->nlabels;
+        int64_t vshape[CLB_MAX_DIMS], vstrides[CLB_MAX_DIMS];
+        for (int i = 0; i < nids; i++) vshape[i] = 1, vstrides[i] = 0;
+        for (int d = 0; d < x->ndim; d++) {
+            int id;
+            if (t->ellipsis >= 0 && d >= t->ellipsis && d < t->ellipsis + e)
+                id = ELL_BASE + ell - e + (d - t->ellipsis);
+            else
+                id = t->labels[d < (t->ellipsis >= 0 ? t->ellipsis : x->ndim) ? d : d - e];
+            int g = where[id];
+            vshape[g] = x->shape[d];
+            vstrides[g] += x->strides[d]; /* a repeated label: the diagonal */
+        }
+        for (int i = 0; i < nids; i++)
+            if (vshape[i] == 1) vstrides[i] = 0;
+        /* One operand, nothing contracted: the result is this view. */
+        CLB_TRY(clb__tensor_view(x, n == 1 && nids == nout ? nout : nids, vshape, vstrides,
+                                 x->offset, &views[k]));
+        if (k > 0) dt = clb_promote_types(dt, x->dtype);
+    }
+    if (n == 1 && nids == nout) {
+        *out = views[0];
+        views[0] = NULL;
+        goto cleanup;
+    }
+
+    /* ---- two operands as a (batched) matrix product ---- */
+    if (n == 2) {
+        bool done = false;
+        CLB_TRY(einsum_matmul(views, nids, nout, ids, dt, &done, out));
+        if (done) goto cleanup;
+    }
+
+    /* ---- product of the views summed over the contracted labels ---- */
+    const char *names[CLB_EVAL_MAX_INPUTS] = {"t0", "t1", "t2", "t3", "t4", "t5", "t6", "t7"};
+    expr = malloc((size_t)n * 6 + 1);
+    if (!expr) CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+    expr[0] = '\0';
+    for (int k = 0; k < n; k++) {
+        strcat(expr, k ? " * " : "");
+        strcat(expr, names[k]);
+    }
+    int axes[CLB_MAX_DIMS], naxes = 0;
+    for (int i = nout; i < nids; i++) axes[naxes++] = i;
+    CLB_TRY(clb_eval_reduce(operands[0]->storage->ctx, expr, n, names,
+                            (const clb_tensor *const *)views, CLB_SUM, naxes, axes, 0, &r));
+    if (r->dtype != dt) {
+        CLB_TRY(clb_cast(r, dt, out));
+    } else {
+        *out = r;
+        r = NULL;
+    }
+cleanup:
+    if (st != CLB_OK) {
+        clb_tensor_release(*out);
+        *out = NULL;
+    }
+    for (int k = 0; k < n && k < CLB_EVAL_MAX_INPUTS; k++) clb_tensor_release(views[k]);
+    clb_tensor_release(r);
+    free(expr);
+    free(terms);
+    return st;
+}

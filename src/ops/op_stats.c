@@ -1,0 +1,482 @@
+/* Broadcast reductions without the intermediate (clb_eval_reduce) and the
+ * statistics built on the existing ops: var/std, softmax, log_softmax,
+ * logsumexp. argmax/argmin dispatch to the backends' argreduce slot.
+ *
+ * clb_eval_reduce walks the broadcast space in blocks of at most
+ * ctx->options.eval_reduce_block elements (CLB_EVAL_REDUCE_BLOCK): each block
+ * is evaluated (clb_eval) and reduced (clb_reduce, with its accumulation
+ * rules) and folded into the output, so the memory used is the output plus one
+ * block, never the whole broadcast result. Blocks are cut along the outermost
+ * axes first; blocks that split a reduced axis are combined with the fold's own
+ * binary op (sum, maximum, minimum, product). */
+#include "backend.h"
+#include "dtype.h"
+#include "expr.h"
+#include "internal.h"
+#include "shape.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Marks the reduced axes of an ndim-dimensional shape (axes NULL: all) and
+   returns how many there are in *nred (their indices, ascending, in red). */
+static clb_status reduced_axes(const char *fn, int ndim, int naxes, const int *axes,
+                               bool *reduced, int *nred, int *red)
+{
+    clb_status st = CLB_OK;
+    for (int d = 0; d < ndim; d++) reduced[d] = axes == NULL;
+    if (axes) {
+        if (naxes < 0 || naxes > ndim)
+            CLB_FAIL(CLB_ERR_INVALID_ARGUMENT, "%s: naxes is %d but the tensor has %d dimensions",
+                     fn, naxes, ndim);
+        for (int i = 0; i < naxes; i++) {
+            int a = 0;
+            CLB_TRY(clb__normalize_axis(axes[i], ndim, &a));
+            if (reduced[a])
+                CLB_FAIL(CLB_ERR_INVALID_ARGUMENT, "%s: duplicate value in axes (%d)", fn, axes[i]);
+            reduced[a] = true;
+        }
+    }
+    *nred = 0;
+    for (int d = 0; d < ndim; d++)
+        if (reduced[d]) red[(*nred)++] = d;
+cleanup:
+    return st;
+}
+
+static clb_status check_keepdim(const char *fn, int keepdim)
+{
+    if (keepdim != 0 && keepdim != 1)
+        return clb__fail(CLB_ERR_INVALID_ARGUMENT, "%s: keepdim must be 0 or 1, not %d", fn,
+                         keepdim);
+    return CLB_OK;
+}
+
+/* ---- clb_eval_reduce ---------------------------------------------------------- */
+
+/* The binary op that merges two partial results of `op` (SUM also for MEAN). */
+static const char *combine_expr(clb_reduce_op op)
+{
+    switch (op) {
+    case CLB_MAX: return "maximum(a, b)";
+    case CLB_MIN: return "minimum(a, b)";
+    case CLB_PROD: return "a * b";
+    default: return "a + b";
+    }
+}
+
+/* One block: inputs sliced to [start[d], start[d] + len[d]) on the broadcast
+   axes 0..k, evaluated, reduced with keepdim, and stored into (first) or
+   combined with the matching slice of `acc`. */
+static clb_status run_block(clb_context *ctx, const char *text, int n, const char *const *names,
+                            const clb_tensor *const *inputs, int nd, int k, const int64_t *start,
+                            const int64_t *len, clb_reduce_op rop, int nred, const int *red,
+                            const bool *reduced, bool first, clb_tensor *acc)
+{
+    clb_status st = CLB_OK;
+    clb_tensor *views[CLB__EVAL_MAX_INPUTS] = {NULL};
+    clb_tensor *part = NULL, *r = NULL, *target = NULL, *next = NULL;
+    for (int j = 0; j < n; j++) {
+        clb_tensor_retain((clb_tensor *)inputs[j]);
+        views[j] = (clb_tensor *)inputs[j];
+        int lead = nd - inputs[j]->ndim;
+        for (int d = 0; d <= k; d++) {
+            int jd = d - lead;
+            if (jd < 0 || inputs[j]->shape[jd] == 1) continue;
+            CLB_TRY(clb_slice(views[j], jd, start[d], start[d] + len[d], 1, &next));
+            clb_tensor_release(views[j]);
+            views[j] = next;
+            next = NULL;
+        }
+    }
+    CLB_TRY(clb_eval(ctx, text, n, names, (const clb_tensor *const *)views, &part));
+    CLB_TRY(clb_reduce(rop, part, nred, red, 1, &r));
+    clb_tensor_retain(acc);
+    target = acc;
+    for (int d = 0; d <= k; d++) {
+        if (reduced[d] || len[d] == acc->shape[d]) continue;
+        CLB_TRY(clb_slice(target, d, start[d], start[d] + len[d], 1, &next));
+        clb_tensor_release(target);
+        target = next;
+        next = NULL;
+    }
+    if (first) {
+        CLB_TRY(clb__copy_into(target, r));
+    } else {
+        const char *ab[2] = {"a", "b"};
+        const clb_tensor *args[2] = {target, r};
+        CLB_TRY(clb_eval_into(ctx, combine_expr(rop), 2, ab, args, target));
+    }
+cleanup:
+    for (int j = 0; j < n; j++) clb_tensor_release(views[j]);
+    clb_tensor_release(part);
+    clb_tensor_release(r);
+    clb_tensor_release(target);
+    clb_tensor_release(next);
+    return st;
+}
+
+clb_status clb_eval_reduce(clb_context *ctx, const char *expr, int n, const char *const *names,
+                           const clb_tensor *const *inputs, clb_reduce_op op, int naxes,
+                           const int *axes, int keepdim, clb_tensor **out)
+{
+    static const char fn[] = "clb_eval_reduce";
+    clb_status st = CLB_OK;
+    clb__expr *e = NULL;
+    clb_tensor *part = NULL, *acc = NULL, *tmp = NULL;
+    char *wrapped = NULL;
+    clb_dtype dtypes[CLB__EVAL_MAX_INPUTS];
+    int ndims[CLB__EVAL_MAX_INPUTS];
+    const int64_t *shapes[CLB__EVAL_MAX_INPUTS];
+    if (!out) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "%s: out is NULL", fn);
+    *out = NULL;
+    CLB_TRY(clb__check_context(ctx, fn));
+    if (!expr) CLB_FAIL(CLB_ERR_INVALID_ARGUMENT, "%s: expr is NULL", fn);
+    if (n < 0 || n > CLB__EVAL_MAX_INPUTS)
+        CLB_FAIL(CLB_ERR_INVALID_ARGUMENT, "%s: n = %d inputs; between 0 and %d are supported", fn,
+                 n, CLB__EVAL_MAX_INPUTS);
+    if (n > 0 && (!names || !inputs))
+        CLB_FAIL(CLB_ERR_INVALID_ARGUMENT, "%s: names or inputs is NULL with n = %d", fn, n);
+    if ((unsigned)op > (unsigned)CLB_PROD)
+        CLB_FAIL(CLB_ERR_INVALID_ARGUMENT, "%s: op %d is not a clb_reduce_op", fn, (int)op);
+    CLB_TRY(check_keepdim(fn, keepdim));
+    for (int k = 0; k < n; k++) {
+        char what[160];
+        snprintf(what, sizeof what, "%s: inputs[%d] (\"%.64s\")", fn, k,
+                 names[k] ? names[k] : "(null)");
+        CLB_TRY(clb__check_tensor(inputs[k], what));
+        if (inputs[k]->storage->ctx != ctx)
+            CLB_FAIL(CLB_ERR_INVALID_ARGUMENT,
+                     "%s: input %s lives on context \"%s\", not on ctx (\"%s\")", fn,
+                     names[k] ? names[k] : "(null)", inputs[k]->storage->ctx->info.name,
+                     ctx->info.name);
+        dtypes[k] = inputs[k]->dtype;
+        ndims[k] = inputs[k]->ndim;
+        shapes[k] = inputs[k]->shape;
+    }
+    CLB_TRY(clb__expr_parse(fn, expr, n, names, &e));
+    CLB_TRY(clb__expr_type(fn, e, dtypes));
+    clb_dtype edt = clb__expr_root(e)->dtype, rdt = edt;
+    CLB_TRY(clb__reduce_types(op, edt, &rdt));
+
+    int nd = 0, nred = 0, red[CLB_MAX_DIMS];
+    int64_t shape[CLB_MAX_DIMS];
+    bool reduced[CLB_MAX_DIMS];
+    CLB_TRY(clb__broadcast(n, ndims, shapes, &nd, shape));
+    CLB_TRY(reduced_axes(fn, nd, naxes, axes, reduced, &nred, red));
+    int64_t numel = 1;
+    for (int d = 0; d < nd; d++) numel *= shape[d];
+
+    /* The block bound: the option, and at most an eighth of the largest allocation. */
+    int64_t block = ctx->options.eval_reduce_block;
+    size_t item = clb_dtype_size(edt) > 4 ? 8 : 4;
+    if (ctx->info.max_alloc_bytes / 8 / item > 0 &&
+        (uint64_t)block > ctx->info.max_alloc_bytes / 8 / item)
+        block = (int64_t)(ctx->info.max_alloc_bytes / 8 / item);
+    if (numel <= block) {
+        CLB_TRY(clb_eval(ctx, expr, n, names, inputs, &part));
+        CLB_TRY(clb_reduce(op, part, nred, red, keepdim, out));
+        goto cleanup;
+    }
+
+    /* MEAN: a sum (in float32 for float16, so that partial sums cannot overflow)
+       divided at the end. */
+    clb_reduce_op rop = op;
+    const char *text = expr;
+    clb_dtype acc_dt = rdt;
+    int64_t count = 1;
+    for (int i = 0; i < nred; i++) count *= shape[red[i]];
+    if (op == CLB_MEAN) {
+        rop = CLB_SUM;
+        acc_dt = rdt == CLB_FLOAT16 ? CLB_FLOAT32 : rdt;
+        size_t len = strlen(expr) + 32;
+        wrapped = malloc(len);
+        if (!wrapped) CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+        snprintf(wrapped, len, "%s((%s))", clb_dtype_name(acc_dt), expr);
+        text = wrapped;
+    }
+    int64_t keep_shape[CLB_MAX_DIMS];
+    for (int d = 0; d < nd; d++) keep_shape[d] = reduced[d] ? 1 : shape[d];
+    CLB_TRY(clb__tensor_new(ctx, acc_dt, nd, keep_shape, &acc));
+
+    /* k: the outermost axis the blocks cut into chunks of c; axes before it are
+       walked one index at a time, axes after it are whole. */
+    int k = nd - 1;
+    int64_t inner = 1;
+    while (k > 0 && shape[k] <= block / inner) inner *= shape[k--];
+    int64_t c = block / inner;
+    if (c < 1) c = 1;
+    if (c > shape[k]) c = shape[k];
+    int64_t start[CLB_MAX_DIMS] = {0}, len[CLB_MAX_DIMS];
+    for (int d = 0; d < nd; d++) len[d] = d < k ? 1 : d == k ? c : shape[d];
+    for (;;) {
+        len[k] = shape[k] - start[k] < c ? shape[k] - start[k] : c;
+        bool first = true;
+        for (int d = 0; d <= k; d++)
+            if (reduced[d] && start[d] != 0) first = false;
+        CLB_TRY(run_block(ctx, text, n, names, inputs, nd, k, start, len, rop, nred, red, reduced,
+                          first, acc));
+        int d = k;
+        start[k] += c;
+        while (d >= 0 && start[d] >= shape[d]) {
+            start[d] = 0;
+            if (--d >= 0) start[d] += 1;
+        }
+        if (d < 0) break;
+    }
+    if (op == CLB_MEAN) {
+        char div[64];
+        const char *a[1] = {"a"};
+        snprintf(div, sizeof div, "a / %lld", (long long)count);
+        CLB_TRY(clb_eval(ctx, div, 1, a, (const clb_tensor *const *)&acc, &tmp));
+        clb_tensor_release(acc);
+        acc = tmp;
+        tmp = NULL;
+        if (acc->dtype != rdt) {
+            CLB_TRY(clb_cast(acc, rdt, &tmp));
+            clb_tensor_release(acc);
+            acc = tmp;
+            tmp = NULL;
+        }
+    }
+    if (keepdim) {
+        *out = acc;
+        acc = NULL;
+    } else {
+        int64_t out_shape[CLB_MAX_DIMS];
+        int out_nd = 0;
+        for (int d = 0; d < nd; d++)
+            if (!reduced[d]) out_shape[out_nd++] = shape[d];
+        CLB_TRY(clb_reshape(acc, out_nd, out_shape, out));
+    }
+cleanup:
+    if (st != CLB_OK) {
+        clb_tensor_release(*out);
+        *out = NULL;
+    }
+    clb__expr_free(e);
+    clb_tensor_release(part);
+    clb_tensor_release(acc);
+    clb_tensor_release(tmp);
+    free(wrapped);
+    return st;
+}
+
+/* ---- var / std ------------------------------------------------------------------ */
+
+/* Two passes: the mean (keepdim), then the sum of squared deviations from it
+   through clb_eval_reduce (no stored deviations), divided by count - correction. */
+static clb_status var_std(const char *fn, const clb_tensor *t, int naxes, const int *axes,
+                          int correction, int keepdim, bool root, clb_tensor **out)
+{
+    clb_status st = CLB_OK;
+    clb_tensor *x = NULL, *m = NULL, *s = NULL;
+    int nred = 0, red[CLB_MAX_DIMS];
+    bool reduced[CLB_MAX_DIMS];
+    if (!out) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "%s: out is NULL", fn);
+    *out = NULL;
+    CLB_TRY(clb__check_tensor(t, fn));
+    CLB_TRY(check_keepdim(fn, keepdim));
+    CLB_TRY(reduced_axes(fn, t->ndim, naxes, axes, reduced, &nred, red));
+    clb_context *ctx = t->storage->ctx;
+    if (clb__dtype_is_float(t->dtype)) {
+        clb_tensor_retain((clb_tensor *)t);
+        x = (clb_tensor *)t;
+    } else {
+        if (!ctx->info.has_fp64)
+            CLB_FAIL(CLB_ERR_DTYPE,
+                     "%s: the result for %s input is float64 (NumPy), which device %s does not "
+                     "support (no cl_khr_fp64); cast the input to float32 first",
+                     fn, clb_dtype_name(t->dtype), ctx->info.name);
+        CLB_TRY(clb_cast(t, CLB_FLOAT64, &x));
+    }
+    int64_t count = 1;
+    for (int i = 0; i < nred; i++) count *= t->shape[red[i]];
+    CLB_TRY(clb_reduce(CLB_MEAN, x, nred, red, 1, &m));
+    const char *xm[2] = {"x", "m"};
+    const clb_tensor *args[2] = {x, m};
+    CLB_TRY(clb_eval_reduce(ctx, "(x - m) * (x - m)", 2, xm, args, CLB_SUM, nred, red, keepdim,
+                            &s));
+    /* NumPy divides by max(count - ddof, 0): 0 gives inf, or nan for 0 / 0. */
+    long long div = count - (long long)correction > 0 ? count - (long long)correction : 0;
+    /* A zero divisor is written as (s - s): rusticl (Mesa 22/23, llvmpipe) folds a
+       division by the literal 0 into a wrong finite value. */
+    char text[160], d[64];
+    if (div > 0)
+        snprintf(d, sizeof d, "%lld", div);
+    else
+        snprintf(d, sizeof d, x->dtype == CLB_FLOAT16 ? "(float32(s) - float32(s))" : "(s - s)");
+    if (x->dtype == CLB_FLOAT16) /* the count itself may exceed float16's range */
+        snprintf(text, sizeof text, root ? "float16(sqrt(float32(s) / %s))" : "float16(float32(s) / %s)",
+                 d);
+    else
+        snprintf(text, sizeof text, root ? "sqrt(s / %s)" : "s / %s", d);
+    const char *sn[1] = {"s"};
+    CLB_TRY(clb_eval(ctx, text, 1, sn, (const clb_tensor *const *)&s, out));
+cleanup:
+    if (st != CLB_OK) {
+        clb_tensor_release(*out);
+        *out = NULL;
+    }
+    clb_tensor_release(x);
+    clb_tensor_release(m);
+    clb_tensor_release(s);
+    return st;
+}
+
+clb_status clb_var(const clb_tensor *t, int naxes, const int *axes, int correction, int keepdim,
+                   clb_tensor **out)
+{
+    return var_std("clb_var", t, naxes, axes, correction, keepdim, false, out);
+}
+
+clb_status clb_std(const clb_tensor *t, int naxes, const int *axes, int correction, int keepdim,
+                   clb_tensor **out)
+{
+    return var_std("clb_std", t, naxes, axes, correction, keepdim, true, out);
+}
+
+/* ---- softmax, log_softmax, logsumexp --------------------------------------------- */
+
+/* The shift: the maximum where it is finite, else 0 (so a row of -inf gives
+   exp(-inf) = 0 sums, and +inf stays +inf), as scipy's logsumexp. */
+#define SHIFT "where(m - m == 0, m, 0)"
+
+enum { SOFTMAX, LOG_SOFTMAX, LOGSUMEXP };
+
+static clb_status softmax_like(const char *fn, int kind, const clb_tensor *t, int naxes,
+                               const int *axes, int keepdim, clb_tensor **out)
+{
+    clb_status st = CLB_OK;
+    clb_tensor *m = NULL, *s = NULL, *r = NULL;
+    int nred = 0, red[CLB_MAX_DIMS];
+    bool reduced[CLB_MAX_DIMS];
+    if (!out) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "%s: out is NULL", fn);
+    *out = NULL;
+    CLB_TRY(clb__check_tensor(t, fn));
+    if (!clb__dtype_is_float(t->dtype))
+        CLB_FAIL(CLB_ERR_DTYPE, "%s: input of dtype %s; only float16, float32 and float64 are "
+                                "supported (cast it first)",
+                 fn, clb_dtype_name(t->dtype));
+    CLB_TRY(check_keepdim(fn, keepdim));
+    CLB_TRY(reduced_axes(fn, t->ndim, naxes, axes, reduced, &nred, red));
+    clb_context *ctx = t->storage->ctx;
+    const char *xm[2] = {"x", "m"};
+    const char *xms[3] = {"x", "m", "s"};
+    const char *ms[2] = {"m", "s"};
+    if (t->numel == 0) {
+        /* Nothing to shift by: softmax of nothing is empty, logsumexp of nothing is
+           log(0) = -inf. */
+        CLB_TRY(clb_reduce(CLB_SUM, t, nred, red, kind == LOGSUMEXP ? keepdim : 1, &s));
+        if (kind == LOGSUMEXP) {
+            CLB_TRY(clb_eval(ctx, "log(s)", 1, ms + 1, (const clb_tensor *const *)&s, out));
+        } else {
+            const char *xn[1] = {"x"};
+            CLB_TRY(clb_eval(ctx, "x", 1, xn, &t, out));
+        }
+        goto cleanup;
+    }
+    CLB_TRY(clb_reduce(CLB_MAX, t, nred, red, 1, &m));
+    const clb_tensor *xm_in[2] = {t, m};
+    CLB_TRY(clb_eval_reduce(ctx, "exp(x - " SHIFT ")", 2, xm, xm_in, CLB_SUM, nred, red, 1, &s));
+    const clb_tensor *xms_in[3] = {t, m, s};
+    const clb_tensor *ms_in[2] = {m, s};
+    if (kind == SOFTMAX)
+        CLB_TRY(clb_eval(ctx, "exp(x - " SHIFT ") / s", 3, xms, xms_in, out));
+    else if (kind == LOG_SOFTMAX)
+        CLB_TRY(clb_eval(ctx, "x - " SHIFT " - log(s)", 3, xms, xms_in, out));
+    else if (keepdim)
+        CLB_TRY(clb_eval(ctx, "log(s) + " SHIFT, 2, ms, ms_in, out));
+    else {
+        int64_t out_shape[CLB_MAX_DIMS];
+        int out_nd = 0;
+        for (int d = 0; d < t->ndim; d++)
+            if (!reduced[d]) out_shape[out_nd++] = t->shape[d];
+        CLB_TRY(clb_eval(ctx, "log(s) + " SHIFT, 2, ms, ms_in, &r));
+        CLB_TRY(clb_reshape(r, out_nd, out_shape, out));
+    }
+cleanup:
+    if (st != CLB_OK) {
+        clb_tensor_release(*out);
+        *out = NULL;
+    }
+    clb_tensor_release(m);
+    clb_tensor_release(s);
+    clb_tensor_release(r);
+    return st;
+}
+
+clb_status clb_softmax(const clb_tensor *t, int axis, clb_tensor **out)
+{
+    return softmax_like("clb_softmax", SOFTMAX, t, 1, &axis, 1, out);
+}
+
+clb_status clb_log_softmax(const clb_tensor *t, int axis, clb_tensor **out)
+{
+    return softmax_like("clb_log_softmax", LOG_SOFTMAX, t, 1, &axis, 1, out);
+}
+
+clb_status clb_logsumexp(const clb_tensor *t, int naxes, const int *axes, int keepdim,
+                         clb_tensor **out)
+{
+    return softmax_like("clb_logsumexp", LOGSUMEXP, t, naxes, axes, keepdim, out);
+}
+
+/* ---- argmax / argmin ----------------------------------------------------------------- */
+
+/* The axis moved last and made contiguous (a copy unless it already is), then one
+   backend launch over its rows. */
+static clb_status argreduce(const char *fn, bool is_min, const clb_tensor *t, int axis,
+                            int keepdim, clb_tensor **out)
+{
+    clb_status st = CLB_OK;
+    clb_tensor *moved = NULL, *rows = NULL, *r = NULL;
+    if (!out) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "%s: out is NULL", fn);
+    *out = NULL;
+    CLB_TRY(clb__check_tensor(t, fn));
+    CLB_TRY(check_keepdim(fn, keepdim));
+    int a = 0;
+    CLB_TRY(clb__normalize_axis(axis, t->ndim, &a));
+    if (t->shape[a] == 0)
+        CLB_FAIL(CLB_ERR_INVALID_ARGUMENT,
+                 "%s: attempt to get %s of an empty sequence (axis %d has size 0)", fn,
+                 is_min ? "argmin" : "argmax", axis);
+    int perm[CLB_MAX_DIMS], nd = 0;
+    int64_t out_shape[CLB_MAX_DIMS];
+    for (int d = 0; d < t->ndim; d++) {
+        if (d != a) perm[nd] = d;
+        if (d != a) out_shape[nd++] = t->shape[d];
+    }
+    perm[nd] = a;
+    CLB_TRY(clb_permute(t, perm, &moved));
+    CLB_TRY(clb_contiguous(moved, &rows));
+    if (keepdim) {
+        nd = 0;
+        for (int d = 0; d < t->ndim; d++) out_shape[nd++] = d == a ? 1 : t->shape[d];
+    }
+    clb_context *ctx = t->storage->ctx;
+    CLB_TRY(clb__tensor_new(ctx, CLB_INT64, nd, out_shape, &r));
+    clb__argreduce_op op = {.is_min = is_min, .in = t->dtype, .len = t->shape[a],
+                            .in_offset = rows->offset, .out_offset = r->offset};
+    op.rows = r->numel;
+    void *handles[2] = {r->storage->handle, rows->storage->handle};
+    if (op.rows > 0) CLB_TRY(ctx->backend->argreduce(ctx, &op, handles));
+    *out = r;
+    r = NULL;
+cleanup:
+    clb_tensor_release(moved);
+    clb_tensor_release(rows);
+    clb_tensor_release(r);
+    return st;
+}
+
+clb_status clb_argmax(const clb_tensor *t, int axis, int keepdim, clb_tensor **out)
+{
+    return argreduce("clb_argmax", false, t, axis, keepdim, out);
+}
+
+clb_status clb_argmin(const clb_tensor *t, int axis, int keepdim, clb_tensor **out)
+{
+    return argreduce("clb_argmin", true, t, axis, keepdim, out);
+}

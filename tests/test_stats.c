@@ -1,0 +1,651 @@
+/* clb_var / clb_std, clb_argmax / clb_argmin, clb_softmax / clb_log_softmax /
+ * clb_logsumexp and clb_eval_reduce on every device: values computed by hand
+ * (NumPy's), accuracy against float64 references computed here, every device
+ * against the host backend, the errors, and clb_eval_reduce's memory on a
+ * problem whose broadcast intermediate exceeds the device's largest allocation. */
+#include "testutil.h"
+
+/* One host-backend context for references, shared by every test. */
+static clb_context *g_host;
+static clb_context *clbt_host_shared(void)
+{
+    if (!g_host) g_host = clbt_host();
+    return g_host;
+}
+static void clbt_host_shared_release(void)
+{
+    clb_context_release(g_host);
+    g_host = NULL;
+}
+
+#define GARBAGE ((clb_tensor *)(uintptr_t)0x5A5A5A5A)
+/* A failing call: the status, *out NULL, nothing allocated. */
+#define EXPECT_FAIL(ctx, status, call_with_out)                                                    \
+    do {                                                                                           \
+        size_t m_before_ = clb_memory_allocated(ctx);                                              \
+        clb_tensor *out_ = GARBAGE;                                                                \
+        clb_tensor **outp_ = &out_;                                                                \
+        (void)outp_;                                                                               \
+        CLBT_FAILS(status, call_with_out);                                                         \
+        assert_null(out_);                                                                         \
+        assert_int_equal(clb_memory_allocated(ctx), m_before_);                                    \
+    } while (0)
+
+static clb_tensor *f32(clb_context *ctx, int ndim, const int64_t *shape, const float *data)
+{
+    return clbt_tensor(ctx, CLB_FLOAT32, ndim, shape, data);
+}
+
+/* Reads t (float32, float64 or int64) as doubles into v (n entries). */
+static void read_doubles(const clb_tensor *t, double *v, int64_t n)
+{
+    assert_int_equal(clb_tensor_numel(t), n);
+    void *buf = clbt_read(t);
+    for (int64_t i = 0; i < n; i++)
+        v[i] = clb_tensor_dtype(t) == CLB_INT64 ? (double)((int64_t *)buf)[i]
+                                                : clbt_value_at(buf, clb_tensor_dtype(t), i);
+    free(buf);
+}
+
+static void expect_values(const clb_tensor *t, const double *want, int64_t n, double rtol,
+                          const char *what, const char *sel)
+{
+    double got[64];
+    assert_true(n <= 64);
+    read_doubles(t, got, n);
+    for (int64_t i = 0; i < n; i++) {
+        bool ok = isnan(want[i]) ? isnan(got[i])
+                  : isinf(want[i]) ? got[i] == want[i]
+                                   : fabs(got[i] - want[i]) <= rtol * fabs(want[i]) + 1e-30;
+        if (!ok)
+            fail_msg("%s on %s: element %lld is %.9g, expected %.9g", what, sel, (long long)i,
+                     got[i], want[i]);
+    }
+}
+
+/* A random tensor of dtype dt with values drawn from a few small integers (ties)
+   or U(-2, 2), built on the host backend and copied to ctx the same way. */
+static clb_tensor *random_tensor(clb_context *ctx, clb_dtype dt, int ndim, const int64_t *shape,
+                                 uint64_t seed, bool ties)
+{
+    int64_t n = 1;
+    for (int d = 0; d < ndim; d++) n *= shape[d];
+    double *v = malloc((size_t)(n ? n : 1) * sizeof *v);
+    assert_non_null(v);
+    uint64_t s = seed;
+    for (int64_t i = 0; i < n; i++) {
+        double u = (double)(clbt_rand(&s) >> 11) / 9007199254740992.0;
+        v[i] = ties ? floor(u * 5.0) : u * 4.0 - 2.0;
+    }
+    clb_tensor *d64 = clbt_tensor(clbt_host_shared(), CLB_FLOAT64, ndim, shape, v);
+    free(v);
+    clb_tensor *c = NULL;
+    CLBT_OK(clb_cast(d64, dt, &c));
+    size_t bytes = (size_t)n * clb_dtype_size(dt);
+    void *buf = clbt_read(c);
+    clb_tensor *t = clbt_tensor(ctx, dt, ndim, shape, buf);
+    free(buf);
+    clb_tensor_release(c);
+    clb_tensor_release(d64);
+    (void)bytes;
+    return t;
+}
+
+/* A tensor of ctx copied to the host backend (for reference results there). */
+static clb_tensor *on_host(const clb_tensor *t)
+{
+    void *buf = clbt_read(t);
+    clb_tensor *h = clbt_tensor(clbt_host_shared(), clb_tensor_dtype(t), clb_tensor_ndim(t),
+                                clb_tensor_shape(t), buf);
+    free(buf);
+    return h;
+}
+
+/* ---- var / std ------------------------------------------------------------------ */
+
+static void var_values_body(clb_context *ctx, const char *sel)
+{
+    const int64_t shape[2] = {2, 4};
+    const float x[8] = {1, 2, 3, 4, 2, 4, 6, 8};
+    clb_tensor *t = f32(ctx, 2, shape, x), *r = NULL;
+    const int ax1[1] = {1}, ax0[1] = {0};
+
+    CLBT_OK(clb_var(t, 1, ax1, 0, 0, &r)); /* np.var(x, axis=1) */
+    const double v0[2] = {1.25, 5.0};
+    assert_int_equal(clb_tensor_dtype(r), CLB_FLOAT32);
+    expect_values(r, v0, 2, 1e-6, "var axis 1", sel);
+    clb_tensor_release(r);
+
+    CLBT_OK(clb_var(t, 1, ax1, 1, 1, &r)); /* np.var(x, axis=1, ddof=1, keepdims=True) */
+    const double v1[2] = {5.0 / 3.0, 20.0 / 3.0};
+    const int64_t kshape[2] = {2, 1};
+    clbt_assert_shape(r, 2, kshape);
+    expect_values(r, v1, 2, 1e-6, "var ddof 1", sel);
+    clb_tensor_release(r);
+
+    CLBT_OK(clb_std(t, 1, ax0, 0, 0, &r)); /* np.std(x, axis=0) */
+    const double s0[4] = {0.5, 1.0, 1.5, 2.0};
+    expect_values(r, s0, 4, 1e-6, "std axis 0", sel);
+    clb_tensor_release(r);
+
+    CLBT_OK(clb_var(t, 0, NULL, 0, 0, &r)); /* np.var(x) */
+    const double all[1] = {4.6875};
+    assert_int_equal(clb_tensor_ndim(r), 0);
+    expect_values(r, all, 1, 1e-6, "var all", sel);
+    clb_tensor_release(r);
+
+    /* ddof >= count: NumPy divides by max(count - ddof, 0). */
+    CLBT_OK(clb_var(t, 1, ax0, 2, 0, &r));
+    const double inf4[4] = {INFINITY, INFINITY, INFINITY, INFINITY};
+    expect_values(r, inf4, 4, 0, "var ddof = count", sel);
+    clb_tensor_release(r);
+    const float c[2] = {3, 3};
+    const int64_t cshape[1] = {2};
+    clb_tensor *ct = f32(ctx, 1, cshape, c);
+    CLBT_OK(clb_var(ct, 0, NULL, 5, 0, &r));
+    const double nan1[1] = {NAN};
+    expect_values(r, nan1, 1, 0, "var 0/0", sel);
+    clb_tensor_release(r);
+    clb_tensor_release(ct);
+
+    /* Integer input: float64 (NumPy), where the device has it. */
+    const int32_t xi[8] = {1, 2, 3, 4, 2, 4, 6, 8};
+    clb_tensor *ti = clbt_tensor(ctx, CLB_INT32, 2, shape, xi);
+    if (CLBT_F64(ctx, clb_var(ti, 1, ax1, 0, 0, &r))) {
+        assert_int_equal(clb_tensor_dtype(r), CLB_FLOAT64);
+        expect_values(r, v0, 2, 1e-12, "var int32", sel);
+        clb_tensor_release(r);
+        r = NULL;
+    }
+    assert_null(r);
+
+    EXPECT_FAIL(ctx, CLB_ERR_INVALID_ARGUMENT, clb_var(t, 1, ax1, 0, 2, outp_));
+    const int bad[1] = {2};
+    EXPECT_FAIL(ctx, CLB_ERR_INVALID_ARGUMENT, clb_std(t, 1, bad, 0, 0, outp_));
+    EXPECT_FAIL(ctx, CLB_ERR_INVALID_ARGUMENT, clb_std(NULL, 0, NULL, 0, 0, outp_));
+    CLBT_FAILS(CLB_ERR_INVALID_ARGUMENT, clb_var(t, 0, NULL, 0, 0, NULL));
+    clb_tensor_release(ti);
+    clb_tensor_release(t);
+}
+
+static void test_var_values(void **state)
+{
+    (void)state;
+    clbt_for_each_device(var_values_body);
+}
+
+/* Values 1e4 + U(0, 1) in float32: relative error <= 1e-4 against float64. */
+static void var_accuracy_body(clb_context *ctx, const char *sel)
+{
+    enum { ROWS = 16, COLS = 65536 };
+    const int64_t shape[2] = {ROWS, COLS};
+    float *x = malloc(sizeof(float) * ROWS * COLS);
+    assert_non_null(x);
+    uint64_t s = 7;
+    for (int64_t i = 0; i < (int64_t)ROWS * COLS; i++)
+        x[i] = (float)(1e4 + (double)(clbt_rand(&s) >> 11) / 9007199254740992.0);
+    double want[ROWS], got[ROWS], sum_all = 0, sq_all = 0;
+    for (int r = 0; r < ROWS; r++) {
+        double m = 0, q = 0;
+        for (int c = 0; c < COLS; c++) m += x[(int64_t)r * COLS + c];
+        sum_all += m;
+        m /= COLS;
+        for (int c = 0; c < COLS; c++) {
+            double d = x[(int64_t)r * COLS + c] - m;
+            q += d * d;
+        }
+        want[r] = q / (COLS - 1);
+    }
+    double mean_all = sum_all / ((double)ROWS * COLS);
+    for (int64_t i = 0; i < (int64_t)ROWS * COLS; i++) sq_all += (x[i] - mean_all) * (x[i] - mean_all);
+    clb_tensor *t = f32(ctx, 2, shape, x), *r = NULL;
+    const int ax1[1] = {1};
+    CLBT_OK(clb_var(t, 1, ax1, 1, 0, &r));
+    read_doubles(r, got, ROWS);
+    double worst = 0;
+    for (int i = 0; i < ROWS; i++) worst = fmax(worst, fabs(got[i] - want[i]) / want[i]);
+    clb_tensor_release(r);
+    CLBT_OK(clb_var(t, 0, NULL, 0, 0, &r));
+    double g1 = 0, w1 = sq_all / ((double)ROWS * COLS);
+    read_doubles(r, &g1, 1);
+    worst = fmax(worst, fabs(g1 - w1) / w1);
+    clb_tensor_release(r);
+    print_message("var of 1e4 + U(0,1) float32 on %s: worst relative error %.3g\n", sel, worst);
+    if (!(worst <= 1e-4)) fail_msg("var on %s: relative error %.3g > 1e-4", sel, worst);
+    clb_tensor_release(t);
+    free(x);
+}
+
+static void test_var_accuracy(void **state)
+{
+    (void)state;
+    clbt_for_each_device(var_accuracy_body);
+}
+
+/* Every float dtype, several axis sets, against the host backend. */
+static void var_host_body(clb_context *ctx, const char *sel)
+{
+    const int64_t shape[3] = {3, 5, 37};
+    const clb_dtype dts[3] = {CLB_FLOAT16, CLB_FLOAT32, CLB_FLOAT64};
+    const int sets[4][2] = {{0, 0}, {2, 0}, {0, 2}, {1, 0}};
+    const int nsets[4] = {1, 1, 2, 0};
+    for (int k = 0; k < 3; k++) {
+        clb_tensor *t = random_tensor(ctx, dts[k], 3, shape, 11 + (uint64_t)k, false);
+        clb_tensor *h = on_host(t);
+        for (int a = 0; a < 4; a++) {
+            const int *axes = nsets[a] ? sets[a] : NULL;
+            for (int root = 0; root < 2; root++) {
+                clb_tensor *got = NULL, *want = NULL;
+                clb_status st = root ? clb_std(t, nsets[a], axes, 1, a & 1, &got)
+                                     : clb_var(t, nsets[a], axes, 1, a & 1, &got);
+                if (dts[k] == CLB_FLOAT64 && !CLBT_F64(ctx, st)) continue;
+                CLBT_OK(st);
+                CLBT_OK(root ? clb_std(h, nsets[a], axes, 1, a & 1, &want)
+                             : clb_var(h, nsets[a], axes, 1, a & 1, &want));
+                char what[128];
+                snprintf(what, sizeof what, "%s %s axes set %d on %s", root ? "std" : "var",
+                         clb_dtype_name(dts[k]), a, sel);
+                clbt_assert_matches_host(got, want, dts[k] == CLB_FLOAT16 ? 2e-3 : 1e-5, 0, what);
+                clb_tensor_release(got);
+                clb_tensor_release(want);
+            }
+        }
+        clb_tensor_release(h);
+        clb_tensor_release(t);
+    }
+}
+
+static void test_var_vs_host(void **state)
+{
+    (void)state;
+    clbt_for_each_device(var_host_body);
+}
+
+/* ---- argmax / argmin ------------------------------------------------------------- */
+
+static void arg_values_body(clb_context *ctx, const char *sel)
+{
+    const int64_t shape[2] = {3, 4};
+    const float x[12] = {1, 5, 5, 0, /* tie: first */ NAN, 2, NAN, 9, /* first NaN */ -1, -1, 3, 3};
+    clb_tensor *t = f32(ctx, 2, shape, x), *r = NULL;
+    CLBT_OK(clb_argmax(t, 1, 0, &r));
+    assert_int_equal(clb_tensor_dtype(r), CLB_INT64);
+    const double am1[3] = {1, 0, 2};
+    expect_values(r, am1, 3, 0, "argmax axis 1", sel);
+    clb_tensor_release(r);
+    CLBT_OK(clb_argmin(t, -1, 1, &r));
+    const int64_t kshape[2] = {3, 1};
+    clbt_assert_shape(r, 2, kshape);
+    const double an1[3] = {3, 0, 0};
+    expect_values(r, an1, 3, 0, "argmin axis -1", sel);
+    clb_tensor_release(r);
+    CLBT_OK(clb_argmax(t, 0, 0, &r));
+    const double am0[4] = {1, 0, 1, 1};
+    expect_values(r, am0, 4, 0, "argmax axis 0", sel);
+    clb_tensor_release(r);
+    CLBT_OK(clb_argmin(t, 0, 0, &r));
+    const double an0[4] = {1, 2, 1, 0};
+    expect_values(r, an0, 4, 0, "argmin axis 0", sel);
+    clb_tensor_release(r);
+
+    const int64_t zshape[2] = {3, 0};
+    clb_tensor *z = NULL;
+    CLBT_OK(clb_tensor_empty(ctx, CLB_FLOAT32, 2, zshape, &z));
+    EXPECT_FAIL(ctx, CLB_ERR_INVALID_ARGUMENT, clb_argmax(z, 1, 0, outp_));
+    CLBT_OK(clb_argmax(z, 0, 0, &r)); /* (0,) of int64 */
+    assert_int_equal(clb_tensor_numel(r), 0);
+    clb_tensor_release(r);
+    EXPECT_FAIL(ctx, CLB_ERR_INVALID_ARGUMENT, clb_argmax(t, 2, 0, outp_));
+    EXPECT_FAIL(ctx, CLB_ERR_INVALID_ARGUMENT, clb_argmin(t, 0, 3, outp_));
+    clb_tensor_release(z);
+    clb_tensor_release(t);
+}
+
+static void test_arg_values(void **state)
+{
+    (void)state;
+    clbt_for_each_device(arg_values_body);
+}
+
+/* Every dtype, with ties, along each axis of a permuted (non-contiguous) view. */
+static void arg_host_body(clb_context *ctx, const char *sel)
+{
+    const int64_t shape[3] = {4, 3, 131};
+    for (int dt = CLB_BOOL; dt <= CLB_FLOAT64; dt++) {
+        clb_tensor *t = random_tensor(ctx, (clb_dtype)dt, 3, shape, 5 + (uint64_t)dt, true);
+        clb_tensor *h = on_host(t);
+        for (int axis = 0; axis < 3; axis++) {
+            for (int is_min = 0; is_min < 2; is_min++) {
+                clb_tensor *got = NULL, *want = NULL;
+                clb_status st = is_min ? clb_argmin(t, axis, 0, &got) : clb_argmax(t, axis, 0, &got);
+                if (dt == CLB_FLOAT64 && !CLBT_F64(ctx, st)) continue;
+                CLBT_OK(st);
+                CLBT_OK(is_min ? clb_argmin(h, axis, 0, &want) : clb_argmax(h, axis, 0, &want));
+                char what[128];
+                snprintf(what, sizeof what, "%s %s axis %d on %s", is_min ? "argmin" : "argmax",
+                         clb_dtype_name((clb_dtype)dt), axis, sel);
+                clbt_assert_matches_host(got, want, CLBT_EXACT, 0, what);
+                clb_tensor_release(got);
+                clb_tensor_release(want);
+            }
+        }
+        clb_tensor_release(h);
+        clb_tensor_release(t);
+    }
+    /* A permuted view: argmax along its axis 0 is along the storage's last axis. */
+    const int64_t s2[2] = {64, 300};
+    clb_tensor *t = random_tensor(ctx, CLB_FLOAT32, 2, s2, 99, false), *p = NULL, *got = NULL;
+    const int perm[2] = {1, 0};
+    CLBT_OK(clb_permute(t, perm, &p));
+    clb_tensor *hp = on_host(p), *want = NULL;
+    CLBT_OK(clb_argmax(p, 0, 1, &got));
+    CLBT_OK(clb_argmax(hp, 0, 1, &want));
+    clbt_assert_matches_host(got, want, CLBT_EXACT, 0, "argmax of a permuted view");
+    clb_tensor_release(got);
+    clb_tensor_release(want);
+    clb_tensor_release(hp);
+    clb_tensor_release(p);
+    clb_tensor_release(t);
+}
+
+static void test_arg_vs_host(void **state)
+{
+    (void)state;
+    clbt_for_each_device(arg_host_body);
+    /* The GPU form (64 lanes per row, merged by a tree) on every device. */
+    setenv("CLB_ARGREDUCE_LANES", "64", 1);
+    clbt_for_each_device(arg_host_body);
+    setenv("CLB_ARGREDUCE_LANES", "7", 1); /* rounded down to 4 */
+    clbt_for_each_device(arg_values_body);
+    unsetenv("CLB_ARGREDUCE_LANES");
+}
+
+/* ---- softmax family ----------------------------------------------------------------- */
+
+static void softmax_values_body(clb_context *ctx, const char *sel)
+{
+    const int64_t shape[2] = {3, 3};
+    const float x[9] = {1, 2, 3, 1e4f, -1e4f, 0, -INFINITY, -INFINITY, -INFINITY};
+    clb_tensor *t = f32(ctx, 2, shape, x), *r = NULL;
+    CLBT_OK(clb_softmax(t, 1, &r));
+    /* scipy.special.softmax([1, 2, 3]); the +-1e4 row; a row of -inf: nan (PyTorch). */
+    const double sm[9] = {0.09003057317038046, 0.24472847105479764, 0.6652409557748219, 1, 0, 0,
+                          NAN, NAN, NAN};
+    expect_values(r, sm, 9, 1e-6, "softmax", sel);
+    clb_tensor_release(r);
+    CLBT_OK(clb_log_softmax(t, -1, &r));
+    const double lsm[9] = {-2.4076059644443806, -1.4076059644443806, -0.4076059644443806, 0,
+                           -2e4, -1e4, NAN, NAN, NAN};
+    expect_values(r, lsm, 9, 1e-6, "log_softmax", sel);
+    clb_tensor_release(r);
+    const int ax1[1] = {1};
+    CLBT_OK(clb_logsumexp(t, 1, ax1, 0, &r));
+    const double lse[3] = {3.4076059644443806, 1e4, -INFINITY};
+    expect_values(r, lse, 3, 1e-6, "logsumexp", sel);
+    clb_tensor_release(r);
+    CLBT_OK(clb_logsumexp(t, 0, NULL, 1, &r));
+    const int64_t one[2] = {1, 1};
+    clbt_assert_shape(r, 2, one);
+    const double lall[1] = {1e4};
+    expect_values(r, lall, 1, 1e-6, "logsumexp all", sel);
+    clb_tensor_release(r);
+
+    const int32_t xi[3] = {1, 2, 3};
+    const int64_t s1[1] = {3};
+    clb_tensor *ti = clbt_tensor(ctx, CLB_INT32, 1, s1, xi);
+    EXPECT_FAIL(ctx, CLB_ERR_DTYPE, clb_softmax(ti, 0, outp_));
+    EXPECT_FAIL(ctx, CLB_ERR_DTYPE, clb_log_softmax(ti, 0, outp_));
+    EXPECT_FAIL(ctx, CLB_ERR_DTYPE, clb_logsumexp(ti, 0, NULL, 0, outp_));
+    EXPECT_FAIL(ctx, CLB_ERR_INVALID_ARGUMENT, clb_softmax(t, 2, outp_));
+    clb_tensor_release(ti);
+    clb_tensor_release(t);
+}
+
+static void test_softmax_values(void **state)
+{
+    (void)state;
+    clbt_for_each_device(softmax_values_body);
+}
+
+static void softmax_host_body(clb_context *ctx, const char *sel)
+{
+    const int64_t shape[2] = {6, 70};
+    const clb_dtype dts[3] = {CLB_FLOAT16, CLB_FLOAT32, CLB_FLOAT64};
+    for (int k = 0; k < 3; k++) {
+        clb_tensor *t = random_tensor(ctx, dts[k], 2, shape, 21 + (uint64_t)k, false);
+        clb_tensor *h = on_host(t);
+        for (int kind = 0; kind < 3; kind++) {
+            for (int axis = 0; axis < 2; axis++) {
+                clb_tensor *got = NULL, *want = NULL;
+                clb_status st = kind == 0   ? clb_softmax(t, axis, &got)
+                                : kind == 1 ? clb_log_softmax(t, axis, &got)
+                                            : clb_logsumexp(t, 1, &axis, 0, &got);
+                if (dts[k] == CLB_FLOAT64 && !CLBT_F64(ctx, st)) continue;
+                CLBT_OK(st);
+                CLBT_OK(kind == 0   ? clb_softmax(h, axis, &want)
+                        : kind == 1 ? clb_log_softmax(h, axis, &want)
+                                    : clb_logsumexp(h, 1, &axis, 0, &want));
+                char what[128];
+                snprintf(what, sizeof what, "softmax kind %d %s axis %d on %s", kind,
+                         clb_dtype_name(dts[k]), axis, sel);
+                clbt_assert_matches_host(got, want, dts[k] == CLB_FLOAT16 ? 4e-3 : 1e-5, 1e-7, what);
+                clb_tensor_release(got);
+                clb_tensor_release(want);
+            }
+        }
+        clb_tensor_release(h);
+        clb_tensor_release(t);
+    }
+}
+
+static void test_softmax_vs_host(void **state)
+{
+    (void)state;
+    clbt_for_each_device(softmax_host_body);
+}
+
+/* ---- clb_eval_reduce ---------------------------------------------------------------- */
+
+/* clb_eval_reduce against clb_reduce of clb_eval, for every op, on the same device. */
+static void eval_reduce_body(clb_context *ctx, const char *sel)
+{
+    const int64_t xs[3] = {5, 1, 3}, ys[3] = {1, 4, 3};
+    clb_tensor *x = random_tensor(ctx, CLB_FLOAT32, 3, xs, 3, false);
+    clb_tensor *y = random_tensor(ctx, CLB_FLOAT32, 3, ys, 4, false);
+    const char *names[2] = {"x", "y"};
+    const clb_tensor *in[2] = {x, y};
+    const int axsets[3][2] = {{-1, 0}, {0, 2}, {1, 0}};
+    const int nax[3] = {1, 2, 1};
+    for (int op = CLB_SUM; op <= CLB_PROD; op++) {
+        for (int a = 0; a < 4; a++) {
+            const int *axes = a < 3 ? axsets[a] : NULL;
+            int na = a < 3 ? nax[a] : 0;
+            clb_tensor *got = NULL, *full = NULL, *want = NULL;
+            CLBT_OK(clb_eval_reduce(ctx, "(x - y) * (x - y)", 2, names, in, (clb_reduce_op)op,
+                                    na, axes, a & 1, &got));
+            CLBT_OK(clb_eval(ctx, "(x - y) * (x - y)", 2, names, in, &full));
+            CLBT_OK(clb_reduce((clb_reduce_op)op, full, na, axes, a & 1, &want));
+            char what[128];
+            snprintf(what, sizeof what, "eval_reduce %s axes %d on %s",
+                     clb_reduce_op_name((clb_reduce_op)op), a, sel);
+            clbt_assert_matches_host(got, want, 1e-6, 0, what);
+            clb_tensor_release(got);
+            clb_tensor_release(full);
+            clb_tensor_release(want);
+        }
+    }
+    /* Integer expression: sum gives int64 as clb_reduce. */
+    clb_tensor *got = NULL;
+    CLBT_OK(clb_eval_reduce(ctx, "int32(x > y)", 2, names, in, CLB_SUM, 0, NULL, 0, &got));
+    assert_int_equal(clb_tensor_dtype(got), CLB_INT64);
+    clb_tensor_release(got);
+    const int bad[1] = {3};
+    EXPECT_FAIL(ctx, CLB_ERR_INVALID_ARGUMENT,
+                clb_eval_reduce(ctx, "x + y", 2, names, in, CLB_SUM, 1, bad, 0, outp_));
+    EXPECT_FAIL(ctx, CLB_ERR_INVALID_ARGUMENT,
+                clb_eval_reduce(ctx, "x + ", 2, names, in, CLB_SUM, 0, NULL, 0, outp_));
+    EXPECT_FAIL(ctx, CLB_ERR_INVALID_ARGUMENT,
+                clb_eval_reduce(ctx, "x + y", 2, names, in, (clb_reduce_op)9, 0, NULL, 0, outp_));
+    const int64_t zs[1] = {2};
+    clb_tensor *z = random_tensor(ctx, CLB_FLOAT32, 1, zs, 5, false);
+    const clb_tensor *in2[2] = {x, z};
+    EXPECT_FAIL(ctx, CLB_ERR_SHAPE_MISMATCH,
+                clb_eval_reduce(ctx, "x + y", 2, names, in2, CLB_SUM, 0, NULL, 0, outp_));
+    clb_tensor_release(z);
+    clb_tensor_release(x);
+    clb_tensor_release(y);
+}
+
+static void test_eval_reduce(void **state)
+{
+    (void)state;
+    clbt_for_each_device(eval_reduce_body);
+}
+
+/* The blocked walk (blocks of 7 elements: every axis cut, reduced axes split across
+   blocks) against the one-block result of a context with the default. */
+static void eval_reduce_blocked_body(clb_context *ctx, const char *sel)
+{
+    clb_context *whole = NULL;
+    unsetenv("CLB_EVAL_REDUCE_BLOCK");
+    CLBT_OK(clb_context_create(sel, &whole));
+    setenv("CLB_EVAL_REDUCE_BLOCK", "7", 1);
+    const int64_t xs[3] = {6, 1, 5}, ys[3] = {1, 4, 5};
+    const char *names[2] = {"x", "y"};
+    for (int dt = 0; dt < 2; dt++) {
+        clb_dtype d = dt ? CLB_INT32 : CLB_FLOAT32;
+        clb_tensor *x = random_tensor(ctx, d, 3, xs, 31, true);
+        clb_tensor *y = random_tensor(ctx, d, 3, ys, 32, true);
+        clb_tensor *wx = random_tensor(whole, d, 3, xs, 31, true);
+        clb_tensor *wy = random_tensor(whole, d, 3, ys, 32, true);
+        const clb_tensor *in[2] = {x, y}, *win[2] = {wx, wy};
+        const int axsets[4][2] = {{2, 0}, {0, 2}, {1, 0}, {0, 1}};
+        const int nax[4] = {1, 2, 1, 2};
+        for (int op = CLB_SUM; op <= CLB_PROD; op++) {
+            for (int a = 0; a < 5; a++) {
+                const int *axes = a < 4 ? axsets[a] : NULL;
+                int na = a < 4 ? nax[a] : 0;
+                clb_tensor *got = NULL, *want = NULL;
+                const char *e = op == CLB_PROD ? "(x - y) * 0.5 + 1" : "x * y - x";
+                clb_status st = clb_eval_reduce(ctx, e, 2, names, in, (clb_reduce_op)op, na,
+                                                axes, a & 1, &got);
+                if (d == CLB_INT32 && (op == CLB_MEAN || op == CLB_PROD) && !CLBT_F64(ctx, st))
+                    continue;
+                CLBT_OK(st);
+                CLBT_OK(clb_eval_reduce(whole, e, 2, names, win, (clb_reduce_op)op, na, axes,
+                                        a & 1, &want));
+                char what[128];
+                snprintf(what, sizeof what, "blocked eval_reduce %s %s axes %d on %s",
+                         clb_dtype_name(d), clb_reduce_op_name((clb_reduce_op)op), a, sel);
+                clb_tensor *hg = on_host(got), *hw = on_host(want);
+                clbt_assert_matches_host(hg, hw, 1e-5, 1e-6, what);
+                clb_tensor_release(hg);
+                clb_tensor_release(hw);
+                clb_tensor_release(got);
+                clb_tensor_release(want);
+            }
+        }
+        clb_tensor_release(x);
+        clb_tensor_release(y);
+        clb_tensor_release(wx);
+        clb_tensor_release(wy);
+    }
+    clb_context_release(whole);
+}
+
+static void test_eval_reduce_blocked(void **state)
+{
+    (void)state;
+    setenv("CLB_EVAL_REDUCE_BLOCK", "7", 1);
+    clbt_for_each_device(eval_reduce_blocked_body);
+    unsetenv("CLB_EVAL_REDUCE_BLOCK");
+}
+
+/* Pairwise squared distances whose (N, M, D) intermediate exceeds the device's
+   largest allocation (the host backend: 2^26 elements): the memory reserved
+   stays far below it, and the values match a float64 computation here. */
+static void eval_reduce_memory_body(clb_context *ctx, const char *sel)
+{
+    clb_device_info info;
+    CLBT_OK(clb_context_get_info(ctx, &info));
+    if (clbt_is_simulator(ctx)) return;
+    bool f64 = info.has_fp64 != 0;
+    clb_dtype dt = f64 ? CLB_FLOAT64 : CLB_FLOAT32;
+    size_t item = clb_dtype_size(dt);
+    uint64_t limit = info.type == CLB_DEVICE_HOST ? ((uint64_t)1 << 26) * item : info.max_alloc_bytes;
+    const int64_t D = 64;
+    int64_t N = (int64_t)ceil(sqrt((double)limit / (double)item / (double)D)) + 4;
+    double *xv = malloc(sizeof(double) * (size_t)(N * D));
+    assert_non_null(xv);
+    for (int64_t i = 0; i < N * D; i++) xv[i] = (double)(i % 97) * 0.125;
+    clb_tensor *h = clbt_tensor(clbt_host_shared(), CLB_FLOAT64, 1, (int64_t[]){N * D}, xv);
+    clb_tensor *hc = NULL, *x = NULL, *y = NULL, *r = NULL;
+    CLBT_OK(clb_cast(h, dt, &hc));
+    void *buf = clbt_read(hc);
+    const int64_t xs[3] = {N, 1, D}, ys[3] = {1, N, D};
+    x = clbt_tensor(ctx, dt, 3, xs, buf);
+    y = clbt_tensor(ctx, dt, 3, ys, buf);
+    free(buf);
+    CLBT_OK(clb_empty_cache(ctx));
+    size_t before = clb_memory_reserved(ctx);
+    const char *names[2] = {"x", "y"};
+    const clb_tensor *in[2] = {x, y};
+    const int ax[1] = {-1};
+    CLBT_OK(clb_eval_reduce(ctx, "(x - y) * (x - y)", 2, names, in, CLB_SUM, 1, ax, 0, &r));
+    CLBT_OK(clb_finish(ctx));
+    size_t used = clb_memory_reserved(ctx) - before;
+    uint64_t intermediate = (uint64_t)N * (uint64_t)N * (uint64_t)D * item;
+    print_message("eval_reduce (%lld,1,%lld) x (1,%lld,%lld) %s on %s: intermediate %.2f GiB "
+                  "(max alloc %.2f GiB), memory used %.1f MiB\n",
+                  (long long)N, (long long)D, (long long)N, (long long)D, clb_dtype_name(dt), sel,
+                  (double)intermediate / 1073741824.0, (double)info.max_alloc_bytes / 1073741824.0,
+                  (double)used / 1048576.0);
+    assert_true(intermediate > limit);
+    uint64_t out_bytes = (uint64_t)N * (uint64_t)N * item;
+    if (used > out_bytes + ((uint64_t)64 << 20))
+        fail_msg("eval_reduce on %s reserved %zu bytes: more than the output (%llu) + 64 MiB", sel,
+                 used, (unsigned long long)out_bytes);
+    /* Spot checks against float64. */
+    double *got = clbt_read(r);
+    const int64_t probes[4][2] = {{0, 0}, {1, 2}, {N - 1, 3}, {N / 2, N - 1}};
+    for (int p = 0; p < 4; p++) {
+        int64_t i = probes[p][0], j = probes[p][1];
+        double want = 0;
+        for (int64_t d = 0; d < D; d++) {
+            double a = xv[i * D + d], b = xv[j * D + d];
+            want += (a - b) * (a - b);
+        }
+        double g = clbt_value_at(got, dt, i * N + j);
+        if (fabs(g - want) > 1e-5 * fabs(want) + 1e-9)
+            fail_msg("eval_reduce on %s: [%lld, %lld] is %.9g, expected %.9g", sel, (long long)i,
+                     (long long)j, g, want);
+    }
+    free(got);
+    free(xv);
+    clb_tensor_release(r);
+    clb_tensor_release(x);
+    clb_tensor_release(y);
+    clb_tensor_release(hc);
+    clb_tensor_release(h);
+}
+
+static void test_eval_reduce_memory(void **state)
+{
+    (void)state;
+    unsetenv("CLB_EVAL_REDUCE_BLOCK"); /* the default blocks, whatever an earlier test left */
+    clbt_for_each_device(eval_reduce_memory_body);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_var_values),          cmocka_unit_test(test_var_accuracy),
+        cmocka_unit_test(test_var_vs_host),         cmocka_unit_test(test_arg_values),
+        cmocka_unit_test(test_arg_vs_host),         cmocka_unit_test(test_softmax_values),
+        cmocka_unit_test(test_softmax_vs_host),     cmocka_unit_test(test_eval_reduce),
+        cmocka_unit_test(test_eval_reduce_blocked), cmocka_unit_test(test_eval_reduce_memory),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    clbt_host_shared_release();
+    return rc;
+}

@@ -202,16 +202,16 @@ static clb_status host_argreduce(clb_context *ctx, const clb__argreduce_op *op,
                                  void *const *handles)
 {
     (void)ctx;
-    operand in = operand_of(handles[1], op->in);
+    clb__operand in = clb__operand_of(handles[1], op->in);
     int64_t *out = (int64_t *)handles[0] + op->out_offset;
     clb_dtype acc = clb__dtype_is_float(op->in)      ? CLB_FLOAT64
                     : clb__dtype_is_unsigned(op->in) ? CLB_UINT64
                                                      : CLB_INT64;
     for (int64_t row = 0; row < op->rows; row++) {
         int64_t base = op->in_offset + row * op->len, best = 0;
-        clb__value bv = read_as(&in, base, acc);
+        clb__value bv = clb__operand_read(&in, base, acc);
         for (int64_t r = 1; r < op->len; r++) {
-            clb__value v = read_as(&in, base + r, acc);
+            clb__value v = clb__operand_read(&in, base + r, acc);
             if (arg_wins(acc, op->is_min, v, bv)) {
                 bv = v;
                 best = r;

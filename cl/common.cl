@@ -12,6 +12,9 @@
 #ifndef CLB_QUIRK_NAN_SAT_SELECT
 #define CLB_QUIRK_NAN_SAT_SELECT 0
 #endif
+#ifndef CLB_QUIRK_LITERAL_FOLDING
+#define CLB_QUIRK_LITERAL_FOLDING 0
+#endif
 
 #if defined(cl_khr_fp64)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable

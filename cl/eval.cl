@@ -70,6 +70,17 @@
 
 /* ---- registers and conversions ---------------------------------------------------- */
 
+/* The body's float constants: their bits, or with the literal-folding quirk
+   (src/opencl/cl_quirks.c) their bits xor a kernel argument that is always 0,
+   which no compiler can fold. */
+#if CLB_QUIRK_LITERAL_FOLDING
+#define CLB_LIT32(bits) as_float((uint)(bits) ^ (uint)clb_opaque_zero)
+#define CLB_LIT64(bits) as_double((ulong)(bits) ^ (ulong)clb_opaque_zero)
+#else
+#define CLB_LIT32(bits) as_float(bits)
+#define CLB_LIT64(bits) as_double(bits)
+#endif
+
 /* One node's register, and where's choice (the condition already a 0/1 bool). */
 #define CLB_LET(i, dt, x) CLB_REG(dt) v##i = (x)
 #define CLB_WHERE(c, a, b) ((c) ? (a) : (b))
@@ -240,7 +251,7 @@ __kernel void clb_eval(__global CLB_STORAGE(CLB_OUT_DTYPE) *p0, CLB_PTR(1, CLB_I
                        CLB_PTR(4, CLB_IN4_DTYPE), CLB_PTR(5, CLB_IN5_DTYPE),
                        CLB_PTR(6, CLB_IN6_DTYPE), CLB_PTR(7, CLB_IN7_DTYPE),
                        CLB_PTR(8, CLB_IN8_DTYPE), clb_index inner, clb_index rows,
-                       long8 offsets_lo, long offset8, CLB_TABLE_ARGS)
+                       long8 offsets_lo, long offset8, CLB_TABLE_ARGS, int clb_opaque_zero)
 {
 #if CLB_BLOCKED
     /* rows and chunks come from this work item's blocks, below */

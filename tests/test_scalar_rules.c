@@ -275,11 +275,42 @@ static void test_table_covers_every_op(void **state)
     assert_int_equal(unary, CLB_LOGICAL_NOT + 1 + 1 /* invert */);
 }
 
+/* Divisors the kernel compiler sees as constants (clb_eval's literals), which
+   a compiler may fold (quirk div-literal-zero): the IEEE results, bit for bit. */
+static void literal_body(clb_context *ctx, const char *selector)
+{
+    static const char *const exprs[] = {"a / 0", "a / -0.0", "a // 0", "a % 0", "a / 0 + 1",
+                                        "rsqrt(a - a)", "1 / (a - a)", "0 * a"};
+    const int64_t n = 8;
+    const float v[8] = {1.0f, -2.0f, 0.0f, -0.0f, 0.5f, 3e38f, -1e-30f, 7.0f};
+    for (size_t i = 0; i < sizeof exprs / sizeof exprs[0]; i++) {
+        clb_tensor *a = clbt_tensor(ctx, CLB_FLOAT32, 1, &n, v), *ha = clbt_tensor(host, CLB_FLOAT32, 1, &n, v);
+        const char *names[1] = {"a"};
+        clb_tensor *got = NULL, *want = NULL;
+        CLBT_OK(clb_eval(ctx, exprs[i], 1, names, (const clb_tensor *const *)&a, &got));
+        CLBT_OK(clb_eval(host, exprs[i], 1, names, (const clb_tensor *const *)&ha, &want));
+        char what[96];
+        snprintf(what, sizeof what, "%s on %s", exprs[i], selector);
+        clbt_assert_matches_host(got, want, CLBT_EXACT, 0, what);
+        clb_tensor_release(a);
+        clb_tensor_release(ha);
+        clb_tensor_release(got);
+        clb_tensor_release(want);
+    }
+}
+
+static void test_literal_zero_divisors(void **state)
+{
+    (void)state;
+    clbt_for_each_device(literal_body);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table_covers_every_op),
         cmocka_unit_test(test_every_op_dtype_edge),
+        cmocka_unit_test(test_literal_zero_divisors),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -23,6 +23,12 @@ static const clb__quirk table[] = {
      "CPU blocks) whose blocks fit half that budget with their ops' own loops "
      "(clb__cl_op_trips), reductions split their range so that no lane folds more, and the "
      "library's own matmul kernel refuses a longer inner dimension"},
+    {CLB__QUIRK_LITERAL_FOLDING, "literal-folding", "rusticl", {22, 0}, {22, 99},
+     "CLB_QUIRK_LITERAL_FOLDING", "literal_folding.c",
+     "llvmpipe's compiler folds float operations on literal constants as if there were no "
+     "infinities and no signed zeros: x / 0.0f gives 0 (not +-inf) and 0.0f * x gives +0 "
+     "for negative x; clb_eval's constants reach its kernels through an opaque zero "
+     "argument (as_float(bits ^ zero)), so nothing is folded"},
 };
 
 const clb__quirk *clb__quirks(size_t *count)

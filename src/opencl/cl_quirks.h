@@ -13,6 +13,7 @@
 enum {
     CLB__QUIRK_NAN_SAT_SELECT = 1u << 0,
     CLB__QUIRK_LOOP_LIMIT = 1u << 1,
+    CLB__QUIRK_LITERAL_FOLDING = 1u << 2,
 };
 
 /* Under CLB__QUIRK_LOOP_LIMIT the loops of a work item, all of them together,

@@ -96,11 +96,11 @@ static void literal(sbuf *b, const clb__expr_node *n)
     if (t == CLB_FLOAT16 || t == CLB_FLOAT32) {
         uint32_t bits;
         memcpy(&bits, &n->value.f, sizeof bits);
-        put(b, "as_float(0x%08" PRIx32 "U)", bits);
+        put(b, "CLB_LIT32(0x%08" PRIx32 "U)", bits);
     } else if (t == CLB_FLOAT64) {
         uint64_t bits;
         memcpy(&bits, &n->value.d, sizeof bits);
-        put(b, "as_double(0x%016" PRIx64 "UL)", bits);
+        put(b, "CLB_LIT64(0x%016" PRIx64 "UL)", bits);
     } else if (clb__dtype_is_unsigned(t)) {
         put(b, "((%s)%" PRIu64 "UL)", reg_name[t], n->value.u);
     } else if (n->value.i == INT64_MIN) {
@@ -318,6 +318,8 @@ static clb_status run_piece(const clb__plan *plan, void *user)
     clb__cl_table tab;
     clb__cl_plan_table(plan, plan->ndim <= CLB_BYVAL_DIMS ? KERNEL_OPERANDS : plan->nops, 1, &tab);
     CLB_TRY(clb__cl_table_args(cl, kernel, &arg, &tab, plan->ndim <= CLB_BYVAL_DIMS, wide, &table));
+    const cl_int zero = 0; /* the body's constants xor it (CLB_LIT32, quirk literal-folding) */
+    CLB_CL_CHECK(clSetKernelArg(kernel, arg++, sizeof zero, &zero), "clSetKernelArg");
     if (blocked) {
         /* One launch: work items loop over their blocks of rows and chunks. */
         size_t local[2], global[2];

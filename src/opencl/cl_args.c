@@ -5,6 +5,7 @@
 #include "cl_errors.h"
 #include "internal.h"
 #include "kernels.h"
+#include "program_cache.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -110,4 +111,14 @@ cleanup:
     if (out) clReleaseMemObject(out);
     if (kernel) clReleaseKernel(kernel);
     return st;
+}
+
+clb_status clb__cl_kernel_build_checked(clb__cl_context *cl, clb__kernel_id id, uint64_t key,
+                                        const char *options, clb__cl_kernel **out)
+{
+    cl_program program = NULL;
+    clb_status st = clb__program_cache_get(cl->programs, id, options, &program);
+    if (st == CLB_OK) st = clb__cl_check_args(cl, id, program);
+    if (st != CLB_OK) return st;
+    return clb__cl_kernel_add(cl, id, key, program, out);
 }

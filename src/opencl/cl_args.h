@@ -36,4 +36,11 @@ clb_status clb__cl_set_args(clb__cl_kernel *k, clb__kernel_id id, cl_uint first,
    a launch with misread arguments. */
 clb_status clb__cl_check_args(clb__cl_context *cl, clb__kernel_id id, cl_program program);
 
+/* The kernel object of a family with a launch description (copy, map) for
+   `options`: the program from the program cache, its description checked
+   (clb__cl_check_args), then added to the kernel cache under `key`, which it
+   returns locked as clb__cl_kernel_add does. */
+clb_status clb__cl_kernel_build_checked(clb__cl_context *cl, clb__kernel_id id, uint64_t key,
+                                        const char *options, clb__cl_kernel **out);
+
 #endif /* CLB_CL_ARGS_H */

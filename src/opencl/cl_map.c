@@ -83,19 +83,6 @@ static clb_status map_options(clb__cl_context *cl, const map_spec *s, char *opti
     return CLB_OK;
 }
 
-static clb_status build_kernel(clb_context *ctx, const char *options, uint64_t key,
-                               clb__cl_kernel **out)
-{
-    clb__cl_context *cl = clb__cl_impl(ctx);
-    cl_program program = NULL;
-    clb_status st = clb__program_cache_get(cl->programs, CLB__KERNEL_MAP, options, &program);
-    if (st != CLB_OK) return st;
-    st = clb__cl_check_args(cl, CLB__KERNEL_MAP, program);
-    if (st != CLB_OK) return st;
-    return clb__cl_kernel_add(cl, CLB__KERNEL_MAP, key, program, out);
-}
-
-
 /* One launch's fixed part: what every plan piece shares. */
 typedef struct map_launch {
     clb_context *ctx;
@@ -257,10 +244,14 @@ static bool first_tier(clb__cl_context *cl, const clb__map_op *op, const clb__pl
                        void *const *handles, const char *options, clb_status *st)
 {
     if (cl->host_tiny_max <= 0 || !exact_on_host(cl, op)) return false;
-    if (clb__program_cache_ready(cl->programs, CLB__KERNEL_MAP, options)) return false;
     void *bases[CLB__MAX_OPERANDS];
     for (int k = 0; k < plan->nops; k++)
         if (!(bases[k] = clb__buffer_host_ptr(&cl->buffers, (cl_mem)handles[k]))) return false;
+    /* In memory or on disk: the caller's build finds it there (loaded once). */
+    cl_program built = NULL;
+    *st = clb__program_cache_find_built(cl->programs, CLB__KERNEL_MAP, options, &built);
+    if (*st != CLB_OK) return true;
+    if (built) return false;
     clb__program_cache_prefetch(cl->programs, CLB__KERNEL_MAP, options, warm_map, cl);
     cl_int err = clFinish(cl->queue);
     if (err != CL_SUCCESS) {
@@ -315,7 +306,7 @@ clb_status clb__cl_map(clb_context *ctx, const clb__map_op *op, const clb__plan 
         clb_status st = map_options(cl, &s, options, sizeof options);
         if (st != CLB_OK) return st;
         if (first_tier(cl, op, plan, handles, options, &st)) return st;
-        st = build_kernel(ctx, options, key, &k);
+        st = clb__cl_kernel_build_checked(cl, CLB__KERNEL_MAP, key, options, &k);
         if (st != CLB_OK) return st;
     }
     /* From here the kernel cache is locked until every piece is enqueued. */

@@ -396,13 +396,19 @@ static char *full_options(const clb__program_cache *c, const char *options)
     return full;
 }
 
-clb_status clb__program_cache_get(clb__program_cache *c, clb__kernel_id id, const char *options,
-                                  cl_program *out)
+/* clb__program_cache_get and, with build false, clb__program_cache_find_built:
+   the program from memory, else from the disk cache, else (build) compiled. */
+static clb_status lookup(clb__program_cache *c, clb__kernel_id id, const char *options, bool build,
+                         cl_program *out)
 {
     *out = NULL;
     unsigned b = bucket_of(id, options);
     pthread_mutex_lock(&c->lock);
     entry *e = find(c, b, id, options);
+    if (!build && e && !e->program) { /* being built: not ready, and no wait */
+        pthread_mutex_unlock(&c->lock);
+        return CLB_OK;
+    }
     /* Another thread builds it (a prefetch, or a concurrent first use): wait
        for it rather than compile the same program twice. */
     while (e && !e->program) {
@@ -440,7 +446,7 @@ clb_status clb__program_cache_get(clb__program_cache *c, clb__kernel_id id, cons
     if (on_disk) prog = disk_load(c, key, path, full);
     if (prog) {
         loaded = true;
-    } else {
+    } else if (build) {
         CLB_TRY(build_source(c, id, full, &prog));
         if (on_disk) disk_save(c, key, path, prog);
     }
@@ -465,21 +471,16 @@ cleanup:
     return st;
 }
 
-bool clb__program_cache_ready(clb__program_cache *c, clb__kernel_id id, const char *options)
+clb_status clb__program_cache_get(clb__program_cache *c, clb__kernel_id id, const char *options,
+                                  cl_program *out)
 {
-    unsigned b = bucket_of(id, options);
-    pthread_mutex_lock(&c->lock);
-    entry *e = find(c, b, id, options);
-    bool ready = e && e->program;
-    pthread_mutex_unlock(&c->lock);
-    if (ready || e) return ready; /* being built: not ready yet */
-    char *key = malloc(PATH_CAP), *path = malloc(PATH_CAP), *full = full_options(c, options);
-    if (key && path && full && disk_key(c, id, full, key, PATH_CAP, path, PATH_CAP))
-        ready = access(path, R_OK) == 0;
-    free(key);
-    free(path);
-    free(full);
-    return ready;
+    return lookup(c, id, options, true, out);
+}
+
+clb_status clb__program_cache_find_built(clb__program_cache *c, clb__kernel_id id,
+                                         const char *options, cl_program *out)
+{
+    return lookup(c, id, options, false, out);
 }
 
 /* The background builder: takes queued jobs in order until the cache goes. Its

@@ -29,9 +29,11 @@ void clb__program_cache_destroy(clb__program_cache *cache); /* NULL-safe; releas
    build log in the message. */
 clb_status clb__program_cache_get(clb__program_cache *cache, clb__kernel_id id,
                                   const char *options, cl_program *out);
-/* Whether clb__program_cache_get would answer without the compiler: the program
-   is in memory, or its binary is in the disk cache. */
-bool clb__program_cache_ready(clb__program_cache *cache, clb__kernel_id id, const char *options);
+/* The program if clb__program_cache_get can answer without the compiler (in
+   memory, or loaded now from the disk cache); CLB_OK with *out NULL when it
+   would have to compile it, or another thread is compiling it. */
+clb_status clb__program_cache_find_built(clb__program_cache *cache, clb__kernel_id id,
+                                         const char *options, cl_program *out);
 /* Run by the background thread on a program it built: a driver that compiles
    the rest of a kernel at its first launch (PoCL: per work-group size) does it
    there, not in the next process's first call. */

@@ -5,16 +5,16 @@
 #include "dtype.h"
 #include "expr.h"
 #include "internal.h"
+#include "op_eval.h"
 #include "shape.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The checks common to both entry points; parses and types the expression. */
-static clb_status prepare(const char *fn, clb_context *ctx, const char *text, int n,
-                          const char *const *names, const clb_tensor *const *inputs,
-                          clb__expr **expr)
+clb_status clb__eval_prepare(const char *fn, clb_context *ctx, const char *text, int n,
+                             const char *const *names, const clb_tensor *const *inputs,
+                             clb__expr **expr)
 {
     clb_status st = CLB_OK;
     clb_dtype dtypes[CLB__EVAL_MAX_INPUTS];
@@ -173,7 +173,7 @@ clb_status clb_eval(clb_context *ctx, const char *expr, int n, const char *const
     int64_t shape[CLB_MAX_DIMS];
     if (!out) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "clb_eval: out is NULL");
     *out = NULL;
-    CLB_TRY(prepare(fn, ctx, expr, n, names, inputs, &e));
+    CLB_TRY(clb__eval_prepare(fn, ctx, expr, n, names, inputs, &e));
     CLB_TRY(broadcast_named(fn, n, names, inputs, &ndim, shape));
     CLB_TRY(clb__tensor_new(ctx, clb__expr_root(e)->dtype, ndim, shape, out));
     CLB_TRY(run(e, *out, n, inputs));
@@ -197,7 +197,7 @@ clb_status clb_eval_into(clb_context *ctx, const char *expr, int n, const char *
     const char *all_names[CLB__EVAL_MAX_INPUTS + 1];
     int ndim = 0;
     int64_t shape[CLB_MAX_DIMS];
-    CLB_TRY(prepare(fn, ctx, expr, n, names, inputs, &e));
+    CLB_TRY(clb__eval_prepare(fn, ctx, expr, n, names, inputs, &e));
     CLB_TRY(clb__check_tensor(out, "clb_eval_into: out"));
     if (out->storage->ctx != ctx)
         CLB_FAIL(CLB_ERR_INVALID_ARGUMENT, "%s: out lives on context \"%s\", not on ctx (\"%s\"); compute on out's "

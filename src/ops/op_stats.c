@@ -13,6 +13,7 @@
 #include "dtype.h"
 #include "expr.h"
 #include "internal.h"
+#include "op_eval.h"
 #include "shape.h"
 
 #include <stdio.h>
@@ -126,37 +127,19 @@ clb_status clb_eval_reduce(clb_context *ctx, const char *expr, int n, const char
     clb__expr *e = NULL;
     clb_tensor *part = NULL, *acc = NULL, *tmp = NULL;
     char *wrapped = NULL;
-    clb_dtype dtypes[CLB__EVAL_MAX_INPUTS];
     int ndims[CLB__EVAL_MAX_INPUTS];
     const int64_t *shapes[CLB__EVAL_MAX_INPUTS];
     if (!out) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "%s: out is NULL", fn);
     *out = NULL;
     CLB_TRY(clb__check_context(ctx, fn));
-    if (!expr) CLB_FAIL(CLB_ERR_INVALID_ARGUMENT, "%s: expr is NULL", fn);
-    if (n < 0 || n > CLB__EVAL_MAX_INPUTS)
-        CLB_FAIL(CLB_ERR_INVALID_ARGUMENT, "%s: n = %d inputs; between 0 and %d are supported", fn,
-                 n, CLB__EVAL_MAX_INPUTS);
-    if (n > 0 && (!names || !inputs))
-        CLB_FAIL(CLB_ERR_INVALID_ARGUMENT, "%s: names or inputs is NULL with n = %d", fn, n);
     if ((unsigned)op > (unsigned)CLB_PROD)
         CLB_FAIL(CLB_ERR_INVALID_ARGUMENT, "%s: op %d is not a clb_reduce_op", fn, (int)op);
     CLB_TRY(check_keepdim(fn, keepdim));
+    CLB_TRY(clb__eval_prepare(fn, ctx, expr, n, names, inputs, &e));
     for (int k = 0; k < n; k++) {
-        char what[160];
-        snprintf(what, sizeof what, "%s: inputs[%d] (\"%.64s\")", fn, k,
-                 names[k] ? names[k] : "(null)");
-        CLB_TRY(clb__check_tensor(inputs[k], what));
-        if (inputs[k]->storage->ctx != ctx)
-            CLB_FAIL(CLB_ERR_INVALID_ARGUMENT,
-                     "%s: input %s lives on context \"%s\", not on ctx (\"%s\")", fn,
-                     names[k] ? names[k] : "(null)", inputs[k]->storage->ctx->info.name,
-                     ctx->info.name);
-        dtypes[k] = inputs[k]->dtype;
         ndims[k] = inputs[k]->ndim;
         shapes[k] = inputs[k]->shape;
     }
-    CLB_TRY(clb__expr_parse(fn, expr, n, names, &e));
-    CLB_TRY(clb__expr_type(fn, e, dtypes));
     clb_dtype edt = clb__expr_root(e)->dtype, rdt = edt;
     CLB_TRY(clb__reduce_types(op, edt, &rdt));
 

@@ -2,7 +2,11 @@
  * pure-C host backend that serves as reference and fallback.
  *
  * The core of this header is fixed by shared/API-CONTRACT.md; the extras
- * (version, device enumeration, names) are marked as such.
+ * (version, device enumeration, names) are marked as such. The contract's
+ * OpenCL interop functions (clb_context_create_from_cl, clb_context_get_cl,
+ * clb_tensor_from_cl_buffer, clb_tensor_get_cl_buffer) take OpenCL types, so
+ * they are declared in clbroadcast_cl.h, which includes <CL/cl.h> and this
+ * header: this one stays usable without OpenCL headers.
  *
  * Conventions: every function that can fail returns a clb_status and, on
  * failure, sets clb_last_error() and *out = NULL. Every clb_tensor **out

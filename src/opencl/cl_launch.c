@@ -204,6 +204,8 @@ static clb_status kernel_add(clb__cl_context *cl, clb__kernel_id id, uint64_t ke
     k->key = key;
     k->kernel = clCreateKernel(program, name, &err);
     CLB_CL_CHECK(err, "clCreateKernel");
+    /* Its first launch may compile (PoCL): the background builds give way. */
+    clb__program_cache_busy(cl->programs);
     size_t kernel_max = 1;
     err = clGetKernelWorkGroupInfo(k->kernel, cl->device, CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE,
                                    sizeof k->wg_multiple, &k->wg_multiple, NULL);

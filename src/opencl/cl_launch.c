@@ -176,10 +176,10 @@ clb__cl_kernel *clb__cl_kernel_find(clb__cl_context *cl, clb__kernel_id id, uint
 static clb_status kernel_add(clb__cl_context *cl, clb__kernel_id id, uint64_t key,
                              cl_program program, const char *name, clb__cl_kernel **out);
 
-clb_status clb__cl_kernel_add(clb__cl_context *cl, clb__kernel_id id, uint64_t key,
-                              cl_program program, clb__cl_kernel **out)
+clb_status clb__cl_kernel_named(clb__cl_context *cl, clb__kernel_id id, uint64_t key,
+                                cl_program program, const char *name, clb__cl_kernel **out)
 {
-    return kernel_add(cl, id, key, program, clb__kernel_function(id), out);
+    return kernel_add(cl, id, key, program, name, out);
 }
 
 clb_status clb__cl_kernel_for(clb__cl_context *cl, clb__kernel_id id, cl_program program,

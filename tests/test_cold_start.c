@@ -195,6 +195,11 @@ static void test_sweep_program_count(void **state)
     CLBT_OK(clb_cast(a, CLB_INT32, &r));
     clb_tensor_release(r);
     CLBT_OK(clb_finish(ctx));
+    clb_tensor_release(a);
+    clb_tensor_release(b);
+    /* Programs reach the disk cache from the background thread, which a
+       context's release waits for. */
+    clb_context_release(ctx);
     int programs = 0;
     char *old = getenv("CLB_CACHE_DIR") ? strdup(getenv("CLB_CACHE_DIR")) : NULL;
     setenv("CLB_CACHE_DIR", dir, 1);
@@ -202,9 +207,6 @@ static void test_sweep_program_count(void **state)
     if (old) setenv("CLB_CACHE_DIR", old, 1);
     else unsetenv("CLB_CACHE_DIR");
     free(old);
-    clb_tensor_release(a);
-    clb_tensor_release(b);
-    clb_context_release(ctx);
     remove_dir(dir);
     print_message("fixed sweep on %s: %d programs (bound %d)\n", info.name, programs,
                   SWEEP_PROGRAMS_BOUND);

@@ -43,13 +43,17 @@ typedef struct entry {
     char options[];     /* the key, with id */
 } entry;
 
-/* A build asked for ahead of use (clb__program_cache_prefetch). */
+/* Work for the background thread: a build asked for ahead of use
+   (clb__program_cache_prefetch; text holds its options), or writing a program
+   a calling thread built to the disk cache (save; text holds the key, a NUL
+   and the path). */
 typedef struct job {
     struct job *next;
     clb__kernel_id id;
     clb__program_warm_fn warm;
     void *warm_user;
-    char options[];
+    cl_program save;
+    char text[];
 } job;
 
 struct clb__program_cache {
@@ -408,6 +412,8 @@ static char *full_options(const clb__program_cache *c, const char *options)
     return full;
 }
 
+static bool queue_save(clb__program_cache *c, const char *key, const char *path, cl_program prog);
+
 static double monotonic_s(void)
 {
     struct timespec ts;
@@ -487,7 +493,7 @@ static clb_status lookup(clb__program_cache *c, clb__kernel_id id, const char *o
         loaded = true;
     } else if (build) {
         CLB_TRY(build_source(c, id, full, &prog));
-        if (on_disk) disk_save(c, key, path, prog);
+        if (on_disk && (background || !queue_save(c, key, path, prog))) disk_save(c, key, path, prog);
     }
 
 cleanup:
@@ -554,13 +560,59 @@ static void *worker_main(void *arg)
         if (!c->jobs) c->jobs_tail = &c->jobs;
         pthread_mutex_unlock(&c->lock);
         cl_program built = NULL;
-        if (lookup(c, j->id, j->options, true, true, &built) == CLB_OK && j->warm)
+        if (j->save) {
+            disk_save(c, j->text, j->text + strlen(j->text) + 1, j->save);
+            clReleaseProgram(j->save);
+        } else if (lookup(c, j->id, j->text, true, true, &built) == CLB_OK && j->warm) {
             j->warm(built, j->warm_user);
+        }
         free(j);
         pthread_mutex_lock(&c->lock);
     }
     pthread_mutex_unlock(&c->lock);
     return NULL;
+}
+
+/* Appends j to the background thread's queue, starting the thread on first
+   use; false (j not queued) when the cache is being destroyed or no thread can
+   be started. Called with the lock held. */
+static bool enqueue_locked(clb__program_cache *c, job *j)
+{
+    if (c->stopping) return false;
+    if (!c->worker_started) c->worker_started = pthread_create(&c->worker, NULL, worker_main, c) == 0;
+    if (!c->worker_started) return false;
+    j->next = NULL;
+    *c->jobs_tail = j;
+    c->jobs_tail = &j->next;
+    pthread_cond_signal(&c->queued);
+    return true;
+}
+
+/* Hands the disk write of a program a calling thread built to the background
+   thread: asking a driver for a program's binary may compile all its kernels
+   (PoCL builds every kernel of the program then, which a process otherwise
+   pays only at each kernel's first launch), and the caller has its program
+   already. false when it cannot be queued (the caller writes it itself). */
+static bool queue_save(clb__program_cache *c, const char *key, const char *path, cl_program prog)
+{
+    size_t klen = strlen(key), plen = strlen(path);
+    job *j = malloc(sizeof *j + klen + plen + 2);
+    if (!j) return false;
+    *j = (job){.save = prog};
+    memcpy(j->text, key, klen + 1);
+    memcpy(j->text + klen + 1, path, plen + 1);
+    if (clRetainProgram(prog) != CL_SUCCESS) {
+        free(j);
+        return false;
+    }
+    pthread_mutex_lock(&c->lock);
+    bool queued = enqueue_locked(c, j);
+    pthread_mutex_unlock(&c->lock);
+    if (!queued) {
+        clReleaseProgram(prog);
+        free(j);
+    }
+    return queued;
 }
 
 void clb__program_cache_prefetch(clb__program_cache *c, clb__kernel_id id, const char *options,
@@ -570,20 +622,15 @@ void clb__program_cache_prefetch(clb__program_cache *c, clb__kernel_id id, const
     size_t len = strlen(options);
     pthread_mutex_lock(&c->lock);
     bool known = find(c, b, id, options) != NULL;
-    for (job *j = c->jobs; j && !known; j = j->next) known = j->id == id && strcmp(j->options, options) == 0;
-    if (!known && !c->stopping) {
-        if (!c->worker_started)
-            c->worker_started = pthread_create(&c->worker, NULL, worker_main, c) == 0;
-        job *j = c->worker_started ? malloc(sizeof *j + len + 1) : NULL;
-        if (j) { /* no memory or no thread: the first use builds it as before */
-            j->next = NULL;
-            j->id = id;
-            j->warm = warm;
-            j->warm_user = warm_user;
-            memcpy(j->options, options, len + 1);
-            *c->jobs_tail = j;
-            c->jobs_tail = &j->next;
-            pthread_cond_signal(&c->queued);
+    for (job *j = c->jobs; j && !known; j = j->next)
+        known = !j->save && j->id == id && strcmp(j->text, options) == 0;
+    if (!known) {
+        job *j = malloc(sizeof *j + len + 1);
+        if (j) {
+            *j = (job){.id = id, .warm = warm, .warm_user = warm_user};
+            memcpy(j->text, options, len + 1);
+            /* No thread: the first use builds it as before. */
+            if (!enqueue_locked(c, j)) free(j);
         }
     }
     pthread_mutex_unlock(&c->lock);

@@ -17,10 +17,9 @@
 
 cmp_verdict cmp_judge(const cmp_row *a, const cmp_row *b)
 {
-    double noise = 0.5 * (a->max_s - a->min_s) + 0.5 * (b->max_s - b->min_s);
-    double diff = b->median_s - a->median_s;
-    if (fabs(diff) <= noise) return CMP_WITHIN_NOISE;
-    return diff > 0 ? CMP_SLOWER : CMP_FASTER;
+    if (b->min_s > a->max_s) return CMP_SLOWER;
+    if (b->max_s < a->min_s) return CMP_FASTER;
+    return CMP_WITHIN_NOISE;
 }
 
 static const char *verdict_name(cmp_verdict v)
@@ -125,9 +124,9 @@ int bench_compare(int nfiles, const char *const *files, const char *baseline, co
         }
     }
     const cmp_run *ref = &runs[0];
-    printf("clb bench --compare: time B / A = the ratio of medians (above 1: B is slower); "
-           "verdict: the difference of\nthe medians against the runs' noise, half of each one's "
-           "max - min added; spread: (max - min) / median\n");
+    printf("clb bench --compare: time B / A = the ratio of medians (above 1: B is slower); verdict: "
+           "beyond noise (slower, faster)\nwhen the two runs' ranges [min, max] do not overlap, else "
+           "within noise; spread: (max - min) / median\n");
     describe(ref, baseline ? "A (baseline)" : "A");
     for (int k = 1; k < npaths; k++) {
         char tag[16];
@@ -159,8 +158,17 @@ int bench_compare(int nfiles, const char *const *files, const char *baseline, co
             continue;
         }
         printf("  %-26s %-6s %10s %7s", "pattern", "peak", "A median", "spread");
-        for (int c = 0; c < ncols; c++)
-            printf(" | %10s %7s %8s  %-14s", "B median", "spread", "time B/A", "verdict");
+        for (int c = 0; c < ncols; c++) {
+            char med[24], ratio[24];
+            if (npaths == 2) {
+                snprintf(med, sizeof med, "B median");
+                snprintf(ratio, sizeof ratio, "time B/A");
+            } else {
+                snprintf(med, sizeof med, "B%d median", cols[c] / 256);
+                snprintf(ratio, sizeof ratio, "B%d/A", cols[c] / 256);
+            }
+            printf(" | %10s %7s %8s  %-14s", med, "spread", ratio, "verdict");
+        }
         putchar('\n');
         for (int r = 0; r < da->nrows; r++) {
             const cmp_row *a = &da->rows[r];

@@ -34,8 +34,10 @@ typedef struct cmp_run {
 int cmp_run_load(const char *path, cmp_run *run, char *why, size_t cap);
 void cmp_run_free(cmp_run *run);
 
-/* The verdict on two timings of one pattern: the difference of the medians
-   against the runs' spreads, (max - min) / 2 of each added. */
+/* The verdict on two timings of one pattern, from the runs' spreads: slower
+   (faster) beyond noise when B's fastest run is slower than A's slowest (B's
+   slowest faster than A's fastest), i.e. the ranges [min, max] do not overlap;
+   else within noise. */
 typedef enum cmp_verdict { CMP_WITHIN_NOISE, CMP_SLOWER, CMP_FASTER } cmp_verdict;
 cmp_verdict cmp_judge(const cmp_row *a, const cmp_row *b);
 

@@ -136,8 +136,8 @@ int compare_svg(const cmp_run *runs, int nruns, const cmp_pair *pairs, int npair
     y += 6;
     y += 16 * svg_wrap(body, MARGIN, y, 11, 16, WIDTH - 2 * MARGIN, "fill=\"#555555\"",
                        "Bars: median A / median B (above 1: B is faster). The thin line: min A / max B "
-                       "to max A / min B. Verdict: beyond noise when the medians differ by more than "
-                       "half of each run's max - min added.");
+                       "to max A / min B. Verdict: beyond noise (slower, faster) when the two runs' "
+                       "ranges [min, max] do not overlap.");
     FILE *f = fopen(path, "w");
     if (!f) {
         fprintf(stderr, "clb: cannot write %s\n", path);

@@ -85,7 +85,7 @@ int compare_svg(const cmp_run *runs, int nruns, const cmp_pair *pairs, int npair
                      db->platform, db->driver);
             svg_text(body, MARGIN + 18, y, 11, "start", "fill=\"#555555\"", WIDTH - 2 * MARGIN - 18, head);
         }
-        y += 24;
+        y += 30;
         int top = y - 10, bottom = top + 10 + da->nrows * (nseries * BAR_ROW + GROUP_GAP);
         for (double v = 0; v <= max + 1e-9; v += 0.5) {
             double x = bar_x(v, max);
@@ -123,7 +123,7 @@ int compare_svg(const cmp_run *runs, int nruns, const cmp_pair *pairs, int npair
                         a->pattern, a->median_s, b->median_s);
                 fprintf(body, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#222222\"/>\n",
                         bar_x(lo, max), y + BAR_ROW / 2, bar_x(hi, max), y + BAR_ROW / 2);
-                snprintf(label, sizeof label, "%.3fx %s", speed,
+                snprintf(label, sizeof label, "speed %.3fx: %s", speed,
                          v == CMP_SLOWER ? "slower" : v == CMP_FASTER ? "faster" : "within noise");
                 double lx = fmax(x1, bar_x(hi, max)) + 4;
                 svg_text(body, lx, mid, 11, "start", v == CMP_SLOWER ? "fill=\"#b00000\"" : "",

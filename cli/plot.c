@@ -111,7 +111,7 @@ static void panel(FILE *f, const bench_report *r, clbb_peak k, int *y)
     char method[512];
     snprintf(method, sizeof method, "100 %% = %s.", bench_limit_method[k]);
     *y += 16 * (svg_wrap(f, MARGIN, *y, 11, 16, WIDTH - 2 * MARGIN, "fill=\"#555555\"", method) - 1);
-    *y += 20;
+    *y += 34; /* the tick labels sit 14 above the first bar */
     int top = *y - 10, bottom = top + 10 + count * (r->ndev * BAR_ROW + GROUP_GAP);
     for (double v = 0; v <= max + 1e-9; v += step) {
         double x = bar_x(v, max);

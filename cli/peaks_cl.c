@@ -373,8 +373,8 @@ static void transfer_peaks(cl_env *e, size_t bytes, float *data, const bench_pla
     static const char *const what[3] = {
         "clEnqueueWriteBuffer (blocking) of %s of random float32 from malloc'd host memory",
         "clEnqueueReadBuffer (blocking) of %s into malloc'd host memory",
-        "clEnqueueMapBuffer (CL_MAP_WRITE) of a CL_MEM_ALLOC_HOST_PTR buffer, memcpy of %s of random "
-        "float32 into it, unmap, finish: zero-copy where the device shares host memory"};
+        ("clEnqueueMapBuffer (CL_MAP_WRITE) of a CL_MEM_ALLOC_HOST_PTR buffer, memcpy of %s of random "
+         "float32 into it, unmap, finish: zero-copy where the device shares host memory")};
     for (int i = 0; i < 3; i++) {
         bench_peak *p = &peaks[PEAK_HOST_TO_DEVICE + i];
         cl_int err;

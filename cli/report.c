@@ -7,14 +7,16 @@
 #include <errno.h>
 #include <string.h>
 
+/* Each entry in parentheses: clang's -Wstring-concatenation reads adjacent
+   literals in an array initializer as a missing comma. */
 const char *const bench_limit_method[CLBB_PEAK_KINDS] = {
-    [CLBB_PEAK_COPY] = "the fastest of the copy peak kernel and the two copy-shaped patterns "
-                       "(copy: clb_cast float32 -> float32; scalar broadcast: x * s with a 0-d s), "
-                       "so a slow copy can flatter no pattern",
+    [CLBB_PEAK_COPY] = ("the fastest of the copy peak kernel and the two copy-shaped patterns "
+                        "(copy: clb_cast float32 -> float32; scalar broadcast: x * s with a 0-d s), "
+                        "so a slow copy can flatter no pattern"),
     [CLBB_PEAK_READ] = "the read-only peak (for reductions: they read n elements and write few)",
     [CLBB_PEAK_FMA] = "the float32 FMA peak, 2 flops per fused multiply-add (for matmul)",
-    [CLBB_PEAK_LAUNCH] = "the empty-kernel launch round trip (enqueue + finish): the floor of any "
-                         "call that waits for its result; % = that latency / the pattern's median",
+    [CLBB_PEAK_LAUNCH] = ("the empty-kernel launch round trip (enqueue + finish): the floor of any "
+                          "call that waits for its result; % = that latency / the pattern's median"),
 };
 
 const char *bench_limit_unit(clbb_peak k)

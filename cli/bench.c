@@ -121,6 +121,8 @@ static int parse_options(int argc, char **argv, options *o)
         if (o->ncompare + (o->baseline != NULL) < 2)
             return usage_error("bench: --compare needs two results files at least (or one and --baseline)");
     }
+    if (o->baseline && o->json && !strcmp(o->baseline, o->json))
+        return usage_error("bench: --json %s would overwrite the --baseline file", o->json);
     if (o->budget_s > 0 && o->repeat != 0)
         return usage_error("bench: --budget goes with --repeat auto");
     if (o->repeat < 0) o->repeat = o->quick ? 5 : 10;
@@ -392,6 +394,15 @@ int cmd_bench(int argc, char **argv)
     int rc = parse_options(argc, argv, &o);
     if (rc) return rc < 0 ? 0 : rc;
     if (o.ncompare) return bench_compare(o.ncompare, o.compare, o.baseline, o.plot);
+    if (o.baseline) { /* read it before a run of minutes, not after */
+        cmp_run before;
+        char why[1024];
+        if (cmp_run_load(o.baseline, &before, why, sizeof why)) {
+            fprintf(stderr, "clb: --baseline %s\n", why);
+            return EXIT_USAGE;
+        }
+        cmp_run_free(&before);
+    }
 
     static bench_device devs[MAX_DEVICES + 1];
     target targets[MAX_DEVICES + 1] = {{0}};

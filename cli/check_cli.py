@@ -330,7 +330,8 @@ def cmd_usage(clb):
              ["bench", "--json"], ["bench", "--compare"], ["bench", "--compare", "a.json"],
              ["bench", "--compare", "a.json", "b.json", "--quick"],
              ["bench", "--compare", "a.json", "b.json", "--device", "host"],
-             ["bench", "--baseline"], ["demo", "--device"], ["devices", "extra"], ["frobnicate"], []]
+             ["bench", "--baseline"], ["bench", "--json", "x.json", "--baseline", "x.json"],
+             ["demo", "--device"], ["devices", "extra"], ["frobnicate"], []]
     for args in cases:
         p = run(clb, args)
         if p.returncode != 2 or "usage: clb" not in p.stderr:
@@ -406,7 +407,9 @@ def cmd_compare(clb, testdata, outdir):
               (["--compare", a, os.path.join(testdata, "not_json.json")], 2, "not readable as JSON"),
               (["--compare", a, os.path.join(testdata, "schema_v1.json")], 2, "schema version 1"),
               (["--compare", a, os.path.join(outdir, "no-such-file.json")], 2, "no-such-file"),
-              (["--compare", a, "--baseline", a], 2, "two different")]
+              (["--compare", a, "--baseline", a], 2, "two different"),
+              (["--quick", "--device", "host", "--baseline", os.path.join(testdata, "not_json.json")], 2,
+               "not readable as JSON")]
     for args, rc, text in checks:
         p = run(clb, ["bench"] + args)
         if p.returncode != rc or text not in p.stdout + p.stderr:

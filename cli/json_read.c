@@ -77,7 +77,11 @@ int cmp_run_load(const char *path, cmp_run *run, char *why, size_t cap)
     snprintf(run->path, sizeof run->path, "%s", path);
     json_object *doc = json_object_from_file(path);
     if (!doc) {
-        snprintf(why, cap, "%s: not readable as JSON (%s)", path, json_util_get_last_err());
+        char err[256];
+        const char *last = json_util_get_last_err();
+        snprintf(err, sizeof err, "%s", last ? last : "unknown error");
+        for (size_t n = strlen(err); n > 0 && (err[n - 1] == '\n' || err[n - 1] == ' '); n--) err[n - 1] = '\0';
+        snprintf(why, cap, "%s: not readable as JSON (%s)", path, err);
         return 1;
     }
     int rc = 1;

@@ -1,7 +1,9 @@
 /* Cold start: how long a user waits for the OpenCL compiler (issue "first results
  * without waiting for the compiler").
  *
- *   bench_cold [--device SEL]...      (default: pocl, and rusticl when present)
+ *   bench_cold [--device SEL]... [--trace]   (default: pocl, and rusticl when present)
+ *
+ * --trace prints each sweep case's time (since the previous case) to stderr.
  *
  * For each device, four child processes of this program (fresh processes, as a
  * user's first run is), each timed from clb_context_create to its last
@@ -77,6 +79,12 @@ static clb_tensor *filled(clb_context *ctx, clb_dtype t, int ndim, const int64_t
     return c;
 }
 
+/* With --trace, each sweep case's time goes to stderr (where the cold time goes). */
+static int trace;
+static double trace_t0;
+static char trace_what[64];
+#define WHAT(...) snprintf(trace_what, sizeof trace_what, __VA_ARGS__)
+
 /* Reads t back (the point where the user has the result) and releases it. */
 static void take(clb_tensor *t)
 {
@@ -86,6 +94,11 @@ static void take(clb_tensor *t)
     CHECK(clb_tensor_to_host(t, buf, bytes));
     free(buf);
     clb_tensor_release(t);
+    if (trace) {
+        double t1 = now_s();
+        fprintf(stderr, "  %8.1f ms  %s\n", (t1 - trace_t0) * 1e3, trace_what);
+        trace_t0 = t1;
+    }
 }
 
 static const int64_t big[2] = {512, 256}, row[1] = {256};
@@ -107,6 +120,7 @@ static void child_first(const char *sel)
 static void child_sweep(const char *sel)
 {
     double t0 = now_s();
+    trace_t0 = t0;
     clb_context *ctx = NULL;
     CHECK(clb_context_create(sel, &ctx));
     clb_device_info info;
@@ -115,12 +129,14 @@ static void child_sweep(const char *sel)
     clb_tensor *i32[2] = {filled(ctx, CLB_INT32, 2, big), filled(ctx, CLB_INT32, 1, row)};
     for (int op = CLB_ADD; op <= CLB_BITWISE_XOR; op++) {
         clb_tensor **in = op >= CLB_BITWISE_AND ? i32 : f, *c = NULL;
+        WHAT("binary %s", clb_binary_op_name((clb_binary_op)op));
         CHECK(clb_binary((clb_binary_op)op, in[0], in[1], &c));
         take(c);
     }
     for (int t = CLB_BOOL; t <= CLB_FLOAT64; t++) {
         if (t == CLB_FLOAT64 && !info.has_fp64) continue; /* refused there (float64 policy) */
         clb_tensor *a = filled(ctx, (clb_dtype)t, 2, big), *b = filled(ctx, (clb_dtype)t, 1, row), *c = NULL;
+        WHAT("add %s", clb_dtype_name((clb_dtype)t));
         CHECK(clb_binary(CLB_ADD, a, b, &c));
         take(c);
         clb_tensor_release(a);
@@ -128,20 +144,24 @@ static void child_sweep(const char *sel)
     }
     for (int op = CLB_NEG; op <= CLB_LOGICAL_NOT; op++) {
         clb_tensor *c = NULL;
+        WHAT("unary %s", clb_unary_op_name((clb_unary_op)op));
         CHECK(clb_unary((clb_unary_op)op, f[0], &c));
         take(c);
     }
     const int axis = 1;
     for (int op = CLB_SUM; op <= CLB_PROD; op++) {
         clb_tensor *c = NULL;
+        WHAT("reduce %s", clb_reduce_op_name((clb_reduce_op)op));
         CHECK(clb_reduce((clb_reduce_op)op, f[0], 1, &axis, 0, &c));
         take(c);
     }
     clb_tensor *s = NULL;
+    WHAT("sum_to_shape");
     CHECK(clb_sum_to_shape(f[0], 1, row, &s));
     take(s);
     const int64_t ma[2] = {64, 128}, mb[2] = {128, 64};
     clb_tensor *x = filled(ctx, CLB_FLOAT32, 2, ma), *y = filled(ctx, CLB_FLOAT32, 2, mb), *m = NULL;
+    WHAT("matmul");
     CHECK(clb_matmul(x, y, &m));
     take(m);
     double secs = now_s() - t0;
@@ -212,6 +232,7 @@ static void bench_device(const char *self, const char *sel)
 int main(int argc, char **argv)
 {
     if (argc == 4 && strcmp(argv[1], "--child") == 0) {
+        trace = getenv("CLB_BENCH_COLD_TRACE") != NULL && strcmp(argv[2], "sweep") == 0;
         if (strcmp(argv[2], "first") == 0) child_first(argv[3]);
         else child_sweep(argv[3]);
         return 0;
@@ -220,8 +241,9 @@ int main(int argc, char **argv)
     int n = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--device") == 0 && i + 1 < argc && n < 16) devices[n++] = argv[++i];
+        else if (strcmp(argv[i], "--trace") == 0) setenv("CLB_BENCH_COLD_TRACE", "1", 1);
         else {
-            fprintf(stderr, "usage: %s [--device SEL]...\n", argv[0]);
+            fprintf(stderr, "usage: %s [--device SEL]... [--trace]\n", argv[0]);
             return 2;
         }
     }

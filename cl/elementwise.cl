@@ -25,9 +25,11 @@
  * loop over a runtime rank costs little, and one program then serves
  * every rank (each program costs PoCL 0.1-1 s to compile). For the same reason
  * the fast paths (inner strides 0 or 1 known to the compiler, so it can emit
- * vector loads and stores) are branches inside one program, chosen per launch
- * from the actual strides: same-shape or row-broadcast (all 1), column
- * broadcast (1, 1, 0), outer product (1, 0, 1), and the general strided walk.
+ * vector loads and stores) are kernels of one program, chosen per launch from
+ * the actual strides: same-shape or row-broadcast (all 1), column broadcast
+ * (1, 1, 0), outer product (1, 0, 1), reversed inputs, and the general strided
+ * walk (clb_map). PoCL compiles most of a kernel at its first launch, so a
+ * process pays only for the layouts it uses (0.2-0.8 s each there).
  *
  * Arguments: the four buffers (unused inputs are NULL) and the launch
  * description clb_map_args below. Offsets are 64-bit numbers, so a 32-bit
@@ -257,38 +259,44 @@ typedef CLB_CAT(ulong, CLB_VEC) clb_cmask_t;
         }                                                                                          \
     }
 
-__kernel void clb_map(__global clb_out_t *out, __global const clb_in0_t *in0,
-                      __global const clb_in1_t *in1, __global const clb_in2_t *in2,
-                      CLB_ARGS_PARAMS(CLB_MAP_ARGS_VECS) CLB_TABLE_ARG)
-{
-    CLB_ARGS_UNPACK(CLB_MAP_ARGS_VECS, a);
-    const clb_index rows = (clb_index)a[CLB_MAP_ROWS],
-                    inner = (clb_index)a[CLB_MAP_INNER];
-    const int rank = (int)a[CLB_MAP_RANK];
-    long rfirst, rend, rstep, cfirst, cend, cstep;
-    long chunks = ((long)inner + CLB_VEC - 1) / CLB_VEC;
-    CLB_RANGE(get_global_id(1), get_global_size(1), rows, rfirst, rend, rstep);
-    CLB_RANGE(get_global_id(0), get_global_size(0), chunks, cfirst, cend, cstep);
-    const clb_index is0 = (clb_index)a[CLB_MAP_INNER_STRIDE(0)],
-                    is1 = (clb_index)a[CLB_MAP_INNER_STRIDE(1)],
-                    is2 = (clb_index)a[CLB_MAP_INNER_STRIDE(2)],
-                    is3 = (clb_index)a[CLB_MAP_INNER_STRIDE(3)];
+/* The kernels: one per layout with fast paths (the inner strides the
+   compiler knows), and clb_map for every other. The host picks one per launch
+   from the plan's inner strides (cl_map.c); they share a program, and a
+   driver that compiles a kernel at its first launch (PoCL) compiles only the
+   layouts a process uses. */
+#define CLB_MAP_KERNEL(name, S0, S1, S2, S3)                                                       \
+    __kernel void name(__global clb_out_t *out, __global const clb_in0_t *in0,                     \
+                       __global const clb_in1_t *in1, __global const clb_in2_t *in2,               \
+                       CLB_ARGS_PARAMS(CLB_MAP_ARGS_VECS) CLB_TABLE_ARG)                           \
+    {                                                                                              \
+        CLB_ARGS_UNPACK(CLB_MAP_ARGS_VECS, a);                                                     \
+        const clb_index rows = (clb_index)a[CLB_MAP_ROWS], inner = (clb_index)a[CLB_MAP_INNER];    \
+        const int rank = (int)a[CLB_MAP_RANK];                                                     \
+        long rfirst, rend, rstep, cfirst, cend, cstep;                                             \
+        long chunks = ((long)inner + CLB_VEC - 1) / CLB_VEC;                                       \
+        CLB_RANGE(get_global_id(1), get_global_size(1), rows, rfirst, rend, rstep);                \
+        CLB_RANGE(get_global_id(0), get_global_size(0), chunks, cfirst, cend, cstep);              \
+        const clb_index is0 = (clb_index)a[CLB_MAP_INNER_STRIDE(0)],                               \
+                        is1 = (clb_index)a[CLB_MAP_INNER_STRIDE(1)],                               \
+                        is2 = (clb_index)a[CLB_MAP_INNER_STRIDE(2)],                               \
+                        is3 = (clb_index)a[CLB_MAP_INNER_STRIDE(3)];                               \
+        (void)is0, (void)is1, (void)is2, (void)is3;                                                \
+        CLB_LOOPS(S0, S1, S2, S3)                                                                  \
+        CLB_NT_FENCE();                                                                            \
+    }
 
+/* Names and layouts: the host's map_layout (cl_map.c) matches them. */
 #if CLB_KIND == 1
-    if (is0 == 1 && is1 == 1 && is2 == 1) CLB_LOOPS(1, 1, 1, 0)      /* same shape, row broadcast */
-    else if (is0 == 1 && is1 == 1 && is2 == 0) CLB_LOOPS(1, 1, 0, 0) /* column broadcast */
-    else if (is0 == 1 && is1 == 0 && is2 == 1) CLB_LOOPS(1, 0, 1, 0) /* outer product */
+CLB_MAP_KERNEL(clb_map_same, 1, 1, 1, 0)   /* same shape, row broadcast */
+CLB_MAP_KERNEL(clb_map_column, 1, 1, 0, 0) /* column broadcast */
+CLB_MAP_KERNEL(clb_map_outer, 1, 0, 1, 0)  /* outer product */
 #if CLB_VECTOR /* a reversed input (clb_slice with a negative step) */
-    else if (is0 == 1 && is1 == -1 && is2 == 1) CLB_LOOPS(1, -1, 1, 0)
-    else if (is0 == 1 && is1 == 1 && is2 == -1) CLB_LOOPS(1, 1, -1, 0)
+CLB_MAP_KERNEL(clb_map_rev0, 1, -1, 1, 0)
+CLB_MAP_KERNEL(clb_map_rev1, 1, 1, -1, 0)
 #endif
-    else CLB_LOOPS(is0, is1, is2, is3)
 #elif CLB_KIND == 0
-    if (is0 == 1 && is1 == 1) CLB_LOOPS(1, 1, 0, 0)
-    else CLB_LOOPS(is0, is1, is2, is3)
+CLB_MAP_KERNEL(clb_map_same, 1, 1, 0, 0)
 #else
-    if (is0 == 1 && is1 == 1 && is2 == 1 && is3 == 1) CLB_LOOPS(1, 1, 1, 1)
-    else CLB_LOOPS(is0, is1, is2, is3)
+CLB_MAP_KERNEL(clb_map_same, 1, 1, 1, 1)
 #endif
-    CLB_NT_FENCE();
-}
+CLB_MAP_KERNEL(clb_map, is0, is1, is2, is3)

@@ -9,8 +9,10 @@
  *                              puts runs side by side (compare.c)
  *   clb tune [--device SEL] [--dtype float32|float64] [--candidates N]
  *                              tune CLBlast's GEMM for one device (clb_matmul_tune)
+ *   clb warmup [--device SEL|all] [--set common|minimal]
+ *                              build a common set of programs into the disk cache
  *
- * One file per command (devices.c, demo.c, bench.c); report.c and plot.c
+ * One file per command (devices.c, demo.c, bench.c, tune.c, warmup.c); report.c and plot.c
  * render benchmark results; the case table and timing live in bench/.
  *
  * It uses only the public header, so it doubles as a worked example of the API.
@@ -29,6 +31,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "demo")) return cmd_demo(argc - 2, argv + 2);
     if (!strcmp(cmd, "bench")) return cmd_bench(argc - 2, argv + 2);
     if (!strcmp(cmd, "tune")) return cmd_tune(argc - 2, argv + 2);
+    if (!strcmp(cmd, "warmup")) return cmd_warmup(argc - 2, argv + 2);
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         fputs(usage_text, stdout);
         return 0;

@@ -41,5 +41,6 @@ int cmd_devices(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_tune(int argc, char **argv);
+int cmd_warmup(int argc, char **argv);
 
 #endif /* CLB_CLI_COMMON_H */

@@ -113,12 +113,33 @@ cleanup:
     return st;
 }
 
+/* Whether program defines a kernel called name (CL_PROGRAM_KERNEL_NAMES). */
+static bool has_kernel(cl_program program, const char *name)
+{
+    size_t size = 0;
+    if (clGetProgramInfo(program, CL_PROGRAM_KERNEL_NAMES, 0, NULL, &size) != CL_SUCCESS || size == 0)
+        return false;
+    char *names = malloc(size);
+    bool found = false;
+    if (names && clGetProgramInfo(program, CL_PROGRAM_KERNEL_NAMES, size, names, NULL) == CL_SUCCESS) {
+        size_t len = strlen(name);
+        for (const char *p = names; *p; p += strcspn(p, ";"), p += *p == ';') {
+            size_t n = strcspn(p, ";");
+            if (n == len && memcmp(p, name, len) == 0) found = true;
+        }
+    }
+    free(names);
+    return found;
+}
+
 clb_status clb__cl_kernel_build_checked(clb__cl_context *cl, clb__kernel_id id, uint64_t key,
-                                        const char *options, clb__cl_kernel **out)
+                                        const char *options, const char *name,
+                                        clb__cl_kernel **out)
 {
     cl_program program = NULL;
     clb_status st = clb__program_cache_get(cl->programs, id, options, &program);
     if (st == CLB_OK) st = clb__cl_check_args(cl, id, program);
     if (st != CLB_OK) return st;
-    return clb__cl_kernel_add(cl, id, key, program, out);
+    if (name && !has_kernel(program, name)) name = NULL;
+    return clb__cl_kernel_named(cl, id, key, program, name ? name : clb__kernel_function(id), out);
 }

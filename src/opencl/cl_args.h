@@ -38,9 +38,11 @@ clb_status clb__cl_check_args(clb__cl_context *cl, clb__kernel_id id, cl_program
 
 /* The kernel object of a family with a launch description (copy, map) for
    `options`: the program from the program cache, its description checked
-   (clb__cl_check_args), then added to the kernel cache under `key`, which it
-   returns locked as clb__cl_kernel_add does. */
+   (clb__cl_check_args), then its kernel `name` (NULL, or a name the program
+   does not define: the family's function) added to the kernel cache under
+   `key`, which it returns locked as clb__cl_kernel_named does. */
 clb_status clb__cl_kernel_build_checked(clb__cl_context *cl, clb__kernel_id id, uint64_t key,
-                                        const char *options, clb__cl_kernel **out);
+                                        const char *options, const char *name,
+                                        clb__cl_kernel **out);
 
 #endif /* CLB_CL_ARGS_H */

@@ -88,7 +88,7 @@ static clb_status build_kernel(clb_context *ctx, const copy_spec *s, uint64_t ke
     clb_status st = clb__kernel_options(defs, (int)(sizeof defs / sizeof defs[0]), options,
                                         sizeof options);
     if (st != CLB_OK) return st;
-    return clb__cl_kernel_build_checked(cl, CLB__KERNEL_COPY, key, options, out);
+    return clb__cl_kernel_build_checked(cl, CLB__KERNEL_COPY, key, options, NULL, out);
 }
 
 

@@ -176,10 +176,10 @@ clb__cl_kernel *clb__cl_kernel_find(clb__cl_context *cl, clb__kernel_id id, uint
 static clb_status kernel_add(clb__cl_context *cl, clb__kernel_id id, uint64_t key,
                              cl_program program, const char *name, clb__cl_kernel **out);
 
-clb_status clb__cl_kernel_add(clb__cl_context *cl, clb__kernel_id id, uint64_t key,
-                              cl_program program, clb__cl_kernel **out)
+clb_status clb__cl_kernel_named(clb__cl_context *cl, clb__kernel_id id, uint64_t key,
+                                cl_program program, const char *name, clb__cl_kernel **out)
 {
-    return kernel_add(cl, id, key, program, clb__kernel_function(id), out);
+    return kernel_add(cl, id, key, program, name, out);
 }
 
 clb_status clb__cl_kernel_for(clb__cl_context *cl, clb__kernel_id id, cl_program program,
@@ -204,6 +204,8 @@ static clb_status kernel_add(clb__cl_context *cl, clb__kernel_id id, uint64_t ke
     k->key = key;
     k->kernel = clCreateKernel(program, name, &err);
     CLB_CL_CHECK(err, "clCreateKernel");
+    /* Its first launch may compile (PoCL): the background builds give way. */
+    clb__program_cache_busy(cl->programs);
     size_t kernel_max = 1;
     err = clGetKernelWorkGroupInfo(k->kernel, cl->device, CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE,
                                    sizeof k->wg_multiple, &k->wg_multiple, NULL);

@@ -129,10 +129,10 @@ unsigned clb__cl_compute_units(const clb__cl_context *cl);
 /* On a hit returns the kernel of (id, key) with the cache locked; on a miss
    returns NULL with the cache unlocked. */
 clb__cl_kernel *clb__cl_kernel_find(clb__cl_context *cl, clb__kernel_id id, uint64_t key);
-/* Creates the kernel object of (id, key) from `program`, caches it and returns
-   it with the cache locked (another thread's equal entry wins a race). */
-clb_status clb__cl_kernel_add(clb__cl_context *cl, clb__kernel_id id, uint64_t key,
-                              cl_program program, clb__cl_kernel **out);
+/* Creates the kernel object of (id, key), `program`'s kernel `name`, caches it
+   and returns it with the cache locked (another thread's equal entry wins a race). */
+clb_status clb__cl_kernel_named(clb__cl_context *cl, clb__kernel_id id, uint64_t key,
+                                cl_program program, const char *name, clb__cl_kernel **out);
 void clb__cl_kernel_unlock(clb__cl_context *cl);
 /* The kernel object `name` (number `variant` < 8 of the program's kernels) of
    `program`, a program of the context's program cache: found, or created and

@@ -47,6 +47,34 @@ static uint64_t spec_key(const map_spec *s)
     return k;
 }
 
+/* The program's kernels by inner-stride layout (cl/elementwise.cl): the fast
+   paths, and clb_map for every other layout. A layout the program has no
+   kernel for (the reversed inputs of ops without a vector form) takes clb_map. */
+enum { LAYOUT_ANY, LAYOUT_SAME, LAYOUT_COLUMN, LAYOUT_OUTER, LAYOUT_REV0, LAYOUT_REV1, LAYOUTS };
+static const char *const layout_kernel[LAYOUTS] = {
+    "clb_map", "clb_map_same", "clb_map_column", "clb_map_outer", "clb_map_rev0", "clb_map_rev1",
+};
+
+/* The layout of a plan's inner axis (the strides clb__cl_args_fill passes;
+   every piece of the plan shares them). */
+static int map_layout(const clb__map_op *op, const clb__plan *p)
+{
+    int64_t is[MAP_OPS] = {0};
+    for (int o = 0; o < p->nops && o < MAP_OPS && p->ndim > 0; o++) is[o] = p->strides[o][p->ndim - 1];
+    if (is[0] != 1) return LAYOUT_ANY;
+    switch (op->kind) {
+    case CLB__MAP_UNARY: return is[1] == 1 ? LAYOUT_SAME : LAYOUT_ANY;
+    case CLB__MAP_WHERE: return is[1] == 1 && is[2] == 1 && is[3] == 1 ? LAYOUT_SAME : LAYOUT_ANY;
+    case CLB__MAP_BINARY: break;
+    }
+    if (is[1] == 1 && is[2] == 1) return LAYOUT_SAME;
+    if (is[1] == 1 && is[2] == 0) return LAYOUT_COLUMN;
+    if (is[1] == 0 && is[2] == 1) return LAYOUT_OUTER;
+    if (is[1] == -1 && is[2] == 1) return LAYOUT_REV0;
+    if (is[1] == 1 && is[2] == -1) return LAYOUT_REV1;
+    return LAYOUT_ANY;
+}
+
 #define MAP_OPTIONS_MAX (2 * CLB__KERNEL_OPTIONS_MAX) /* 12 defines and a flag */
 
 /* The program's build options: the specialisation, and correct rounding where
@@ -202,15 +230,22 @@ static bool exact_on_host(const clb__cl_context *cl, const clb__map_op *op)
 
 _Atomic long clb__cl_first_tier_runs = 0;
 
-/* A launch of a freshly built map program that does nothing (no rows), on one
+/* A launch that does nothing (no rows) of the kernel `user` names (the layout
+   the call that queued the build needs) of a freshly built map program, on one
    work item in a group of one, the groups CPU devices that run work-groups as
    loops are given (clb__cl_rows_geometry): PoCL finishes compiling a kernel at
    its first launch per group size, which the background thread then pays. */
 static void warm_map(cl_program program, void *user)
 {
-    clb__cl_context *cl = user;
+    const char *name = user; /* a layout_kernel entry */
     cl_int err = CL_SUCCESS;
-    cl_kernel kernel = clCreateKernel(program, clb__kernel_function(CLB__KERNEL_MAP), &err);
+    cl_context context = NULL;
+    cl_device_id device = NULL;
+    if (clGetProgramInfo(program, CL_PROGRAM_CONTEXT, sizeof context, &context, NULL) != CL_SUCCESS ||
+        clGetProgramInfo(program, CL_PROGRAM_DEVICES, sizeof device, &device, NULL) != CL_SUCCESS)
+        return;
+    cl_kernel kernel = clCreateKernel(program, name, &err);
+    if (err != CL_SUCCESS) kernel = clCreateKernel(program, clb__kernel_function(CLB__KERNEL_MAP), &err);
     if (err != CL_SUCCESS) return;
     cl_uint nargs = 0, arg = 0;
     cl_mem none = NULL;
@@ -223,8 +258,7 @@ static void warm_map(cl_program program, void *user)
     if (err == CL_SUCCESS && arg < nargs) err = clSetKernelArg(kernel, arg, sizeof none, &none);
     /* A queue of its own: the context's may be the application's, whose
        commands must stay the library's calls in their order. */
-    cl_command_queue queue = err == CL_SUCCESS ? clCreateCommandQueue(cl->context, cl->device, 0, &err)
-                                               : NULL;
+    cl_command_queue queue = err == CL_SUCCESS ? clCreateCommandQueue(context, device, 0, &err) : NULL;
     size_t one[2] = {1, 1};
     if (err == CL_SUCCESS &&
         clEnqueueNDRangeKernel(queue, kernel, 2, NULL, one, one, 0, NULL, NULL) == CL_SUCCESS)
@@ -241,7 +275,8 @@ static void warm_map(cl_program program, void *user)
    this path, so when a program arrives never changes a result. Off with
    CLB_HOST_TINY=0 (always launch). */
 static bool first_tier(clb__cl_context *cl, const clb__map_op *op, const clb__plan *plan,
-                       void *const *handles, const char *options, clb_status *st)
+                       void *const *handles, const char *options, const char *kernel_name,
+                       clb_status *st)
 {
     if (cl->host_tiny_max <= 0 || !exact_on_host(cl, op)) return false;
     void *bases[CLB__MAX_OPERANDS];
@@ -252,7 +287,8 @@ static bool first_tier(clb__cl_context *cl, const clb__map_op *op, const clb__pl
     *st = clb__program_cache_find_built(cl->programs, CLB__KERNEL_MAP, options, &built);
     if (*st != CLB_OK) return true;
     if (built) return false;
-    clb__program_cache_prefetch(cl->programs, CLB__KERNEL_MAP, options, warm_map, cl);
+    clb__program_cache_prefetch(cl->programs, CLB__KERNEL_MAP, options, warm_map,
+                                (void *)kernel_name);
     cl_int err = clFinish(cl->queue);
     if (err != CL_SUCCESS) {
         *st = clb__cl_fail(err, "clFinish");
@@ -299,14 +335,15 @@ clb_status clb__cl_map(clb_context *ctx, const clb__map_op *op, const clb__plan 
     s.vec = !s.blocked || heavy_op(op) ? 4 : 16;
     s.nt = clb__cl_streaming(cl, plan->numel * (int64_t)clb_dtype_size(op->out));
 
-    uint64_t key = spec_key(&s);
+    int layout = map_layout(op, plan);
+    uint64_t key = spec_key(&s) << 3 | (uint64_t)layout;
     clb__cl_kernel *k = clb__cl_kernel_find(cl, CLB__KERNEL_MAP, key);
     if (!k) {
         char options[MAP_OPTIONS_MAX];
         clb_status st = map_options(cl, &s, options, sizeof options);
         if (st != CLB_OK) return st;
-        if (first_tier(cl, op, plan, handles, options, &st)) return st;
-        st = clb__cl_kernel_build_checked(cl, CLB__KERNEL_MAP, key, options, &k);
+        if (first_tier(cl, op, plan, handles, options, layout_kernel[layout], &st)) return st;
+        st = clb__cl_kernel_build_checked(cl, CLB__KERNEL_MAP, key, options, layout_kernel[layout], &k);
         if (st != CLB_OK) return st;
     }
     /* From here the kernel cache is locked until every piece is enqueued. */

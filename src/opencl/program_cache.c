@@ -28,6 +28,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define BUCKETS 64
@@ -58,6 +59,11 @@ struct clb__program_cache {
     job *jobs, **jobs_tail;
     bool worker_started, stopping;
     pthread_t worker;
+    /* The calling threads' compiler use (clb__program_cache_busy), which the
+       background thread gives way to: the number of their builds in progress,
+       and when the last one ended (CLOCK_MONOTONIC seconds). */
+    int busy_builds;
+    double busy_until;
     cl_context context;
     cl_device_id device;
     char device_name[256];
@@ -324,7 +330,13 @@ clb_status clb__program_cache_create(cl_context context, cl_device_id device,
         free(c);
         return clb__fail(CLB_ERR_OUT_OF_MEMORY, "cannot create the program cache's condition");
     }
-    if (pthread_cond_init(&c->queued, NULL) != 0) {
+    pthread_condattr_t attr;
+    bool attr_ok = pthread_condattr_init(&attr) == 0;
+    bool clock_ok = attr_ok && pthread_condattr_setclock(&attr, CLOCK_MONOTONIC) == 0;
+    int qerr = pthread_cond_init(&c->queued, clock_ok ? &attr : NULL);
+    if (attr_ok) pthread_condattr_destroy(&attr);
+    if (qerr != 0 || !clock_ok) {
+        if (qerr == 0) pthread_cond_destroy(&c->queued);
         pthread_cond_destroy(&c->built);
         pthread_mutex_destroy(&c->lock);
         free(c);
@@ -396,10 +408,36 @@ static char *full_options(const clb__program_cache *c, const char *options)
     return full;
 }
 
+static double monotonic_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* How long after the calling threads last used the compiler the background
+   thread waits before its next build. A driver may compile most of a kernel at
+   its first launch, after the program build (PoCL: 0.2-2 s per kernel here):
+   the grace spans that too. */
+#define BUSY_GRACE_S 1.0
+
+static void busy_locked(clb__program_cache *c)
+{
+    double until = monotonic_s() + BUSY_GRACE_S;
+    if (until > c->busy_until) c->busy_until = until;
+}
+
+void clb__program_cache_busy(clb__program_cache *c)
+{
+    pthread_mutex_lock(&c->lock);
+    busy_locked(c);
+    pthread_mutex_unlock(&c->lock);
+}
+
 /* clb__program_cache_get and, with build false, clb__program_cache_find_built:
    the program from memory, else from the disk cache, else (build) compiled. */
 static clb_status lookup(clb__program_cache *c, clb__kernel_id id, const char *options, bool build,
-                         cl_program *out)
+                         bool background, cl_program *out)
 {
     *out = NULL;
     unsigned b = bucket_of(id, options);
@@ -434,6 +472,7 @@ static clb_status lookup(clb__program_cache *c, clb__kernel_id id, const char *o
     memcpy(e->options, options, opt_len + 1);
     e->next = c->buckets[b];
     c->buckets[b] = e;
+    if (!background) c->busy_builds++;
     pthread_mutex_unlock(&c->lock);
 
     clb_status st = CLB_OK;
@@ -463,6 +502,10 @@ cleanup:
         unlink_entry(c, b, e); /* the next use tries again and reports its own error */
         free(e);
     }
+    if (!background) {
+        c->busy_builds--;
+        busy_locked(c);
+    }
     pthread_cond_broadcast(&c->built);
     pthread_mutex_unlock(&c->lock);
     free(key);
@@ -474,13 +517,13 @@ cleanup:
 clb_status clb__program_cache_get(clb__program_cache *c, clb__kernel_id id, const char *options,
                                   cl_program *out)
 {
-    return lookup(c, id, options, true, out);
+    return lookup(c, id, options, true, false, out);
 }
 
 clb_status clb__program_cache_find_built(clb__program_cache *c, clb__kernel_id id,
                                          const char *options, cl_program *out)
 {
-    return lookup(c, id, options, false, out);
+    return lookup(c, id, options, false, false, out);
 }
 
 /* The background builder: takes queued jobs in order until the cache goes. Its
@@ -492,12 +535,26 @@ static void *worker_main(void *arg)
     for (;;) {
         while (!c->jobs && !c->stopping) pthread_cond_wait(&c->queued, &c->lock);
         if (!c->jobs) break; /* stopping, and nothing left to build */
+        /* Compilers serialise (PoCL holds one lock for all its builds): a build
+           here would make the calls that wait for theirs wait for this one too,
+           while the calls that queued these jobs already have their results.
+           So the calling threads go first; when the cache is being destroyed
+           nobody waits for a result any more. */
+        double now = monotonic_s();
+        if (!c->stopping && (c->busy_builds > 0 || now < c->busy_until)) {
+            double until = c->busy_builds > 0 ? now + BUSY_GRACE_S : c->busy_until;
+            struct timespec ts;
+            ts.tv_sec = (time_t)until;
+            ts.tv_nsec = (long)((until - (double)ts.tv_sec) * 1e9);
+            pthread_cond_timedwait(&c->queued, &c->lock, &ts);
+            continue;
+        }
         job *j = c->jobs;
         c->jobs = j->next;
         if (!c->jobs) c->jobs_tail = &c->jobs;
         pthread_mutex_unlock(&c->lock);
         cl_program built = NULL;
-        if (clb__program_cache_get(c, j->id, j->options, &built) == CLB_OK && j->warm)
+        if (lookup(c, j->id, j->options, true, true, &built) == CLB_OK && j->warm)
             j->warm(built, j->warm_user);
         free(j);
         pthread_mutex_lock(&c->lock);

@@ -47,6 +47,12 @@ typedef void (*clb__program_warm_fn)(cl_program program, void *user);
 void clb__program_cache_prefetch(clb__program_cache *cache, clb__kernel_id id,
                                  const char *options, clb__program_warm_fn warm, void *warm_user);
 
+/* Tells the cache that a calling thread is using the compiler outside it (a
+   kernel's first launch, which some drivers compile then): the background
+   thread waits until a while after the last such use or build before starting
+   its next build. */
+void clb__program_cache_busy(clb__program_cache *cache);
+
 typedef struct clb__program_cache_stats {
     unsigned long hits;          /* found in memory */
     unsigned long source_builds; /* compiled from source */

@@ -46,7 +46,7 @@ typedef struct bench_peak {
     char kernel[320];   /* what ran: kernel, data, sizes, work per run */
     double work;        /* bytes (GB/s) or flops (GFLOP/s) per unit; 0 for latencies */
     bench_stats st;
-    double value;       /* at the median: GB/s, GFLOP/s, or microseconds */
+    double value;       /* at the fastest run: GB/s, GFLOP/s, or microseconds */
 } bench_peak;
 
 /* Every peak of the device behind ctx; quick: 4 MiB buffers instead of 256 MiB
@@ -57,7 +57,7 @@ void bench_peaks_cl(clb_context *ctx, const clb_device_info *info, const bench_p
                     int quick, bench_peak *peaks);
 #endif
 
-/* Value of a peak from its median time (work / median / 1e9, or microseconds). */
+/* Value of a peak from its fastest run (work / min / 1e9, or microseconds). */
 void bench_peak_finish(bench_peak *p, bench_peak_unit unit);
 /* Marks p as not measured: unsupported (1) or failed (0), with a reason. */
 void bench_peak_skip(bench_peak *p, int unsupported, const char *fmt, ...);

@@ -130,11 +130,11 @@ static int note_number(const char **notes, int *nnotes, int cap, const char *rea
 
 static void table_peaks(const bench_device *d, FILE *f)
 {
-    fprintf(f, "peaks (%s):\n", d->info.type == CLB_DEVICE_HOST
+    fprintf(f, "peaks (the best of their runs; %s):\n", d->info.type == CLB_DEVICE_HOST
                                     ? "plain C loops over host memory, as this build compiled them"
                                     : "raw OpenCL from cli/peaks.cl, outside the library");
-    fprintf(f, "  %-26s %14s %10s %10s %7s %5s  %s\n", "peak", "median", "min", "max", "spread",
-            "load", "kernel");
+    fprintf(f, "  %-26s %14s %10s %10s %7s %5s  %s\n", "peak", "best run", "median", "slowest",
+            "spread", "load", "kernel");
     for (int i = 0; i < PEAK_COUNT; i++) {
         const bench_peak *p = &d->peaks[i];
         const bench_peak_meta *m = &bench_peak_table[i];
@@ -143,19 +143,17 @@ static void table_peaks(const bench_device *d, FILE *f)
                     p->unsupported ? "n/a" : "FAILED", p->reason);
             continue;
         }
-        char val[32], lo[32], hi[32];
-        /* min and max in the peak's unit: the fastest run gives the highest rate */
-        double fast = p->st.min_s, slow = p->st.max_s;
+        char val[32], med[32], slow[32];
         if (m->unit == UNIT_US) {
             snprintf(val, sizeof val, "%.2f us", p->value);
-            snprintf(lo, sizeof lo, "%.2f", fast * 1e6);
-            snprintf(hi, sizeof hi, "%.2f", slow * 1e6);
+            snprintf(med, sizeof med, "%.2f", p->st.median_s * 1e6);
+            snprintf(slow, sizeof slow, "%.2f", p->st.max_s * 1e6);
         } else {
             snprintf(val, sizeof val, "%.2f %s", p->value, bench_unit_name(m->unit));
-            snprintf(lo, sizeof lo, "%.2f", p->work / slow / 1e9);
-            snprintf(hi, sizeof hi, "%.2f", p->work / fast / 1e9);
+            snprintf(med, sizeof med, "%.2f", p->work / p->st.median_s / 1e9);
+            snprintf(slow, sizeof slow, "%.2f", p->work / p->st.max_s / 1e9);
         }
-        fprintf(f, "  %-26s %14s %10s %10s %7s %5s  %s\n", m->title, val, lo, hi,
+        fprintf(f, "  %-26s %14s %10s %10s %7s %5s  %s\n", m->title, val, med, slow,
                 spread_text(&p->st).s, load_text(p->st.other_load).s, p->kernel);
     }
 }

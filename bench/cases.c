@@ -51,6 +51,31 @@ const clbb_case clbb_cases[] = {
 };
 const int clbb_case_count = (int)(sizeof clbb_cases / sizeof clbb_cases[0]);
 
+clbb_peak clbb_case_peak(const clbb_case *c)
+{
+    if (c->latency) return CLBB_PEAK_LAUNCH;
+    switch (c->kind) {
+    case CLBB_COPY:
+    case CLBB_BINARY:
+    case CLBB_NORMALIZE: return CLBB_PEAK_COPY;
+    case CLBB_REDUCE:
+    case CLBB_SUM_TO_SHAPE: return CLBB_PEAK_READ;
+    case CLBB_MATMUL: return CLBB_PEAK_FMA;
+    }
+    return CLBB_PEAK_COPY;
+}
+
+const char *clbb_peak_name(clbb_peak p)
+{
+    switch (p) {
+    case CLBB_PEAK_COPY: return "copy";
+    case CLBB_PEAK_READ: return "read";
+    case CLBB_PEAK_FMA: return "fma";
+    case CLBB_PEAK_LAUNCH: return "launch";
+    }
+    return "copy";
+}
+
 static double numel(const clbb_shape *s)
 {
     double n = 1;

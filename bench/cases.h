@@ -40,6 +40,23 @@ typedef struct clbb_case {
     int peak;           /* a copy-shaped stream (read n, write n): a candidate for the peak */
 } clbb_case;
 
+/* The measured peak that limits a pattern, the 100 % of its row in `clb bench`:
+   the copy bandwidth for streams that read and write, the read-only bandwidth
+   for reductions (they read n and write little), the FMA throughput for
+   arithmetic-bound work (matmul) and the empty-kernel launch latency for the
+   latency case. */
+typedef enum clbb_peak {
+    CLBB_PEAK_COPY,
+    CLBB_PEAK_READ,
+    CLBB_PEAK_FMA,
+    CLBB_PEAK_LAUNCH
+} clbb_peak;
+#define CLBB_PEAK_KINDS 4
+
+/* The peak of a case; a new kind must say which (the switch has no default). */
+clbb_peak clbb_case_peak(const clbb_case *c);
+const char *clbb_peak_name(clbb_peak p); /* "copy", "read", "fma", "launch" */
+
 extern const clbb_case clbb_cases[];
 /* clbb_cases[0] is the plain copy; the cases marked `peak` come first. */
 extern const int clbb_case_count;

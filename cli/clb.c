@@ -3,9 +3,10 @@
  *   clb devices [--json]       the host backend and every OpenCL device
  *   clb demo [--device SEL]    the broadcasting tutorials' examples, run on one
  *                              device and checked against the host backend
- *   clb bench [--device SEL|all] [--quick] [--repeat N] [--csv F] [--json F] [--plot F.svg]
- *                              the broadcast patterns' speed on each device, as GB/s,
- *                              % of the device's copy bandwidth and speed-up over host
+ *   clb bench [--device SEL|all] [--quick] [--repeat N|auto] [--csv F] [--json F] [--plot F.svg]
+ *                              each device's peaks, then the broadcast patterns' speed
+ *                              against the peak that limits each; --compare A.json B.json
+ *                              puts runs side by side (compare.c)
  *   clb tune [--device SEL] [--dtype float32|float64] [--candidates N]
  *                              tune CLBlast's GEMM for one device (clb_matmul_tune)
  *   clb warmup [--device SEL|all] [--set common|minimal]

@@ -1,15 +1,28 @@
-/* Renderings of `clb bench` results (see report.h): the terminal table and
-   the CSV and JSON files. The SVG chart is in plot.c. */
+/* Renderings of `clb bench` results (see report.h): the limits every row is
+   measured against, the terminal table and the CSV file. JSON is in
+   report_json.c, the SVG chart in plot.c. */
 #include "common.h"
 #include "report.h"
 
 #include <errno.h>
 #include <string.h>
 
-const char bench_copy_method[] =
-    "the faster of two copy-shaped streams of the same contiguous float32 tensor: "
-    "clb_cast float32 -> float32 (the copy kernel) and x * s with a 0-d s (the element-wise "
-    "kernel); output allocation included, as in every pattern";
+/* Each entry in parentheses: clang's -Wstring-concatenation reads adjacent
+   literals in an array initializer as a missing comma. */
+const char *const bench_limit_method[CLBB_PEAK_KINDS] = {
+    [CLBB_PEAK_COPY] = ("the fastest of the copy peak kernel and the two copy-shaped patterns "
+                        "(copy: clb_cast float32 -> float32; scalar broadcast: x * s with a 0-d s), "
+                        "so a slow copy can flatter no pattern"),
+    [CLBB_PEAK_READ] = "the read-only peak (for reductions: they read n elements and write few)",
+    [CLBB_PEAK_FMA] = "the float32 FMA peak, 2 flops per fused multiply-add (for matmul)",
+    [CLBB_PEAK_LAUNCH] = ("the empty-kernel launch round trip (enqueue + finish): the floor of any "
+                          "call that waits for its result; % = that latency / the pattern's median"),
+};
+
+const char *bench_limit_unit(clbb_peak k)
+{
+    return k == CLBB_PEAK_FMA ? "GFLOP/s" : k == CLBB_PEAK_LAUNCH ? "us" : "GB/s";
+}
 
 const char *bench_outcome_name(bench_outcome o)
 {
@@ -22,9 +35,56 @@ const char *bench_outcome_name(bench_outcome o)
     return "failed";
 }
 
+const char *bench_kind_name(clbb_kind k)
+{
+    switch (k) {
+    case CLBB_COPY: return "copy";
+    case CLBB_BINARY: return "binary";
+    case CLBB_NORMALIZE: return "normalize";
+    case CLBB_REDUCE: return "sum";
+    case CLBB_SUM_TO_SHAPE: return "sum_to_shape";
+    case CLBB_MATMUL: return "matmul";
+    }
+    return "unknown";
+}
+
 static int has_numbers(const bench_row *row)
 {
     return row->outcome == BENCH_OK || row->outcome == BENCH_WRONG;
+}
+
+static void set_limit(bench_limit *l, double value, const char *what, const char *id)
+{
+    l->value = value;
+    snprintf(l->source, sizeof l->source, "%s %s", what, id);
+}
+
+void bench_device_limits(bench_device *d)
+{
+    memset(d->limits, 0, sizeof d->limits);
+    const bench_peak *pk = d->peaks;
+    if (pk[PEAK_COPY].measured) set_limit(&d->limits[CLBB_PEAK_COPY], pk[PEAK_COPY].value, "peak", "copy");
+    for (int i = 0; i < clbb_case_count; i++)
+        if (clbb_cases[i].peak && d->rows[i].outcome == BENCH_OK &&
+            d->rows[i].gbps > d->limits[CLBB_PEAK_COPY].value)
+            set_limit(&d->limits[CLBB_PEAK_COPY], d->rows[i].gbps, "pattern", clbb_cases[i].id);
+    if (pk[PEAK_READ].measured) set_limit(&d->limits[CLBB_PEAK_READ], pk[PEAK_READ].value, "peak", "read");
+    if (pk[PEAK_FMA_F32].measured)
+        set_limit(&d->limits[CLBB_PEAK_FMA], pk[PEAK_FMA_F32].value, "peak", "fma_float32");
+    if (pk[PEAK_LAUNCH_ROUND_TRIP].measured)
+        set_limit(&d->limits[CLBB_PEAK_LAUNCH], pk[PEAK_LAUNCH_ROUND_TRIP].value, "peak",
+                  "launch_round_trip");
+    for (int i = 0; i < clbb_case_count; i++) {
+        bench_row *row = &d->rows[i];
+        clbb_peak k = clbb_case_peak(&clbb_cases[i]);
+        double lim = d->limits[k].value;
+        row->pct_of_peak = -1;
+        if (row->outcome != BENCH_OK || !(lim > 0)) continue;
+        if (k == CLBB_PEAK_LAUNCH)
+            row->pct_of_peak = 100.0 * lim * 1e-6 / row->st.median_s;
+        else
+            row->pct_of_peak = 100.0 * (k == CLBB_PEAK_FMA ? row->gflops : row->gbps) / lim;
+    }
 }
 
 /* ---- terminal table ----------------------------------------------------------------- */
@@ -41,6 +101,23 @@ static text time_text(double s)
     return t;
 }
 
+static text load_text(double load)
+{
+    text t;
+    if (load < 0)
+        snprintf(t.s, sizeof t.s, "-");
+    else
+        snprintf(t.s, sizeof t.s, "%.0f%%", 100 * load);
+    return t;
+}
+
+static text spread_text(const bench_stats *st)
+{
+    text t;
+    snprintf(t.s, sizeof t.s, "%.1f%%%s", 100 * st->spread, st->noisy ? "!" : "");
+    return t;
+}
+
 /* Number of a reason in the notes list, adding it when new (1-based). */
 static int note_number(const char **notes, int *nnotes, int cap, const char *reason)
 {
@@ -51,22 +128,60 @@ static int note_number(const char **notes, int *nnotes, int cap, const char *rea
     return *nnotes;
 }
 
+static void table_peaks(const bench_device *d, FILE *f)
+{
+    fprintf(f, "peaks (the best of their runs; %s):\n", d->info.type == CLB_DEVICE_HOST
+                                    ? "plain C loops over host memory, as this build compiled them"
+                                    : "raw OpenCL from cli/peaks.cl, outside the library");
+    fprintf(f, "  %-26s %14s %10s %10s %7s %5s  %s\n", "peak", "best run", "median", "slowest",
+            "spread", "load", "kernel");
+    for (int i = 0; i < PEAK_COUNT; i++) {
+        const bench_peak *p = &d->peaks[i];
+        const bench_peak_meta *m = &bench_peak_table[i];
+        if (!p->measured) {
+            fprintf(f, "  %-26s %14s %10s %10s %7s %5s  %s: %s\n", m->title, "-", "-", "-", "-", "-",
+                    p->unsupported ? "n/a" : "FAILED", p->reason);
+            continue;
+        }
+        char val[32], med[32], slow[32];
+        if (m->unit == UNIT_US) {
+            snprintf(val, sizeof val, "%.2f us", p->value);
+            snprintf(med, sizeof med, "%.2f", p->st.median_s * 1e6);
+            snprintf(slow, sizeof slow, "%.2f", p->st.max_s * 1e6);
+        } else {
+            snprintf(val, sizeof val, "%.2f %s", p->value, bench_unit_name(m->unit));
+            snprintf(med, sizeof med, "%.2f", p->work / p->st.median_s / 1e9);
+            snprintf(slow, sizeof slow, "%.2f", p->work / p->st.max_s / 1e9);
+        }
+        fprintf(f, "  %-26s %14s %10s %10s %7s %5s  %s\n", m->title, val, med, slow,
+                spread_text(&p->st).s, load_text(p->st.other_load).s, p->kernel);
+    }
+}
+
 static void table_device(const bench_report *r, const bench_device *d, FILE *f)
 {
     const char *notes[64];
-    int nnotes = 0;
+    int nnotes = 0, noisy = 0;
     int is_host = d->info.type == CLB_DEVICE_HOST;
     fprintf(f, "\ndevice %s: %s", d->info.selector, d->info.name);
     if (!is_host)
         fprintf(f, " (%s, %s, driver %s)", type_name(d->info.type), d->info.platform,
                 d->info.driver_version);
     fputc('\n', f);
-    if (d->copy_gbps > 0)
-        fprintf(f, "copy bandwidth (the peak, from \"%s\"): %.2f GB/s\n", d->copy_case, d->copy_gbps);
-    else
-        fprintf(f, "copy bandwidth: not measured (both copies failed), so no %% of peak\n");
-    fprintf(f, "  %-26s %-38s %10s %8s %8s %7s %8s  %s\n", "pattern", "shapes (float32)", "median",
-            "GB/s", "GFLOP/s", "% copy", "x host", "check");
+    table_peaks(d, f);
+    fprintf(f, "limits (the 100 %% of each row):");
+    for (int k = 0; k < CLBB_PEAK_KINDS; k++) {
+        const bench_limit *l = &d->limits[k];
+        if (l->value > 0)
+            fprintf(f, "%s %s %.2f %s (%s)", k ? "," : "", clbb_peak_name((clbb_peak)k), l->value,
+                    bench_limit_unit((clbb_peak)k), l->source);
+        else
+            fprintf(f, "%s %s not measured", k ? "," : "", clbb_peak_name((clbb_peak)k));
+    }
+    fputc('\n', f);
+    fprintf(f, "  %-26s %-36s %10s %10s %10s %7s %5s %8s %8s %-6s %7s %8s  %s\n", "pattern",
+            "shapes (float32)", "median", "min", "max", "spread", "load", "GB/s", "GFLOP/s", "peak",
+            "% peak", "x host", "check");
     for (int i = 0; i < clbb_case_count; i++) {
         const clbb_case *c = &clbb_cases[i];
         const bench_row *row = &d->rows[i];
@@ -77,31 +192,49 @@ static void table_device(const bench_report *r, const bench_device *d, FILE *f)
         else
             snprintf(check, sizeof check, "%s [%d]", bench_outcome_name(row->outcome),
                      note_number(notes, &nnotes, 64, row->reason));
-        fprintf(f, "  %-26s %-38s ", c->title, shapes);
+        fprintf(f, "  %-26s %-36s ", c->title, shapes);
+        const char *peak = clbb_peak_name(clbb_case_peak(c));
         if (!has_numbers(row)) {
-            fprintf(f, "%10s %8s %8s %7s %8s  %s\n", "-", "-", "-", "-", "-", check);
+            fprintf(f, "%10s %10s %10s %7s %5s %8s %8s %-6s %7s %8s  %s\n", "-", "-", "-", "-", "-",
+                    "-", "-", peak, "-", "-", check);
             continue;
         }
+        noisy |= row->st.noisy;
         char gflops[32] = "-", pct[32] = "-", vs[32] = "-";
         if (c->kind != CLBB_COPY) snprintf(gflops, sizeof gflops, "%.2f", row->gflops);
-        if (row->pct_of_copy >= 0) snprintf(pct, sizeof pct, "%.1f%%", row->pct_of_copy);
+        if (row->pct_of_peak >= 0) snprintf(pct, sizeof pct, "%.1f%%", row->pct_of_peak);
         if (row->speedup > 0) snprintf(vs, sizeof vs, "%.2fx", row->speedup);
-        fprintf(f, "%10s %8.2f %8s %7s %8s  %s\n", time_text(row->median_s).s, row->gbps, gflops,
-                pct, vs, check);
+        fprintf(f, "%10s %10s %10s %7s %5s %8.2f %8s %-6s %7s %8s  %s\n", time_text(row->st.median_s).s,
+                time_text(row->st.min_s).s, time_text(row->st.max_s).s, spread_text(&row->st).s,
+                load_text(row->st.other_load).s, row->gbps, gflops, peak, pct, vs, check);
     }
+    if (noisy) fprintf(f, "  ! spread (max - min) / median above 10 %%: compare such rows with care\n");
+    for (int i = 0; i < clbb_case_count; i++)
+        if (clbb_case_peak(&clbb_cases[i]) == CLBB_PEAK_LAUNCH && d->rows[i].pct_of_peak > 100) {
+            fprintf(f, "  %s: above 100 %%: the call returned sooner than an empty launch's round trip "
+                       "(no kernel launched: a CPU device with SVM storage runs maps of up to "
+                       "CLB_HOST_TINY elements on the calling thread)\n", clbb_cases[i].title);
+            break;
+        }
     for (int i = 0; i < nnotes; i++) fprintf(f, "  [%d] %s\n", i + 1, notes[i]);
 }
 
 void report_table(const bench_report *r, FILE *f)
 {
-    fprintf(f, "clbroadcast %s bench: %s sizes, median of %d timed run%s after %d warm-up",
-            clb_version_string(), r->quick ? "quick" : "full", r->repeat, r->repeat == 1 ? "" : "s",
-            r->warmup);
-    if (r->host_repeat != r->repeat)
-        fprintf(f, " (host baseline: %d runs)", r->host_repeat);
-    fprintf(f, "\nGB/s: distinct bytes read + written / median time, GB = 1e9 bytes;"
-               " %% copy: of the device's copy bandwidth;\nx host: speed-up over the host backend;"
-               " check: the result compared with the host backend's\n");
+    fprintf(f, "clbroadcast %s bench: %s sizes, ", clb_version_string(), r->quick ? "quick" : "full");
+    if (r->plan.runs > 0)
+        fprintf(f, "%d timed run%s", r->plan.runs, r->plan.runs == 1 ? "" : "s");
+    else
+        fprintf(f, "--repeat auto (until the median is stable within 2 %%, at least 5 runs, "
+                   "budget %.3g s per row)", r->plan.budget_s);
+    fprintf(f, " after %d warm-up", r->plan.warmup);
+    if (r->host_repeat != r->plan.runs) fprintf(f, " (host baseline: %d runs)", r->host_repeat);
+    fprintf(f, "\nGB/s: distinct bytes read + written / median time, GB = 1e9 bytes; min/max: the"
+               " fastest and slowest run; spread: (max - min) / median;\n"
+               "load: other processes' share of all CPUs during the row (/proc/stat); peak: what the"
+               " row is measured against (copy or read bandwidth,\nFMA float32, empty launch), %% peak"
+               " its share; x host: speed-up over the host backend; check: the result against the"
+               " host backend's\n");
     for (int t = 0; t < r->ndev; t++) table_device(r, &r->devs[t], f);
 }
 
@@ -131,14 +264,14 @@ static void csv_number(FILE *f, double v, int known)
         fputc(',', f);
 }
 
-static FILE *open_output(const char *path)
+FILE *report_open(const char *path)
 {
     FILE *f = fopen(path, "w");
     if (!f) fprintf(stderr, "clb: cannot write %s: %s\n", path, strerror(errno));
     return f;
 }
 
-static int close_output(FILE *f, const char *path)
+int report_close(FILE *f, const char *path)
 {
     int bad = ferror(f);
     if (fclose(f) != 0 || bad) {
@@ -150,25 +283,32 @@ static int close_output(FILE *f, const char *path)
 
 int report_csv(const bench_report *r, const char *path)
 {
-    FILE *f = open_output(path);
+    FILE *f = report_open(path);
     if (!f) return 1;
-    fputs("library_version,timestamp,machine,quick,repeat,device_selector,device_type,device_name,"
-          "device_vendor,platform,driver_version,opencl_c_version,compute_units,global_mem_bytes,"
-          "copy_gbps,pattern,title,shapes,dtype,bytes,flops,runs,median_s,min_s,gbps,gflops,"
-          "percent_of_copy,host_median_s,speedup_vs_host,max_rel_diff,status,reason\n",
-          f);
+    fprintf(f, "schema_version,library_version,timestamp,machine,quick,repeat,device_selector,"
+               "device_type,device_name,device_vendor,platform,driver_version,opencl_c_version,"
+               "compute_units,global_mem_bytes,pattern,title,shapes,dtype,bytes,flops,runs,median_s,"
+               "min_s,max_s,spread,noisy,other_load,gbps,gflops,peak,peak_value,peak_unit,peak_source,"
+               "percent_of_peak,host_median_s,speedup_vs_host,max_rel_diff,status,reason\n");
+    char repeat[16];
+    if (r->plan.runs > 0)
+        snprintf(repeat, sizeof repeat, "%d", r->plan.runs);
+    else
+        snprintf(repeat, sizeof repeat, "auto");
     for (int t = 0; t < r->ndev; t++) {
         const bench_device *d = &r->devs[t];
         for (int i = 0; i < clbb_case_count; i++) {
             const clbb_case *c = &clbb_cases[i];
             const bench_row *row = &d->rows[i];
+            clbb_peak k = clbb_case_peak(c);
             char shapes[160];
             clbb_case_shapes(c, r->quick, shapes, sizeof shapes);
             int num = has_numbers(row);
+            fprintf(f, "%d,", BENCH_SCHEMA_VERSION);
             csv_field(f, clb_version_string(), 0);
             csv_field(f, r->timestamp, 0);
             csv_field(f, r->machine, 0);
-            fprintf(f, "%d,%d,", r->quick, r->repeat);
+            fprintf(f, "%d,%s,", r->quick, repeat);
             csv_field(f, d->info.selector, 0);
             csv_field(f, type_name(d->info.type), 0);
             csv_field(f, d->info.name, 0);
@@ -178,17 +318,27 @@ int report_csv(const bench_report *r, const char *path)
             csv_field(f, d->info.opencl_c_version, 0);
             fprintf(f, "%u,%llu,", (unsigned)d->info.compute_units,
                     (unsigned long long)d->info.global_mem_bytes);
-            csv_number(f, d->copy_gbps, d->copy_gbps > 0);
             csv_field(f, c->id, 0);
             csv_field(f, c->title, 0);
             csv_field(f, shapes, 0);
             fprintf(f, "float32,%.0f,%.0f,", clbb_case_bytes(c, r->quick), clbb_case_flops(c, r->quick));
-            fprintf(f, "%d,", row->runs);
-            csv_number(f, row->median_s, num);
-            csv_number(f, row->min_s, num);
+            fprintf(f, "%d,", row->st.runs);
+            csv_number(f, row->st.median_s, num);
+            csv_number(f, row->st.min_s, num);
+            csv_number(f, row->st.max_s, num);
+            csv_number(f, row->st.spread, num);
+            if (num)
+                fprintf(f, "%d,", row->st.noisy);
+            else
+                fputc(',', f);
+            csv_number(f, row->st.other_load, num && row->st.other_load >= 0);
             csv_number(f, row->gbps, num);
             csv_number(f, row->gflops, num && c->kind != CLBB_COPY);
-            csv_number(f, row->pct_of_copy, num && row->pct_of_copy >= 0);
+            csv_field(f, clbb_peak_name(k), 0);
+            csv_number(f, d->limits[k].value, d->limits[k].value > 0);
+            csv_field(f, bench_limit_unit(k), 0);
+            csv_field(f, d->limits[k].source, 0);
+            csv_number(f, row->pct_of_peak, num && row->pct_of_peak >= 0);
             csv_number(f, row->host_median_s, row->host_median_s > 0);
             csv_number(f, row->speedup, row->speedup > 0);
             csv_number(f, row->max_rel_diff, row->max_rel_diff >= 0);
@@ -196,134 +346,5 @@ int report_csv(const bench_report *r, const char *path)
             csv_field(f, row->reason, 1);
         }
     }
-    return close_output(f, path);
-}
-
-/* ---- JSON ------------------------------------------------------------------------------- */
-
-static void json_number(FILE *f, const char *key, double v, int known)
-{
-    fprintf(f, ", \"%s\": ", key);
-    if (known)
-        fprintf(f, "%.6g", v);
-    else
-        fputs("null", f);
-}
-
-static void json_device(FILE *f, const bench_device *d)
-{
-    const clb_device_info *in = &d->info;
-    fprintf(f, "    {\"selector\": ");
-    json_string(f, in->selector);
-    fprintf(f, ", \"index\": %d, \"type\": \"%s\", \"name\": ", in->index, type_name(in->type));
-    json_string(f, in->name);
-    fprintf(f, ", \"vendor\": ");
-    json_string(f, in->vendor);
-    fprintf(f, ", \"platform\": ");
-    json_string(f, in->platform);
-    fprintf(f, ", \"driver_version\": ");
-    json_string(f, in->driver_version);
-    fprintf(f, ", \"opencl_c_version\": ");
-    json_string(f, in->opencl_c_version);
-    fprintf(f, ",\n     \"compute_units\": %u, \"global_mem_bytes\": %llu, \"max_alloc_bytes\": %llu"
-               ", \"fp16\": %s, \"fp64\": %s, \"host_unified_memory\": %s",
-            (unsigned)in->compute_units, (unsigned long long)in->global_mem_bytes,
-            (unsigned long long)in->max_alloc_bytes, in->has_fp16 ? "true" : "false",
-            in->has_fp64 ? "true" : "false", in->host_unified_memory ? "true" : "false");
-    json_number(f, "copy_gbps", d->copy_gbps, d->copy_gbps > 0);
-    fprintf(f, ", \"copy_pattern\": ");
-    if (d->copy_case)
-        json_string(f, d->copy_case);
-    else
-        fputs("null", f);
-    fprintf(f, ",\n     \"results\": [");
-}
-
-/* What numpy_ref.py needs to rebuild the case: kind, operation and shapes. */
-static const char *kind_name(clbb_kind k)
-{
-    switch (k) {
-    case CLBB_COPY: return "copy";
-    case CLBB_BINARY: return "binary";
-    case CLBB_NORMALIZE: return "normalize";
-    case CLBB_REDUCE: return "sum";
-    case CLBB_SUM_TO_SHAPE: return "sum_to_shape";
-    case CLBB_MATMUL: return "matmul";
-    }
-    return "unknown";
-}
-
-static void json_dims(FILE *f, const char *key, const clbb_shape *s)
-{
-    fprintf(f, ", \"%s\": [", key);
-    for (int i = 0; i < s->ndim; i++) fprintf(f, i ? ", %lld" : "%lld", (long long)s->dims[i]);
-    fputc(']', f);
-}
-
-static void json_row(FILE *f, const bench_report *r, const clbb_case *c, const bench_row *row)
-{
-    char shapes[160];
-    int num = has_numbers(row);
-    clbb_case_shapes(c, r->quick, shapes, sizeof shapes);
-    fprintf(f, "\n       {\"pattern\": ");
-    json_string(f, c->id);
-    fprintf(f, ", \"title\": ");
-    json_string(f, c->title);
-    fprintf(f, ", \"shapes\": ");
-    json_string(f, shapes);
-    fprintf(f, ", \"dtype\": \"float32\",\n        \"kind\": \"%s\"", kind_name(c->kind));
-    if (c->kind == CLBB_BINARY) fprintf(f, ", \"op\": \"%s\"", clb_binary_op_name(c->op));
-    json_dims(f, "a_shape", &c->a[r->quick]);
-    if (c->kind != CLBB_COPY && c->kind != CLBB_REDUCE)
-        json_dims(f, c->kind == CLBB_SUM_TO_SHAPE ? "target_shape" : "b_shape", &c->b[r->quick]);
-    if (c->kind == CLBB_REDUCE) {
-        fprintf(f, ", \"axes\": [");
-        for (int i = 0; i < c->naxes; i++) fprintf(f, i ? ", %d" : "%d", c->axes[i]);
-        fputc(']', f);
-    }
-    fprintf(f, ", \"latency_case\": %s, \"status\": \"%s\", \"reason\": ",
-            c->latency ? "true" : "false", bench_outcome_name(row->outcome));
-    if (row->reason[0])
-        json_string(f, row->reason);
-    else
-        fputs("null", f);
-    fprintf(f, ",\n        \"bytes\": %.0f, \"flops\": %.0f, \"runs\": %d", clbb_case_bytes(c, r->quick),
-            clbb_case_flops(c, r->quick), row->runs);
-    json_number(f, "median_s", row->median_s, num);
-    json_number(f, "min_s", row->min_s, num);
-    json_number(f, "gbps", row->gbps, num);
-    json_number(f, "gflops", row->gflops, num && c->kind != CLBB_COPY);
-    json_number(f, "percent_of_copy", row->pct_of_copy, num && row->pct_of_copy >= 0);
-    json_number(f, "host_median_s", row->host_median_s, row->host_median_s > 0);
-    json_number(f, "speedup_vs_host", row->speedup, row->speedup > 0);
-    json_number(f, "max_rel_diff", row->max_rel_diff, row->max_rel_diff >= 0);
-    fputc('}', f);
-}
-
-int report_json(const bench_report *r, const char *path)
-{
-    FILE *f = open_output(path);
-    if (!f) return 1;
-    fprintf(f, "{\n  \"tool\": \"clb bench\",\n  \"library_version\": ");
-    json_string(f, clb_version_string());
-    fprintf(f, ",\n  \"timestamp\": ");
-    json_string(f, r->timestamp);
-    fprintf(f, ",\n  \"machine\": ");
-    json_string(f, r->machine);
-    fprintf(f, ",\n  \"quick\": %s,\n  \"repeat\": %d,\n  \"warmup\": %d,\n  \"host_baseline_repeat\": %d,\n"
-               "  \"statistic\": \"median\",\n  \"gb\": 1e9,\n  \"bytes_counted\": "
-               "\"distinct bytes read + bytes written\",\n  \"peak_method\": ",
-            r->quick ? "true" : "false", r->repeat, r->warmup, r->host_repeat);
-    json_string(f, bench_copy_method);
-    fprintf(f, ",\n  \"devices\": [\n");
-    for (int t = 0; t < r->ndev; t++) {
-        json_device(f, &r->devs[t]);
-        for (int i = 0; i < clbb_case_count; i++) {
-            if (i) fputc(',', f);
-            json_row(f, r, &clbb_cases[i], &r->devs[t].rows[i]);
-        }
-        fprintf(f, "\n     ]}%s\n", t + 1 < r->ndev ? "," : "");
-    }
-    fprintf(f, "  ]\n}\n");
-    return close_output(f, path);
+    return report_close(f, path);
 }

@@ -12,48 +12,46 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__SSE2__)
+/* One step is a cache line: 16 floats as a GCC/clang vector, which the
+   compiler maps to the widest registers the build targets (bench/meson.build
+   adds -march=native where the compiler has it), stored with the widest
+   non-temporal store there is. */
+typedef float v16 __attribute__((vector_size(64)));
+#if defined(__AVX512F__) || defined(__AVX__) || defined(__SSE2__)
 #include <immintrin.h>
 #define NT 1
-typedef __m128 v4;
-#define V_LOAD(p) _mm_load_ps(p)
-#define V_LOADU(p) _mm_loadu_ps(p)
-#define V_SET1(x) _mm_set1_ps(x)
-#define V_ADD(x, y) _mm_add_ps(x, y)
-#define V_SUB(x, y) _mm_sub_ps(x, y)
-#define V_DIV(x, y) _mm_div_ps(x, y)
-#define V_STREAM(p, v) _mm_stream_ps(p, v)
-#define V_FENCE() _mm_sfence()
-static inline float v_hsum(v4 v)
-{
-    float f[4];
-    _mm_storeu_ps(f, v);
-    return (f[0] + f[1]) + (f[2] + f[3]);
-}
-#else /* plain C: four lanes as a struct, plain stores */
+#else
 #define NT 0
-typedef struct { float x[4]; } v4;
-static inline v4 v_load(const float *p) { v4 r; memcpy(r.x, p, sizeof r.x); return r; }
-static inline v4 v_set1(float f) { v4 r = {{f, f, f, f}}; return r; }
-#define V_OP_(name, op)                                                                            \
-    static inline v4 name(v4 a, v4 b)                                                              \
-    {                                                                                              \
-        for (int i = 0; i < 4; i++) a.x[i] = a.x[i] op b.x[i];                                     \
-        return a;                                                                                  \
-    }
-V_OP_(v_add, +)
-V_OP_(v_sub, -)
-V_OP_(v_div, /)
-#define V_LOAD(p) v_load(p)
-#define V_LOADU(p) v_load(p)
-#define V_SET1(x) v_set1(x)
-#define V_ADD(x, y) v_add(x, y)
-#define V_SUB(x, y) v_sub(x, y)
-#define V_DIV(x, y) v_div(x, y)
-#define V_STREAM(p, v) memcpy((p), (v).x, sizeof(v).x)
-#define V_FENCE() ((void)0)
-static inline float v_hsum(v4 v) { return (v.x[0] + v.x[1]) + (v.x[2] + v.x[3]); }
 #endif
+static inline void v_stream(float *p, v16 v)
+{
+#if defined(__AVX512F__)
+    _mm512_stream_ps(p, (__m512)v);
+#elif defined(__AVX__)
+    union { v16 v; __m256 h[2]; } u = {v};
+    _mm256_stream_ps(p, u.h[0]);
+    _mm256_stream_ps(p + 8, u.h[1]);
+#elif defined(__SSE2__)
+    union { v16 v; __m128 q[4]; } u = {v};
+    for (int i = 0; i < 4; i++) _mm_stream_ps(p + 4 * i, u.q[i]);
+#else
+    memcpy(p, &v, sizeof v);
+#endif
+}
+static inline void v_fence(void)
+{
+#if NT
+    _mm_sfence();
+#endif
+}
+#define V_LOAD(p) (*(const v16 *)(const void *)(p)) /* 64-byte aligned: rows are multiples of 16 */
+#define V_SET1(x) ((v16){0} + (x))
+static inline float v_hsum(v16 v)
+{
+    float f = 0;
+    for (int i = 0; i < 16; i++) f += v[i];
+    return f;
+}
 
 int clbb_stream_nt(void) { return NT; }
 int clbb_stream_threads(void) { return omp_get_max_threads(); }
@@ -115,6 +113,7 @@ int clbb_stream_setup(clbb_stream_kind kind, int64_t rows, int64_t cols, int64_t
 {
     memset(s, 0, sizeof *s);
     s->kind = kind, s->rows = rows, s->cols = cols, s->ch = ch > 0 ? ch : 1;
+    if (cols % 16 != 0) return -1; /* rows are whole cache lines */
     omp_set_dynamic(0);
     s->threads = omp_get_max_threads();
     int64_t na = a_count(s), nb = b_count(s), no = out_count(s);
@@ -153,40 +152,33 @@ void clbb_stream_close(clbb_stream *s)
     memset(s, 0, sizeof *s);
 }
 
-/* One row of n (a multiple of 4) floats at 16-byte aligned out: out = f(row). */
+/* One row of n (a multiple of 16) floats at 64-byte aligned o: o[k] = EXPR(k). */
 #define ROW_LOOP(n, EXPR)                                                                          \
     for (int64_t j = 0; j < (n); j += 16) {                                                        \
-        v4 r0_, r1_, r2_, r3_;                                                                     \
-        { const int64_t k = j; (void)k; r0_ = EXPR; } \
-        { const int64_t k = j + 4; (void)k; r1_ = EXPR; } \
-        { const int64_t k = j + 8; (void)k; r2_ = EXPR; } \
-        { const int64_t k = j + 12; (void)k; r3_ = EXPR; } \
-        V_STREAM(o + j, r0_), V_STREAM(o + j + 4, r1_);                                            \
-        V_STREAM(o + j + 8, r2_), V_STREAM(o + j + 12, r3_);                                       \
+        const int64_t k = j;                                                                       \
+        (void)k;                                                                                   \
+        v_stream(o + j, EXPR);                                                                     \
     }
 
-/* Sum of n (a multiple of 16) floats at p, four vector accumulators. */
+/* Sum of n (a multiple of 64, else the tail by lines) floats at p, four line accumulators. */
 static float row_sum(const float *p, int64_t n)
 {
-    v4 s0 = V_SET1(0), s1 = s0, s2 = s0, s3 = s0;
-    for (int64_t j = 0; j < n; j += 16) {
-        s0 = V_ADD(s0, V_LOAD(p + j));
-        s1 = V_ADD(s1, V_LOAD(p + j + 4));
-        s2 = V_ADD(s2, V_LOAD(p + j + 8));
-        s3 = V_ADD(s3, V_LOAD(p + j + 12));
+    v16 s0 = {0}, s1 = s0, s2 = s0, s3 = s0;
+    int64_t j = 0;
+    for (; j + 64 <= n; j += 64) {
+        s0 += V_LOAD(p + j);
+        s1 += V_LOAD(p + j + 16);
+        s2 += V_LOAD(p + j + 32);
+        s3 += V_LOAD(p + j + 48);
     }
-    return v_hsum(V_ADD(V_ADD(s0, s1), V_ADD(s2, s3)));
+    for (; j < n; j += 16) s0 += V_LOAD(p + j);
+    return v_hsum((s0 + s1) + (s2 + s3));
 }
 
-/* acc[0..n) += p[0..n), n a multiple of 4. */
+/* acc[0..n) += p[0..n), n a multiple of 16. */
 static void add_row(float *acc, const float *p, int64_t n)
 {
-    for (int64_t j = 0; j < n; j += 4)
-#if NT
-        _mm_store_ps(acc + j, V_ADD(V_LOAD(acc + j), V_LOAD(p + j)));
-#else
-        for (int i = 0; i < 4; i++) acc[j + i] += p[j + i];
-#endif
+    for (int64_t j = 0; j < n; j += 16) *(v16 *)(void *)(acc + j) += V_LOAD(p + j);
 }
 
 int clbb_stream_run(void *user)
@@ -208,7 +200,7 @@ int clbb_stream_run(void *user)
             block(R * C, 16, t, nt, &f, &e);
             float *o = out + f;
             const float *x = a + f, *y = b + f;
-            ROW_LOOP(e - f, V_ADD(V_LOAD(x + k), V_LOAD(y + k)))
+            ROW_LOOP(e - f, V_LOAD(x + k) + V_LOAD(y + k))
         } else {
             block(R, 1, t, nt, &f, &e);
         }
@@ -218,7 +210,7 @@ int clbb_stream_run(void *user)
             for (int64_t r = f; r < e; r++) {
                 float *o = out + r * C;
                 const float *x = a + r * C;
-                ROW_LOOP(C, V_ADD(V_LOAD(x + k), V_LOAD(b + k)))
+                ROW_LOOP(C, V_LOAD(x + k) + V_LOAD(b + k))
             }
             break;
         case CLBB_S_COL:
@@ -227,25 +219,25 @@ int clbb_stream_run(void *user)
                 float *o = out + r * C;
                 const float *x = a + r * C;
                 if (s->kind == CLBB_S_COL) {
-                    v4 br = V_SET1(b[r]);
-                    ROW_LOOP(C, V_ADD(V_LOAD(x + k), br))
+                    v16 br = V_SET1(b[r]);
+                    ROW_LOOP(C, V_LOAD(x + k) + br)
                 } else {
-                    v4 br = V_SET1(b[r % CH]);
-                    ROW_LOOP(C, V_SUB(V_LOAD(x + k), br))
+                    v16 br = V_SET1(b[r % CH]);
+                    ROW_LOOP(C, V_LOAD(x + k) - br)
                 }
             }
             break;
         case CLBB_S_OUTER:
             for (int64_t r = f; r < e; r++) {
                 float *o = out + r * C;
-                v4 ar = V_SET1(a[r]);
-                ROW_LOOP(C, V_ADD(ar, V_LOAD(b + k)))
+                v16 ar = V_SET1(a[r]);
+                ROW_LOOP(C, ar + V_LOAD(b + k))
             }
             break;
         case CLBB_S_EXPAND:
             for (int64_t r = f; r < e; r++) {
                 float *o = out + r * C;
-                v4 ar = V_SET1(a[r % CH]);
+                v16 ar = V_SET1(a[r % CH]);
                 ROW_LOOP(C, ar)
             }
             break;
@@ -253,7 +245,7 @@ int clbb_stream_run(void *user)
             for (int64_t r = f; r < e; r++) {
                 float *o = out + r * C;
                 const float *x = a + r * C;
-                ROW_LOOP(C, V_DIV(V_SUB(V_LOAD(x + k), V_LOAD(b + k)), V_LOAD(sq + k)))
+                ROW_LOOP(C, (V_LOAD(x + k) - V_LOAD(b + k)) / V_LOAD(sq + k))
             }
             break;
         case CLBB_S_ROWSUM:
@@ -270,7 +262,7 @@ int clbb_stream_run(void *user)
             break;
         }
         }
-        V_FENCE();
+        v_fence();
     }
     /* The threads' partial sums, combined on one thread (cols or ch values). */
     if (s->kind == CLBB_S_COLSUM) {

@@ -1,9 +1,11 @@
 /* The C streaming limit of bench_peers (issue 19): each pattern computed by a
-   plain C kernel, OpenMP over every core, non-temporal stores (SSE
-   _mm_stream_ps where the compiler targets x86; plain stores elsewhere, and
-   clbb_stream_nt() says so). The same bytes are read and written as the
+   plain C kernel, OpenMP over every core, a cache line per step in the
+   widest vectors the build targets (-march=native where the compiler has it)
+   and non-temporal stores (the widest x86 _mm*_stream_ps; plain stores
+   elsewhere, and clbb_stream_nt() says so). The same bytes are read and written as the
    library's call: the pattern's inputs once, its output once. Outside the
-   library, as bench/refcopy.h is for the OpenCL copy. float32 throughout. */
+   library, as bench/refcopy.h is for the OpenCL copy. float32 throughout;
+   rows are whole cache lines (cols a multiple of 16). */
 #ifndef CLB_BENCH_STREAM_REF_H
 #define CLB_BENCH_STREAM_REF_H
 

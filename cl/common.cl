@@ -55,6 +55,13 @@
 #endif
 /* Whether p is aligned for a vector store of n elements of its type (n a power of 2). */
 #define CLB_ALIGNED(p, n) ((((uintptr_t)(p)) & ((n) * sizeof(*(p)) - 1)) == 0)
+/* Loads the n elements at p as one vector of type VT (n elements of p's type): a
+   plain vector load where p is aligned for VT, else vloadN. The same value
+   either way; the aligned load is what compilers turn into one full-width load
+   (PoCL 3.1 builds vload16 of float from two-element pieces, and an add of two
+   of them ran as eight two-lane adds). */
+#define CLB_VLOAD_A(VT, n, p)                                                                      \
+    (CLB_ALIGNED(p, n) ? *(__global const VT *)(p) : CLB_CAT(vload, n)(0, p))
 /* Stores v, a vector of CLB_VEC elements of type VT, at p: streaming when the
    kernel streams and p is aligned for it, else with vstoreN. */
 #if CLB_NT_OK

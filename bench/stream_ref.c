@@ -23,19 +23,21 @@ typedef float v16 __attribute__((vector_size(64)));
 #else
 #define NT 0
 #endif
-static inline void v_stream(float *p, v16 v)
+/* Vectors travel by pointer: passing a 64-byte vector by value changes the ABI
+   where the build has no 512-bit registers (-Wpsabi). */
+static inline void v_stream(float *p, const v16 *v)
 {
 #if defined(__AVX512F__)
-    _mm512_stream_ps(p, (__m512)v);
+    _mm512_stream_ps(p, (__m512)*v);
 #elif defined(__AVX__)
-    union { v16 v; __m256 h[2]; } u = {v};
+    union { v16 v; __m256 h[2]; } u = {*v};
     _mm256_stream_ps(p, u.h[0]);
     _mm256_stream_ps(p + 8, u.h[1]);
 #elif defined(__SSE2__)
-    union { v16 v; __m128 q[4]; } u = {v};
+    union { v16 v; __m128 q[4]; } u = {*v};
     for (int i = 0; i < 4; i++) _mm_stream_ps(p + 4 * i, u.q[i]);
 #else
-    memcpy(p, &v, sizeof v);
+    memcpy(p, v, sizeof *v);
 #endif
 }
 static inline void v_fence(void)
@@ -46,10 +48,10 @@ static inline void v_fence(void)
 }
 #define V_LOAD(p) (*(const v16 *)(const void *)(p)) /* 64-byte aligned: rows are multiples of 16 */
 #define V_SET1(x) ((v16){0} + (x))
-static inline float v_hsum(v16 v)
+static inline float v_hsum(const v16 *v)
 {
     float f = 0;
-    for (int i = 0; i < 16; i++) f += v[i];
+    for (int i = 0; i < 16; i++) f += (*v)[i];
     return f;
 }
 
@@ -156,8 +158,9 @@ void clbb_stream_close(clbb_stream *s)
 #define ROW_LOOP(n, EXPR)                                                                          \
     for (int64_t j = 0; j < (n); j += 16) {                                                        \
         const int64_t k = j;                                                                       \
+        const v16 r_ = EXPR;                                                                       \
         (void)k;                                                                                   \
-        v_stream(o + j, EXPR);                                                                     \
+        v_stream(o + j, &r_);                                                                      \
     }
 
 /* Sum of n (a multiple of 64, else the tail by lines) floats at p, four line accumulators. */
@@ -172,7 +175,8 @@ static float row_sum(const float *p, int64_t n)
         s3 += V_LOAD(p + j + 48);
     }
     for (; j < n; j += 16) s0 += V_LOAD(p + j);
-    return v_hsum((s0 + s1) + (s2 + s3));
+    const v16 t = (s0 + s1) + (s2 + s3);
+    return v_hsum(&t);
 }
 
 /* acc[0..n) += p[0..n), n a multiple of 16. */

@@ -55,6 +55,24 @@
 #endif
 /* Whether p is aligned for a vector store of n elements of its type (n a power of 2). */
 #define CLB_ALIGNED(p, n) ((((uintptr_t)(p)) & ((n) * sizeof(*(p)) - 1)) == 0)
+/* Loads the n elements at p as one vector of type VT (n elements of p's type).
+   With CLB_VLOAD_ALIGNED, a plain vector load where p is aligned for VT, else
+   vloadN: the same value either way, and the aligned load is what the compiler
+   turns into one full-width load (PoCL 3.1 builds vload16 of float from
+   two-element pieces; an add of two of them ran as eight two-lane adds). The
+   host sets it where it was measured to pay, on CPU devices that run a
+   work-group as a loop (src/opencl/cl_launch.c, clb__cl_vload_aligned); on
+   llvmpipe, whose work items are SIMD lanes, the per-lane branch halved a row
+   sum, so there and on GPUs it is vloadN. */
+#ifndef CLB_VLOAD_ALIGNED
+#define CLB_VLOAD_ALIGNED 0
+#endif
+#if CLB_VLOAD_ALIGNED
+#define CLB_VLOAD_A(VT, n, p)                                                                      \
+    (CLB_ALIGNED(p, n) ? *(__global const VT *)(p) : CLB_CAT(vload, n)(0, p))
+#else
+#define CLB_VLOAD_A(VT, n, p) CLB_CAT(vload, n)(0, p)
+#endif
 /* Stores v, a vector of CLB_VEC elements of type VT, at p: streaming when the
    kernel streams and p is aligned for it, else with vstoreN. */
 #if CLB_NT_OK

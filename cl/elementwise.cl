@@ -178,8 +178,9 @@ typedef CLB_CAT(CLB_STORAGE(CLB_COMPUTE_DTYPE), CLB_VEC) clb_cvec_t;
 #else
 #define CLB_VEXPR(x, y) ((x) * (y))
 #endif
-/* An input's chunk: a vector load, its one element broadcast, or (stride -1,
-   a reversed view) the vector ending at p reversed in registers. */
+/* An input's chunk: a vector load (one aligned load where p allows, common.cl),
+   its one element broadcast, or (stride -1, a reversed view) the vector ending
+   at p reversed in registers. */
 #if CLB_COMPUTE_DTYPE == 10
 typedef CLB_CAT(uint, CLB_VEC) clb_cmask_t;
 #else
@@ -190,7 +191,7 @@ typedef CLB_CAT(ulong, CLB_VEC) clb_cmask_t;
 #define CLB_VREV_8 (clb_cmask_t)(7, 6, 5, 4, 3, 2, 1, 0)
 #define CLB_VREV_16 (clb_cmask_t)(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
 #define CLB_VIN(p, S)                                                                              \
-    ((S) == 1    ? CLB_CAT(vload, CLB_VEC)(0, p)                                                   \
+    ((S) == 1    ? CLB_VLOAD_A(clb_cvec_t, CLB_VEC, p)                                             \
      : (S) == -1 ? shuffle(CLB_CAT(vload, CLB_VEC)(0, (p) - (CLB_VEC - 1)), CLB_CAT(CLB_VREV_, CLB_VEC)) \
                  : (clb_cvec_t)((p)[0]))
 #define CLB_VFITS_(S) ((S) == 0 || (S) == 1 || (S) == -1)

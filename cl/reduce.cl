@@ -244,12 +244,16 @@ typedef double16 clb_acc16_t;
 #else
 typedef float16 clb_acc16_t;
 #endif
+/* Sixteen inputs as accumulators: float and double as one aligned vector load
+   where the address allows (common.cl's CLB_VLOAD_A). */
 #if CLB_IN_DTYPE == 9
 #define CLB_VLOAD16(p, off) vload_half16(0, (p) + (off))
+#elif CLB_ACC_DTYPE == 11 && CLB_IN_DTYPE == 11
+#define CLB_VLOAD16(p, off) CLB_VLOAD_A(double16, 16, (p) + (off))
 #elif CLB_ACC_DTYPE == 11
-#define CLB_VLOAD16(p, off) convert_double16(vload16(0, (p) + (off)))
+#define CLB_VLOAD16(p, off) convert_double16(CLB_VLOAD_A(float16, 16, (p) + (off)))
 #else
-#define CLB_VLOAD16(p, off) convert_float16(vload16(0, (p) + (off)))
+#define CLB_VLOAD16(p, off) CLB_VLOAD_A(float16, 16, (p) + (off))
 #endif
 
 #define CLB_KAHAN_ADD(s, c, x)                                                                     \

@@ -425,6 +425,11 @@ bool clb__cl_launch_style(clb_device_type type, const char *platform, unsigned q
            strstr(platform, "pocl");
 }
 
+bool clb__cl_vload_aligned(const clb__cl_context *cl)
+{
+    return cl->loops;
+}
+
 bool clb__cl_blocked(const clb_context *ctx)
 {
     if (clb__cl_map_blocked >= 0) return clb__cl_map_blocked != 0;

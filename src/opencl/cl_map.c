@@ -75,7 +75,7 @@ static int map_layout(const clb__map_op *op, const clb__plan *p)
     return LAYOUT_ANY;
 }
 
-#define MAP_OPTIONS_MAX (2 * CLB__KERNEL_OPTIONS_MAX) /* 12 defines and a flag */
+#define MAP_OPTIONS_MAX (2 * CLB__KERNEL_OPTIONS_MAX) /* 13 defines and a flag */
 
 /* The program's build options: the specialisation, and correct rounding where
    the device offers it. */
@@ -95,6 +95,7 @@ static clb_status map_options(clb__cl_context *cl, const map_spec *s, char *opti
         {"CLB_VEC", s->vec},
         {"CLB_BLOCKED", s->blocked},
         {"CLB_NT", s->nt},
+        {"CLB_VLOAD_ALIGNED", clb__cl_vload_aligned(cl)},
     };
     clb_status st = clb__kernel_options(defs, (int)(sizeof defs / sizeof defs[0]), options, cap);
     if (st != CLB_OK) return st;

@@ -138,7 +138,8 @@ static clb_status build(clb_context *ctx, const reduce_launch *l, bool wide, boo
     clb__kernel_define defs[] = {{"CLB_IN_DTYPE", l->in},   {"CLB_OUT_DTYPE", l->out},
                                  {"CLB_ACC_DTYPE", l->acc}, {"CLB_OP", op_family(l->op)},
                                  {"CLB_FINAL", l->final},   {"CLB_INDEX64", wide},
-                                 {"CLB_WIDE_TABLE", wide_table}};
+                                 {"CLB_WIDE_TABLE", wide_table},
+                                 {"CLB_VLOAD_ALIGNED", clb__cl_vload_aligned(clb__cl_impl(ctx))}};
     char options[CLB__KERNEL_OPTIONS_MAX];
     cl_program program = NULL;
     clb_status st = clb__kernel_options(defs, (int)(sizeof defs / sizeof defs[0]), options,
@@ -351,7 +352,8 @@ static clb_status run_fast(clb_context *ctx, const reduce_launch *l, const reduc
     clb__kernel_define defs[] = {{"CLB_IN_DTYPE", l->in},   {"CLB_OUT_DTYPE", l->out},
                                  {"CLB_ACC_DTYPE", l->acc}, {"CLB_OP", op_family(l->op)},
                                  {"CLB_FINAL", l->final},   {"CLB_INDEX64", wide},
-                                 {"CLB_WIDE_TABLE", wide_table}};
+                                 {"CLB_WIDE_TABLE", wide_table},
+                                 {"CLB_VLOAD_ALIGNED", clb__cl_vload_aligned(cl)}};
     char options[CLB__KERNEL_OPTIONS_MAX];
     CLB_TRY(clb__kernel_options(defs, (int)(sizeof defs / sizeof defs[0]), options, sizeof options));
     CLB_TRY(clb__program_cache_get(cl->programs, CLB__KERNEL_REDUCE, options, &program));

@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""PyTorch and NumPy for bench_peers (issue 19), as a server the C bench drives
+one call at a time, so that every round times the library, the C streaming
+kernel, PyTorch and NumPy side by side.
+
+Protocol (one line each way, on stdin / stdout):
+  at start            -> "ready numpy=<version|none> torch=<version|none> threads=<n>"
+  setup KEY A B       -> "ok" (arrays of pattern KEY, shapes A and B as 16384x4096 or -)
+  run VARIANT         -> seconds of one call, or "na" (VARIANT: torch_new torch_out
+                         numpy_new numpy_out)
+  quit
+PyTorch runs on --threads threads (torch.set_num_threads); NumPy on one, as it
+does. Inputs are float32, uniform [0, 1); PyTorch's tensors share NumPy's
+memory (torch.from_numpy). Each variant is called once at setup (warm-up).
+
+usage: torch_ref.py --serve [--threads N]"""
+import sys
+import time
+
+try:
+    import numpy as np
+except ImportError:  # the C side reports the NumPy and PyTorch columns as missing
+    np = None
+try:
+    import torch
+except ImportError:
+    torch = None
+
+
+def shape(text):
+    return None if text == "-" else tuple(int(d) for d in text.split("x"))
+
+
+def variants(key, sa, sb):
+    """The four callables of pattern KEY (None where a peer is missing)."""
+    rng = np.random.default_rng(1)
+    a = rng.random(sa, dtype=np.float32)
+    out = {}
+    if key in ("same", "row", "col", "images", "outer"):
+        b = rng.random(sb, dtype=np.float32)
+        o = np.empty(np.broadcast_shapes(sa, sb), dtype=np.float32)
+        if key == "images":
+            out["numpy_new"] = lambda: a - b
+            out["numpy_out"] = lambda: np.subtract(a, b, out=o)
+        else:
+            out["numpy_new"] = lambda: a + b
+            out["numpy_out"] = lambda: np.add(a, b, out=o)
+        if torch is not None:
+            ta, tb, to = torch.from_numpy(a), torch.from_numpy(b), torch.from_numpy(o)
+            if key == "images":
+                out["torch_new"] = lambda: ta - tb
+                out["torch_out"] = lambda: torch.sub(ta, tb, out=to)
+            else:
+                out["torch_new"] = lambda: ta + tb
+                out["torch_out"] = lambda: torch.add(ta, tb, out=to)
+    elif key == "expand":
+        o = np.empty(sb, dtype=np.float32)
+        out["numpy_new"] = lambda: np.broadcast_to(a, sb).copy()
+        out["numpy_out"] = lambda: np.copyto(o, a)
+        if torch is not None:
+            ta, to = torch.from_numpy(a), torch.from_numpy(o)
+            out["torch_new"] = lambda: ta.expand(sb).contiguous()
+            out["torch_out"] = lambda: to.copy_(ta.expand(sb))
+    elif key in ("rowsum", "colsum", "chmean"):
+        axes, keep = {"rowsum": ((1,), True), "colsum": ((0,), False),
+                      "chmean": ((0, 2, 3), True)}[key]
+        fn = np.mean if key == "chmean" else np.sum
+        o = fn(a, axis=axes, keepdims=keep)
+        out["numpy_new"] = lambda: fn(a, axis=axes, keepdims=keep)
+        out["numpy_out"] = lambda: fn(a, axis=axes, keepdims=keep, out=o)
+        if torch is not None:
+            ta, to = torch.from_numpy(a), torch.from_numpy(o)
+            tfn = torch.mean if key == "chmean" else torch.sum
+            out["torch_new"] = lambda: tfn(ta, dim=axes, keepdim=keep)
+            out["torch_out"] = lambda: tfn(ta, dim=axes, keepdim=keep, out=to)
+    elif key == "bn":
+        mu = rng.random(sb, dtype=np.float32)
+        var = rng.random(sb, dtype=np.float32) + np.float32(0.5)
+        o = np.empty(sa, dtype=np.float32)
+        eps = np.float32(1e-5)
+
+        def numpy_out():
+            np.subtract(a, mu, out=o)
+            np.divide(o, np.sqrt(var + eps), out=o)
+
+        out["numpy_new"] = lambda: (a - mu) / np.sqrt(var + eps)
+        out["numpy_out"] = numpy_out
+        if torch is not None:
+            ta, tmu, tvar, to = (torch.from_numpy(x) for x in (a, mu, var, o))
+
+            def torch_out():
+                torch.sub(ta, tmu, out=to)
+                torch.div(to, torch.sqrt(tvar + 1e-5), out=to)
+
+            out["torch_new"] = lambda: (ta - tmu) / torch.sqrt(tvar + 1e-5)
+            out["torch_out"] = torch_out
+    else:
+        raise ValueError(key)
+    return out
+
+
+def main():
+    threads = 2
+    args = sys.argv[1:]
+    if "--threads" in args:
+        threads = int(args[args.index("--threads") + 1])
+    if "--serve" not in args:
+        print(__doc__, file=sys.stderr)
+        return 2
+    if torch is not None:
+        torch.set_num_threads(threads)
+    print("ready numpy=%s torch=%s threads=%d" % (
+        np.__version__ if np is not None else "none",
+        torch.__version__ if torch is not None else "none", threads), flush=True)
+    fns = {}
+    for line in sys.stdin:
+        words = line.split()
+        if not words:
+            continue
+        if words[0] == "quit":
+            break
+        if words[0] == "setup":
+            fns = {}  # the previous pattern's arrays go first
+            if np is not None:
+                fns = variants(words[1], shape(words[2]), shape(words[3]))
+                for fn in fns.values():
+                    fn()
+            print("ok", flush=True)
+        elif words[0] == "run":
+            fn = fns.get(words[1])
+            if fn is None:
+                print("na", flush=True)
+                continue
+            t0 = time.perf_counter()
+            fn()
+            print("%.9f" % (time.perf_counter() - t0), flush=True)
+        else:
+            print("na", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -91,6 +91,14 @@ typedef struct clb__backend {
        devices); a GPU is bound by memory on these kernels, and the extra launch
        would cost more than the recomputation it saves. */
     bool (*eval_hoists)(const clb_context *ctx);
+    /* clb_eval_reduce in one pass: the expression evaluated at every position of
+       the plan and folded like `reduce` into operand 0 (the output: freshly
+       allocated, contiguous, stride 0 on the reduced axes; op->in is the
+       expression's dtype); operand k+1 is input k (dtype in[k]). Never stores
+       the broadcast values. */
+    clb_status (*eval_reduce)(clb_context *ctx, const struct clb__expr *e,
+                              const clb__reduce_op *op, const clb__plan *plan,
+                              void *const *handles, const clb_dtype *in);
     /* nbytes of plain bytes from storage of another context `src` of the same backend
        into dst's storage, without staging them in a host buffer where the backend can
        (OpenCL: one cl_context -> a copy kernel; a source the host reads in

@@ -3,7 +3,7 @@
  * so it favours obviously-right code over speed. */
 #include "backend.h"
 #include "dtype.h"
-#include "expr.h"
+#include "expr_host.h"
 #include "host_loops.h"
 #include "host_map.h"
 #include "host_scalar.h"
@@ -184,6 +184,55 @@ static clb_status host_reduce(clb_context *ctx, const clb__reduce_op *op, const 
     return CLB_OK;
 }
 
+/* ---- eval_reduce: the same fold over the expression's values ---------------------- */
+
+typedef struct eval_reduce_state {
+    reduce_state r;
+    clb_dtype value_dtype;
+} eval_reduce_state;
+
+static void eval_reduce_visit(const int64_t *offsets, clb__value v, void *user)
+{
+    eval_reduce_state *s = user;
+    clb__value *acc = &s->r.acc[offsets[0] - s->r.out_start];
+    *acc = clb__binary_eval(s->r.fold, s->r.acc_dtype, *acc,
+                            clb__convert(v, s->value_dtype, s->r.acc_dtype));
+}
+
+static clb_status host_eval_reduce(clb_context *ctx, const clb__expr *e, const clb__reduce_op *op,
+                                   const clb__plan *plan, void *const *handles,
+                                   const clb_dtype *in)
+{
+    (void)ctx;
+    clb_status st = CLB_OK;
+    size_t n = (size_t)op->out_numel;
+    if ((uint64_t)op->out_numel > SIZE_MAX / sizeof(clb__value))
+        return clb__fail(CLB_ERR_OUT_OF_MEMORY,
+                         "host backend: %s of %lld output elements needs more accumulator "
+                         "memory than can be addressed",
+                         clb_reduce_op_name(op->op), (long long)op->out_numel);
+    eval_reduce_state s = {{fold_op(op->op), accumulator_dtype(op->op, op->in), NULL,
+                            plan->offsets[0], clb__operand_of(handles[0], op->out)},
+                           op->in};
+    s.r.acc = malloc(n ? n * sizeof *s.r.acc : 1);
+    if (!s.r.acc)
+        return clb__fail(CLB_ERR_OUT_OF_MEMORY,
+                         "host backend: malloc of %zu bytes of %s accumulators failed",
+                         n * sizeof *s.r.acc, clb_reduce_op_name(op->op));
+    for (size_t j = 0; j < n; j++) s.r.acc[j] = fold_identity(op->op, s.r.acc_dtype);
+    st = clb__expr_host_each(e, plan, handles, in, eval_reduce_visit, &s);
+    if (st == CLB_OK) {
+        clb__operand out = clb__operand_of(handles[0], op->out);
+        for (size_t j = 0; j < n; j++) {
+            if (op->op == CLB_MEAN)
+                s.r.acc[j].d = op->count > 0 ? s.r.acc[j].d / (double)op->count : NAN;
+            clb__operand_write(&out, s.r.out_start + (int64_t)j, s.r.acc[j], s.r.acc_dtype);
+        }
+    }
+    free(s.r.acc);
+    return st;
+}
+
 /* ---- argmax / argmin ------------------------------------------------------------ */
 
 /* Compared as float64 (floats), int64 or uint64: every value exactly. */
@@ -317,6 +366,7 @@ static const clb__backend host_backend = {
     .matmul = host_matmul,
     .eval = host_eval,
     .eval_hoists = host_eval_hoists,
+    .eval_reduce = host_eval_reduce,
 };
 
 static uint64_t physical_memory_bytes(void)

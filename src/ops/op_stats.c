@@ -2,13 +2,10 @@
  * statistics built on the existing ops: var/std, softmax, log_softmax,
  * logsumexp. argmax/argmin dispatch to the backends' argreduce slot.
  *
- * clb_eval_reduce walks the broadcast space in blocks of at most
- * ctx->options.eval_reduce_block elements (CLB_EVAL_REDUCE_BLOCK): each block
- * is evaluated (clb_eval) and reduced (clb_reduce, with its accumulation
- * rules) and folded into the output, so the memory used is the output plus one
- * block, never the whole broadcast result. Blocks are cut along the outermost
- * axes first; blocks that split a reduced axis are combined with the fold's own
- * binary op (sum, maximum, minimum, product). */
+ * clb_eval_reduce is one fused pass: the backend's eval_reduce slot evaluates
+ * the expression at each broadcast position and folds it into the output's
+ * accumulator (clb_reduce's accumulation rules), so the memory used is the
+ * output plus small scratch, never the broadcast result. */
 #include "backend.h"
 #include "dtype.h"
 #include "expr.h"
@@ -56,68 +53,11 @@ static clb_status check_keepdim(const char *fn, int keepdim)
 
 /* ---- clb_eval_reduce ---------------------------------------------------------- */
 
-/* The binary op that merges two partial results of `op` (SUM also for MEAN). */
-static const char *combine_expr(clb_reduce_op op)
-{
-    switch (op) {
-    case CLB_MAX: return "maximum(a, b)";
-    case CLB_MIN: return "minimum(a, b)";
-    case CLB_PROD: return "a * b";
-    default: return "a + b";
-    }
-}
-
-/* One block: inputs sliced to [start[d], start[d] + len[d]) on the broadcast
-   axes 0..k, evaluated, reduced with keepdim, and stored into (first) or
-   combined with the matching slice of `acc`. */
-static clb_status run_block(clb_context *ctx, const char *text, int n, const char *const *names,
-                            const clb_tensor *const *inputs, int nd, int k, const int64_t *start,
-                            const int64_t *len, clb_reduce_op rop, int nred, const int *red,
-                            const bool *reduced, bool first, clb_tensor *acc)
-{
-    clb_status st = CLB_OK;
-    clb_tensor *views[CLB__EVAL_MAX_INPUTS] = {NULL};
-    clb_tensor *part = NULL, *r = NULL, *target = NULL, *next = NULL;
-    for (int j = 0; j < n; j++) {
-        clb_tensor_retain((clb_tensor *)inputs[j]);
-        views[j] = (clb_tensor *)inputs[j];
-        int lead = nd - inputs[j]->ndim;
-        for (int d = 0; d <= k; d++) {
-            int jd = d - lead;
-            if (jd < 0 || inputs[j]->shape[jd] == 1) continue;
-            CLB_TRY(clb_slice(views[j], jd, start[d], start[d] + len[d], 1, &next));
-            clb_tensor_release(views[j]);
-            views[j] = next;
-            next = NULL;
-        }
-    }
-    CLB_TRY(clb_eval(ctx, text, n, names, (const clb_tensor *const *)views, &part));
-    CLB_TRY(clb_reduce(rop, part, nred, red, 1, &r));
-    clb_tensor_retain(acc);
-    target = acc;
-    for (int d = 0; d <= k; d++) {
-        if (reduced[d] || len[d] == acc->shape[d]) continue;
-        CLB_TRY(clb_slice(target, d, start[d], start[d] + len[d], 1, &next));
-        clb_tensor_release(target);
-        target = next;
-        next = NULL;
-    }
-    if (first) {
-        CLB_TRY(clb__copy_into(target, r));
-    } else {
-        const char *ab[2] = {"a", "b"};
-        const clb_tensor *args[2] = {target, r};
-        CLB_TRY(clb_eval_into(ctx, combine_expr(rop), 2, ab, args, target));
-    }
-cleanup:
-    for (int j = 0; j < n; j++) clb_tensor_release(views[j]);
-    clb_tensor_release(part);
-    clb_tensor_release(r);
-    clb_tensor_release(target);
-    clb_tensor_release(next);
-    return st;
-}
-
+/* The fused pass: a plan over the broadcast shape whose operand 0 is the output
+   (stride 0 on the reduced axes) and whose operands 1..n are the inputs, run by
+   the backend's eval_reduce slot. An empty broadcast result has nothing to
+   evaluate: clb_eval of it is empty too, and clb_reduce gives the identities
+   (or NumPy's error for max/min). */
 clb_status clb_eval_reduce(clb_context *ctx, const char *expr, int n, const char *const *names,
                            const clb_tensor *const *inputs, clb_reduce_op op, int naxes,
                            const int *axes, int keepdim, clb_tensor **out)
@@ -125,8 +65,9 @@ clb_status clb_eval_reduce(clb_context *ctx, const char *expr, int n, const char
     static const char fn[] = "clb_eval_reduce";
     clb_status st = CLB_OK;
     clb__expr *e = NULL;
-    clb_tensor *part = NULL, *acc = NULL, *tmp = NULL;
-    char *wrapped = NULL;
+    clb_tensor *part = NULL;
+    clb__plan *plan = NULL;
+    int64_t(*in_strides)[CLB_MAX_DIMS] = NULL;
     int ndims[CLB__EVAL_MAX_INPUTS];
     const int64_t *shapes[CLB__EVAL_MAX_INPUTS];
     if (!out) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "%s: out is NULL", fn);
@@ -150,89 +91,44 @@ clb_status clb_eval_reduce(clb_context *ctx, const char *expr, int n, const char
     CLB_TRY(reduced_axes(fn, nd, naxes, axes, reduced, &nred, red));
     int64_t numel = 1;
     for (int d = 0; d < nd; d++) numel *= shape[d];
-
-    /* The block bound: the option, and at most an eighth of the largest allocation. */
-    int64_t block = ctx->options.eval_reduce_block;
-    size_t item = clb_dtype_size(edt) > 4 ? 8 : 4;
-    if (ctx->info.max_alloc_bytes / 8 / item > 0 &&
-        (uint64_t)block > ctx->info.max_alloc_bytes / 8 / item)
-        block = (int64_t)(ctx->info.max_alloc_bytes / 8 / item);
-    if (numel <= block) {
+    if (numel == 0 || n == 0) {
         CLB_TRY(clb_eval(ctx, expr, n, names, inputs, &part));
         CLB_TRY(clb_reduce(op, part, nred, red, keepdim, out));
         goto cleanup;
     }
 
-    /* MEAN: a sum (in float32 for float16, so that partial sums cannot overflow)
-       divided at the end. */
-    clb_reduce_op rop = op;
-    const char *text = expr;
-    clb_dtype acc_dt = rdt;
+    int64_t keep_shape[CLB_MAX_DIMS], out_shape[CLB_MAX_DIMS], out_strides[CLB_MAX_DIMS];
+    int out_nd = 0;
     int64_t count = 1;
-    for (int i = 0; i < nred; i++) count *= shape[red[i]];
-    if (op == CLB_MEAN) {
-        rop = CLB_SUM;
-        acc_dt = rdt == CLB_FLOAT16 ? CLB_FLOAT32 : rdt;
-        size_t len = strlen(expr) + 32;
-        wrapped = malloc(len);
-        if (!wrapped) CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
-        snprintf(wrapped, len, "%s((%s))", clb_dtype_name(acc_dt), expr);
-        text = wrapped;
+    for (int d = 0; d < nd; d++) {
+        keep_shape[d] = reduced[d] ? 1 : shape[d];
+        if (reduced[d]) count *= shape[d];
+        if (keepdim || !reduced[d]) out_shape[out_nd++] = keep_shape[d];
     }
-    int64_t keep_shape[CLB_MAX_DIMS];
-    for (int d = 0; d < nd; d++) keep_shape[d] = reduced[d] ? 1 : shape[d];
-    CLB_TRY(clb__tensor_new(ctx, acc_dt, nd, keep_shape, &acc));
+    clb__contiguous_strides(nd, keep_shape, out_strides);
+    for (int d = 0; d < nd; d++)
+        if (reduced[d]) out_strides[d] = 0;
+    CLB_TRY(clb__tensor_new(ctx, rdt, out_nd, out_shape, out));
 
-    /* k: the outermost axis the blocks cut into chunks of c; axes before it are
-       walked one index at a time, axes after it are whole. */
-    int k = nd - 1;
-    int64_t inner = 1;
-    while (k > 0 && shape[k] <= block / inner) inner *= shape[k--];
-    int64_t c = block / inner;
-    if (c < 1) c = 1;
-    if (c > shape[k]) c = shape[k];
-    int64_t start[CLB_MAX_DIMS] = {0}, len[CLB_MAX_DIMS];
-    for (int d = 0; d < nd; d++) len[d] = d < k ? 1 : d == k ? c : shape[d];
-    for (;;) {
-        len[k] = shape[k] - start[k] < c ? shape[k] - start[k] : c;
-        bool first = true;
-        for (int d = 0; d <= k; d++)
-            if (reduced[d] && start[d] != 0) first = false;
-        CLB_TRY(run_block(ctx, text, n, names, inputs, nd, k, start, len, rop, nred, red, reduced,
-                          first, acc));
-        int d = k;
-        start[k] += c;
-        while (d >= 0 && start[d] >= shape[d]) {
-            start[d] = 0;
-            if (--d >= 0) start[d] += 1;
-        }
-        if (d < 0) break;
+    plan = malloc(sizeof *plan);
+    in_strides = calloc(1, sizeof(int64_t[CLB__EVAL_MAX_INPUTS][CLB_MAX_DIMS]));
+    if (!plan || !in_strides) CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "%s: out of host memory for a plan", fn);
+    const int64_t *strides[CLB__MAX_OPERANDS] = {out_strides};
+    int64_t offsets[CLB__MAX_OPERANDS] = {(*out)->offset};
+    void *handles[CLB__MAX_OPERANDS] = {(*out)->storage->handle};
+    clb_dtype dtypes[CLB__EVAL_MAX_INPUTS];
+    for (int k = 0; k < n; k++) {
+        clb__broadcast_strides(inputs[k]->ndim, inputs[k]->shape, inputs[k]->strides, nd, shape,
+                               in_strides[k]);
+        strides[k + 1] = in_strides[k];
+        offsets[k + 1] = inputs[k]->offset;
+        handles[k + 1] = inputs[k]->storage->handle;
+        dtypes[k] = inputs[k]->dtype;
     }
-    if (op == CLB_MEAN) {
-        char div[64];
-        const char *a[1] = {"a"};
-        snprintf(div, sizeof div, "a / %lld", (long long)count);
-        CLB_TRY(clb_eval(ctx, div, 1, a, (const clb_tensor *const *)&acc, &tmp));
-        clb_tensor_release(acc);
-        acc = tmp;
-        tmp = NULL;
-        if (acc->dtype != rdt) {
-            CLB_TRY(clb_cast(acc, rdt, &tmp));
-            clb_tensor_release(acc);
-            acc = tmp;
-            tmp = NULL;
-        }
-    }
-    if (keepdim) {
-        *out = acc;
-        acc = NULL;
-    } else {
-        int64_t out_shape[CLB_MAX_DIMS];
-        int out_nd = 0;
-        for (int d = 0; d < nd; d++)
-            if (!reduced[d]) out_shape[out_nd++] = shape[d];
-        CLB_TRY(clb_reshape(acc, out_nd, out_shape, out));
-    }
+    clb__plan_make(plan, n + 1, nd, shape, strides, offsets);
+    clb__reduce_op r = {.op = op, .in = edt, .out = rdt, .count = count,
+                        .out_numel = (*out)->numel};
+    CLB_TRY(ctx->backend->eval_reduce(ctx, e, &r, plan, handles, dtypes));
 cleanup:
     if (st != CLB_OK) {
         clb_tensor_release(*out);
@@ -240,9 +136,8 @@ cleanup:
     }
     clb__expr_free(e);
     clb_tensor_release(part);
-    clb_tensor_release(acc);
-    clb_tensor_release(tmp);
-    free(wrapped);
+    free(plan);
+    free(in_strides);
     return st;
 }
 

@@ -20,7 +20,11 @@
  *     item per (output, chunk) walks its chunk in order, CLB_VEC consecutive
  *     elements at a time into CLB_VEC independent accumulators (the compiler
  *     turns literal inner strides into vector loads, and a long Kahan chain
- *     becomes CLB_VEC short ones).
+ *     becomes CLB_VEC short ones);
+ *   CLB_KLANES=1 (with CLB_TREE=0, where the innermost kept axis moves fastest
+ *     in memory, a multiple of CLB_VEC outputs): one work item per (CLB_VEC
+ *     consecutive outputs, chunk), lane v folding output v, so each step reads
+ *     CLB_VEC neighbouring elements.
  * With one chunk (CLB_FINAL=1) the result is written; with several,
  * accumulator-typed partials out[o * chunks + chunk], which the host reduces
  * with clb_reduce's kernel (clb__cl_reduce) in a second launch.
@@ -29,6 +33,12 @@
  * too) in float, float64 in double, SUM/MEAN with Kahan compensation; integer
  * and bool SUM/PROD in ulong (wrapping), MAX/MIN in long or ulong, integer
  * MEAN in double. MAX/MIN propagate NaN.
+ *
+ * CLB_MOMENTS=1 (clb_var / clb_std): the fold is Welford's update of (mean,
+ * M2) on the values shifted by the output's first value (so a large common
+ * mean costs no precision), lanes and chunks merged with Chan's formula; the
+ * result is M2 / max(count - correction, 0), or its square root (CLB_ROOT).
+ * Partials are (mean, M2) pairs, merged by clb_moments_merge below.
  *
  * Specialisation (-D, each with a default so the file compiles standalone):
  *   CLB_NIN                inputs (1..8), buffers p1..p8
@@ -76,6 +86,15 @@
 #endif
 #ifndef CLB_VEC
 #define CLB_VEC 16
+#endif
+#ifndef CLB_KLANES
+#define CLB_KLANES 0
+#endif
+#ifndef CLB_MOMENTS
+#define CLB_MOMENTS 0
+#endif
+#ifndef CLB_ROOT
+#define CLB_ROOT 0
 #endif
 #ifndef CLB_EVAL_BODY /* x * x */
 #define CLB_IN1_DTYPE 10
@@ -157,7 +176,7 @@ typedef clb_acc_t clb_out_t;
 
 #define CLB_FLOAT_ACC (CLB_ACC_DTYPE == 10 || CLB_ACC_DTYPE == 11)
 #define CLB_IS_SUM (CLB_OP == 0 || CLB_OP == 1)
-#define CLB_KAHAN (CLB_IS_SUM && CLB_FLOAT_ACC)
+#define CLB_KAHAN (CLB_IS_SUM && CLB_FLOAT_ACC && !CLB_MOMENTS)
 
 #if CLB_IS_SUM
 #define CLB_IDENTITY ((clb_acc_t)0)
@@ -179,7 +198,16 @@ typedef clb_acc_t clb_out_t;
 #define CLB_COMBINE(a, x) ((a) <= (x) ? (a) : (x))
 #endif
 
-/* Folds x into (acc, comp): Kahan for float sums, the combine otherwise. */
+/* Folds x into (acc, comp): Kahan for float sums, the combine otherwise; with
+   CLB_MOMENTS Welford's update of (mean, M2) = (acc, comp), inv = 1 / count. */
+#if CLB_MOMENTS
+#define CLB_MFOLD(acc, comp, y, inv)                                                               \
+    do {                                                                                           \
+        const clb_acc_t d_ = (y) - (acc);                                                          \
+        (acc) += d_ * (inv);                                                                       \
+        (comp) += d_ * ((y) - (acc));                                                              \
+    } while (0)
+#endif
 #if CLB_KAHAN
 #define CLB_FOLD(acc, comp, x)                                                                     \
     do {                                                                                           \
@@ -234,17 +262,100 @@ typedef clb_acc_t clb_out_t;
 #define CLB_OUTER_OFF(k)                                                                           \
     qo##k = b##k;                                                                                  \
     if ((k) <= CLB_NIN) CLB_OFFSET_OF(q, CLB_RDIM - 1, CLB_RSHAPE, CLB_RSTRIDE##k, qo##k)
-/* Input k's innermost reduced stride: a literal where the plan said so. */
+/* Input k's innermost reduced stride (si) and innermost kept stride (ki): a
+   literal where the plan said so. */
 #define CLB_SI_DECL(k)                                                                             \
     const clb_index si##k = CLB_RIN##k == 0   ? (clb_index)0                                       \
                             : CLB_RIN##k == 1 ? (clb_index)1                                       \
                             : (k) <= CLB_NIN  ? CLB_RSTRIDE##k(CLB_RDIM - 1)                       \
                                               : (clb_index)0
+#define CLB_KI_DECL(k)                                                                             \
+    const clb_index ki##k = CLB_KIN##k == 0   ? (clb_index)0                                       \
+                            : CLB_KIN##k == 1 ? (clb_index)1                                       \
+                            : (k) <= CLB_NIN && CLB_KDIM > 0 ? CLB_KSTRIDE##k(CLB_KDIM - 1)        \
+                                                             : (clb_index)0
+#ifndef CLB_KIN1
+#define CLB_KIN1 2
+#endif
+#ifndef CLB_KIN2
+#define CLB_KIN2 2
+#endif
+#ifndef CLB_KIN3
+#define CLB_KIN3 2
+#endif
+#ifndef CLB_KIN4
+#define CLB_KIN4 2
+#endif
+#ifndef CLB_KIN5
+#define CLB_KIN5 2
+#endif
+#ifndef CLB_KIN6
+#define CLB_KIN6 2
+#endif
+#ifndef CLB_KIN7
+#define CLB_KIN7 2
+#endif
+#ifndef CLB_KIN8
+#define CLB_KIN8 2
+#endif
+/* Offsets of element (q, i) of the reduced range, and of lane v's output in kept lanes. */
 #define CLB_AT(k) const clb_index o##k = qo##k + i * si##k
+#define CLB_AT_LANE(k) const clb_index o##k = qo##k + i * si##k + v * ki##k
+#define CLB_QO_IS_B(k) const clb_index qo##k = b##k
 #define CLB_PTR(k, dt) __global const CLB_STORAGE(dt) *p##k
 
 /* The result of the body: the value in a register. */
 #define CLB_RESULT(x) val_ = (x)
+
+#if CLB_MOMENTS
+/* Chan's merge of (nb, mb, Mb) into (na, ma, Ma). */
+static void clb_chan(clb_acc_t *na, clb_acc_t *ma, clb_acc_t *Ma, clb_acc_t nb, clb_acc_t mb,
+                     clb_acc_t Mb)
+{
+    if (nb == 0) return;
+    const clb_acc_t n = *na + nb, d = mb - *ma;
+    *ma += d * (nb / n);
+    *Ma += Mb + d * d * (*na * (nb / n));
+    *na = n;
+}
+
+/* M2 over count - correction (NumPy: max(count - ddof, 0); 0 gives inf or nan). */
+static clb_acc_t clb_moments_result(clb_acc_t m2, long n, long correction)
+{
+    const long div = n - correction > 0 ? n - correction : 0;
+    clb_acc_t v = m2 / (clb_acc_t)div;
+#if CLB_ROOT
+    v = sqrt(v);
+#endif
+    return v;
+}
+#endif
+
+/* Writes output o (CLB_FINAL) or its partial of chunk gy: acc, or with
+   CLB_MOMENTS (mean, M2) = (acc, comp). */
+#if CLB_MOMENTS && CLB_FINAL
+#define CLB_WRITE(o, acc, comp)                                                                    \
+    CLB_STORE(CLB_OUT_DTYPE, out, out_offset + (o),                                                \
+              CLB_CONVERT(CLB_OUT_DTYPE, CLB_ACC_DTYPE, clb_moments_result((comp), red_numel, count)))
+#elif CLB_MOMENTS
+#define CLB_WRITE(o, acc, comp)                                                                    \
+    do {                                                                                           \
+        const clb_index at_ = ((o) * (clb_index)get_num_groups(1) + gy) * 2;                       \
+        out[at_] = (acc);                                                                          \
+        out[at_ + 1] = (comp);                                                                     \
+    } while (0)
+#elif CLB_FINAL && CLB_IS_SUM && CLB_FLOAT_ACC
+/* MEAN divides; an empty one is 0 / 0 = NaN. */
+#define CLB_WRITE(o, acc, comp)                                                                    \
+    CLB_STORE(CLB_OUT_DTYPE, out, out_offset + (o),                                                \
+              CLB_CONVERT(CLB_OUT_DTYPE, CLB_ACC_DTYPE,                                            \
+                          CLB_OP == 1 ? (acc) / (clb_acc_t)count : (acc)))
+#elif CLB_FINAL
+#define CLB_WRITE(o, acc, comp)                                                                    \
+    CLB_STORE(CLB_OUT_DTYPE, out, out_offset + (o), CLB_CONVERT(CLB_OUT_DTYPE, CLB_ACC_DTYPE, acc))
+#else
+#define CLB_WRITE(o, acc, comp) out[(o) * (clb_index)get_num_groups(1) + gy] = (acc)
+#endif
 
 __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE),
                               CLB_PTR(2, CLB_IN2_DTYPE), CLB_PTR(3, CLB_IN3_DTYPE),
@@ -255,18 +366,10 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
                               int lx_count, int ly_count, long count, __local clb_acc_t *scratch,
                               __constant const clb_index *table, int clb_opaque_zero)
 {
-#if CLB_TREE
-    const int lid = (int)get_local_id(0);
-    const int ly = lid / lx_count, lx = lid - ly * lx_count;
-    const clb_index o = (clb_index)get_group_id(0) * lx_count + lx;
-#else
-    const int ly = 0;
-    const clb_index o = (clb_index)get_global_id(0);
-    (void)lx_count, (void)scratch;
-#endif
     const clb_index gy = (clb_index)get_group_id(1);
     (void)count;
     (void)clb_opaque_zero;
+    (void)out_offset;
     p1 += in_offsets.s0;
     p2 += in_offsets.s1;
     p3 += in_offsets.s2;
@@ -275,20 +378,38 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
     p6 += in_offsets.s5;
     p7 += in_offsets.s6;
     p8 += in_offsets.s7;
-
-    clb_acc_t acc = CLB_IDENTITY, comp = 0;
     const clb_index start = gy * chunk;
     const clb_index end = min(start + chunk, red_numel);
+    const clb_index n_inner = CLB_RSHAPE(CLB_RDIM - 1);
+    CLB_EACH(CLB_SI_DECL);
+    clb_index b1 = 0, b2 = 0, b3 = 0, b4 = 0, b5 = 0, b6 = 0, b7 = 0, b8 = 0;
+    clb_index qo1, qo2, qo3, qo4, qo5, qo6, qo7, qo8;
+
+#if CLB_TREE
+    /* ---- lanes of a work-group, combined by a tree in local memory ---- */
+    const int lid = (int)get_local_id(0);
+    const int ly = lid / lx_count, lx = lid - ly * lx_count;
+    const clb_index o = (clb_index)get_group_id(0) * lx_count + lx;
+    clb_acc_t acc = CLB_IDENTITY, comp = 0;
+#if CLB_MOMENTS
+    acc = 0;
+    clb_acc_t nl = 0, pivot = 0;
+#endif
     clb_index r = start + ly;
     if (o < kept_numel && r < end) {
-        clb_index b1 = 0, b2 = 0, b3 = 0, b4 = 0, b5 = 0, b6 = 0, b7 = 0, b8 = 0;
         CLB_EACH(CLB_KEPT_BASE);
-        CLB_EACH(CLB_SI_DECL);
-        const clb_index n_inner = CLB_RSHAPE(CLB_RDIM - 1);
+#if CLB_MOMENTS
+        {
+            clb_val_t val_;
+            const clb_index i = 0;
+            CLB_EACH(CLB_QO_IS_B);
+            CLB_EACH(CLB_AT);
+            CLB_EVAL_BODY
+            pivot = CLB_TO_ACC(val_);
+        }
+#endif
         clb_index q = r / n_inner, i = r - q * n_inner;
-        clb_index qo1, qo2, qo3, qo4, qo5, qo6, qo7, qo8;
         CLB_EACH(CLB_OUTER_OFF);
-#if CLB_TREE
         const clb_index step = ly_count;
         while (r < end) {
             clb_val_t val_;
@@ -296,7 +417,12 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
                 CLB_EACH(CLB_AT);
                 CLB_EVAL_BODY
             }
+#if CLB_MOMENTS
+            nl += 1;
+            CLB_MFOLD(acc, comp, CLB_TO_ACC(val_) - pivot, (clb_acc_t)1 / nl);
+#else
             CLB_FOLD(acc, comp, CLB_TO_ACC(val_));
+#endif
             r += step;
             i += step;
             if (i >= n_inner) {
@@ -306,13 +432,138 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
                 CLB_EACH(CLB_OUTER_OFF);
             }
         }
+    }
+#if CLB_KAHAN
+    acc -= comp;
+#endif
+    const int wg = lx_count * ly_count;
+#if CLB_MOMENTS
+    scratch[lid] = acc;
+    scratch[wg + lid] = comp;
+    scratch[2 * wg + lid] = nl;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int w = ly_count / 2; w > 0; w /= 2) {
+        if (ly < w) {
+            clb_acc_t na = scratch[2 * wg + lid], ma = scratch[lid], Ma = scratch[wg + lid];
+            const int b = lid + w * lx_count;
+            clb_chan(&na, &ma, &Ma, scratch[2 * wg + b], scratch[b], scratch[wg + b]);
+            scratch[lid] = ma;
+            scratch[wg + lid] = Ma;
+            scratch[2 * wg + lid] = na;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (ly != 0 || o >= kept_numel) return;
+    acc = scratch[lx];
+    comp = scratch[wg + lx];
 #else
-        (void)ly_count;
+    (void)wg;
+    scratch[lid] = acc;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int w = ly_count / 2; w > 0; w /= 2) {
+        if (ly < w) scratch[lid] = CLB_COMBINE(scratch[lid], scratch[lid + w * lx_count]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (ly != 0 || o >= kept_numel) return;
+    acc = scratch[lx];
+#endif
+    CLB_WRITE(o, acc, comp);
+
+#elif CLB_KLANES
+    /* ---- CLB_VEC neighbouring outputs per work item, lane v output o + v ---- */
+    (void)lx_count, (void)ly_count, (void)scratch;
+    const clb_index o = (clb_index)get_global_id(0) * CLB_VEC;
+    if (o >= kept_numel || start >= end) return;
+    CLB_EACH(CLB_KEPT_BASE);
+    CLB_EACH(CLB_KI_DECL);
+    clb_acc_t lane[CLB_VEC], lcomp[CLB_VEC];
+#if CLB_MOMENTS
+    clb_acc_t pivot[CLB_VEC];
+    {
+        const clb_index i = 0;
+        CLB_EACH(CLB_QO_IS_B);
+        _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++)
+        {
+            clb_val_t val_;
+            {
+                CLB_EACH(CLB_AT_LANE);
+                CLB_EVAL_BODY
+            }
+            pivot[v] = CLB_TO_ACC(val_);
+            lane[v] = 0;
+            lcomp[v] = 0;
+        }
+    }
+    clb_acc_t nl = 0;
+#else
+    _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++)
+    {
+        lane[v] = CLB_IDENTITY;
+        lcomp[v] = 0;
+    }
+#endif
+    clb_index r = start, q = r / n_inner, i = r - q * n_inner;
+    CLB_EACH(CLB_OUTER_OFF);
+    for (; r < end; ++r) {
+#if CLB_MOMENTS
+        nl += 1;
+        const clb_acc_t inv = (clb_acc_t)1 / nl;
+#endif
+        _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++)
+        {
+            clb_val_t val_;
+            {
+                CLB_EACH(CLB_AT_LANE);
+                CLB_EVAL_BODY
+            }
+#if CLB_MOMENTS
+            CLB_MFOLD(lane[v], lcomp[v], CLB_TO_ACC(val_) - pivot[v], inv);
+#else
+            CLB_FOLD(lane[v], lcomp[v], CLB_TO_ACC(val_));
+#endif
+        }
+        if (++i == n_inner) {
+            i = 0;
+            ++q;
+            CLB_EACH(CLB_OUTER_OFF);
+        }
+    }
+    for (int v = 0; v < CLB_VEC; v++) {
+#if CLB_KAHAN
+        lane[v] -= lcomp[v];
+#endif
+        CLB_WRITE(o + v, lane[v], lcomp[v]);
+    }
+
+#else
+    /* ---- one output per work item, CLB_VEC lanes along its reduced range ---- */
+    (void)lx_count, (void)ly_count, (void)scratch;
+    const clb_index o = (clb_index)get_global_id(0);
+    if (o >= kept_numel) return;
+    clb_acc_t acc = CLB_IDENTITY, comp = 0;
+#if CLB_MOMENTS
+    acc = 0;
+    clb_acc_t nt = 0, nl = 0, pivot = 0; /* the tail's count, each lane's count */
+#endif
+    if (start < end) {
+        CLB_EACH(CLB_KEPT_BASE);
+#if CLB_MOMENTS
+        {
+            clb_val_t val_;
+            const clb_index i = 0;
+            CLB_EACH(CLB_QO_IS_B);
+            CLB_EACH(CLB_AT);
+            CLB_EVAL_BODY
+            pivot = CLB_TO_ACC(val_);
+        }
+#endif
+        clb_index r = start, q = r / n_inner, i = r - q * n_inner;
+        CLB_EACH(CLB_OUTER_OFF);
         /* CLB_VEC lanes: element v of each run of CLB_VEC goes to lane v. */
         clb_acc_t lane[CLB_VEC], lcomp[CLB_VEC];
         _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++)
         {
-            lane[v] = CLB_IDENTITY;
+            lane[v] = CLB_MOMENTS ? 0 : CLB_IDENTITY;
             lcomp[v] = 0;
         }
         while (r < end) {
@@ -320,6 +571,10 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
             clb_index j = 0;
             for (; j + CLB_VEC <= m; j += CLB_VEC) {
                 const clb_index i0 = i + j;
+#if CLB_MOMENTS
+                nl += 1;
+                const clb_acc_t inv = (clb_acc_t)1 / nl;
+#endif
                 _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++)
                 {
                     clb_val_t val_;
@@ -328,7 +583,11 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
                         CLB_EACH(CLB_AT);
                         CLB_EVAL_BODY
                     }
+#if CLB_MOMENTS
+                    CLB_MFOLD(lane[v], lcomp[v], CLB_TO_ACC(val_) - pivot, inv);
+#else
                     CLB_FOLD(lane[v], lcomp[v], CLB_TO_ACC(val_));
+#endif
                 }
             }
             for (; j < m; j++) {
@@ -341,7 +600,12 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
                         CLB_EVAL_BODY
                     }
                 }
+#if CLB_MOMENTS
+                nt += 1;
+                CLB_MFOLD(acc, comp, CLB_TO_ACC(val_) - pivot, (clb_acc_t)1 / nt);
+#else
                 CLB_FOLD(acc, comp, CLB_TO_ACC(val_));
+#endif
             }
             r += m;
             i += m;
@@ -352,6 +616,21 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
             }
         }
         /* The lanes pairwise, then the tail's fold. */
+#if CLB_MOMENTS
+        clb_acc_t ln = nl;
+        _Pragma("unroll") for (int w = CLB_VEC / 2; w > 0; w /= 2)
+        {
+            _Pragma("unroll") for (int v = 0; v < w; v++)
+            {
+                /* equal counts: the mean of the means */
+                const clb_acc_t d = lane[v + w] - lane[v];
+                lane[v] += d * (clb_acc_t)0.5;
+                lcomp[v] += lcomp[v + w] + d * d * (ln * (clb_acc_t)0.5);
+            }
+            ln += ln;
+        }
+        clb_chan(&nt, &acc, &comp, ln, lane[0], lcomp[0]);
+#else
 #if CLB_KAHAN
         _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++) lane[v] -= lcomp[v];
 #endif
@@ -370,27 +649,28 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
 #if CLB_KAHAN
     acc -= comp;
 #endif
-
-#if CLB_TREE
-    /* Tree over the LY lanes of each output (lanes of one output are LX apart). */
-    scratch[lid] = acc;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int w = ly_count / 2; w > 0; w /= 2) {
-        if (ly < w) scratch[lid] = CLB_COMBINE(scratch[lid], scratch[lid + w * lx_count]);
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    if (ly != 0 || o >= kept_numel) return;
-    acc = scratch[lx];
-#else
-    if (o >= kept_numel) return;
-#endif
-#if CLB_FINAL
-#if CLB_IS_SUM && CLB_FLOAT_ACC
-    if (CLB_OP == 1) acc = acc / (clb_acc_t)count; /* MEAN; an empty one is 0 / 0 = NaN */
-#endif
-    CLB_STORE(CLB_OUT_DTYPE, out, out_offset + o, CLB_CONVERT(CLB_OUT_DTYPE, CLB_ACC_DTYPE, acc));
-#else
-    (void)out_offset;
-    out[o * (clb_index)get_num_groups(1) + gy] = acc;
+    CLB_WRITE(o, acc, comp);
 #endif
 }
+
+#if CLB_MOMENTS
+/* The partials of clb_eval_reduce's chunks, (mean, M2) pairs of chunk c of
+   output o at (o * chunks + c) * 2, merged in chunk order (Chan) into output o;
+   chunk c holds min(chunk, red_numel - c * chunk) elements. */
+__kernel void clb_moments_merge(__global CLB_STORAGE(CLB_OUT_DTYPE) *out,
+                                __global const clb_acc_t *partial, clb_index out_offset,
+                                clb_index kept_numel, clb_index red_numel, clb_index chunk,
+                                int chunks, long correction)
+{
+    const clb_index o = (clb_index)get_global_id(0);
+    if (o >= kept_numel) return;
+    clb_acc_t n = 0, mean = 0, m2 = 0;
+    for (int c = 0; c < chunks; c++) {
+        const clb_index at = (o * chunks + c) * 2;
+        const clb_index len = min(chunk, red_numel - (clb_index)c * chunk);
+        clb_chan(&n, &mean, &m2, (clb_acc_t)len, partial[at], partial[at + 1]);
+    }
+    CLB_STORE(CLB_OUT_DTYPE, out, out_offset + o,
+              CLB_CONVERT(CLB_OUT_DTYPE, CLB_ACC_DTYPE, clb_moments_result(m2, red_numel, correction)));
+}
+#endif

@@ -36,6 +36,18 @@ typedef struct clb__reduce_op {
     int64_t out_numel;
 } clb__reduce_op;
 
+/* var / std of an expression's values over the reduced axes of a plan laid out
+   as for eval_reduce: one pass (Welford within work items, Chan across them);
+   the result is M2 / max(count - correction, 0), its square root with root. */
+typedef struct clb__moments_op {
+    clb_dtype in;      /* the expression's dtype (a float dtype) */
+    clb_dtype out;     /* the result's dtype */
+    int64_t count;     /* elements folded into each output */
+    int64_t out_numel;
+    int64_t correction;
+    bool root;
+} clb__moments_op;
+
 /* argmax / argmin along the rows of a C-contiguous (rows, len) input, len >= 1:
    out[out_offset + row] (int64) = the first index of the largest (smallest)
    element of in[in_offset + row * len ...], a NaN counting as the extreme. */
@@ -99,6 +111,10 @@ typedef struct clb__backend {
     clb_status (*eval_reduce)(clb_context *ctx, const struct clb__expr *e,
                               const clb__reduce_op *op, const clb__plan *plan,
                               void *const *handles, const clb_dtype *in);
+    /* clb_var / clb_std in one pass over the expression's values (see clb__moments_op). */
+    clb_status (*eval_moments)(clb_context *ctx, const struct clb__expr *e,
+                               const clb__moments_op *op, const clb__plan *plan,
+                               void *const *handles, const clb_dtype *in);
     /* nbytes of plain bytes from storage of another context `src` of the same backend
        into dst's storage, without staging them in a host buffer where the backend can
        (OpenCL: one cl_context -> a copy kernel; a source the host reads in

@@ -233,6 +233,61 @@ static clb_status host_eval_reduce(clb_context *ctx, const clb__expr *e, const c
     return st;
 }
 
+/* ---- eval_moments: Welford in float64 per output ----------------------------------- */
+
+typedef struct moments_acc {
+    double n, mean, m2;
+} moments_acc;
+
+typedef struct moments_state {
+    moments_acc *acc;
+    int64_t out_start;
+    clb_dtype value_dtype;
+} moments_state;
+
+static void moments_visit(const int64_t *offsets, clb__value v, void *user)
+{
+    moments_state *s = user;
+    moments_acc *a = &s->acc[offsets[0] - s->out_start];
+    double x = clb__convert(v, s->value_dtype, CLB_FLOAT64).d;
+    a->n += 1;
+    double d = x - a->mean;
+    a->mean += d / a->n;
+    a->m2 += d * (x - a->mean);
+}
+
+static clb_status host_eval_moments(clb_context *ctx, const clb__expr *e, const clb__moments_op *op,
+                                    const clb__plan *plan, void *const *handles,
+                                    const clb_dtype *in)
+{
+    (void)ctx;
+    size_t n = (size_t)op->out_numel;
+    if ((uint64_t)op->out_numel > SIZE_MAX / sizeof(moments_acc))
+        return clb__fail(CLB_ERR_OUT_OF_MEMORY,
+                         "host backend: var of %lld output elements needs more accumulator memory "
+                         "than can be addressed",
+                         (long long)op->out_numel);
+    moments_state s = {calloc(n ? n : 1, sizeof(moments_acc)), plan->offsets[0], op->in};
+    if (!s.acc)
+        return clb__fail(CLB_ERR_OUT_OF_MEMORY,
+                         "host backend: calloc of %zu bytes of var accumulators failed",
+                         n * sizeof(moments_acc));
+    clb_status st = clb__expr_host_each(e, plan, handles, in, moments_visit, &s);
+    if (st == CLB_OK) {
+        clb__operand out = clb__operand_of(handles[0], op->out);
+        /* NumPy divides by max(count - ddof, 0): 0 gives inf, or nan for 0 / 0. */
+        int64_t div = op->count - op->correction > 0 ? op->count - op->correction : 0;
+        for (size_t j = 0; j < n; j++) {
+            clb__value r;
+            r.d = s.acc[j].m2 / (double)div;
+            if (op->root) r.d = sqrt(r.d);
+            clb__operand_write(&out, s.out_start + (int64_t)j, r, CLB_FLOAT64);
+        }
+    }
+    free(s.acc);
+    return st;
+}
+
 /* ---- argmax / argmin ------------------------------------------------------------ */
 
 /* Compared as float64 (floats), int64 or uint64: every value exactly. */
@@ -367,6 +422,7 @@ static const clb__backend host_backend = {
     .eval = host_eval,
     .eval_hoists = host_eval_hoists,
     .eval_reduce = host_eval_reduce,
+    .eval_moments = host_eval_moments,
 };
 
 static uint64_t physical_memory_bytes(void)

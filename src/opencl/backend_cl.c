@@ -361,5 +361,6 @@ static const clb__backend cl_backend = {
     .eval = clb__expr_cl_run,
     .eval_hoists = cl_eval_hoists,
     .eval_reduce = clb__cl_eval_reduce,
+    .eval_moments = clb__cl_eval_moments,
     .copy_from = cl_copy_from,
 };

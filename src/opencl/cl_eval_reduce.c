@@ -116,11 +116,22 @@ static int64_t pow2_at_least(int64_t v)
 #define LOOP_ITEMS 256
 /* Fewest elements a CPU item folds when the reduced range is split. */
 #define LOOP_MIN_CHUNK 4096
+/* cl/eval_reduce.cl's CLB_VEC: lanes per CPU work item. */
+#define VEC 16
 
-clb_status clb__cl_eval_reduce(clb_context *ctx, const clb__expr *e, const clb__reduce_op *op,
-                               const clb__plan *plan, void *const *handles, const clb_dtype *in)
+/* What one call folds: a clb_reduce_op, or the moments of clb_var / clb_std. */
+typedef struct er_job {
+    const char *fn;
+    clb__reduce_op op; /* op.in: the expression's dtype */
+    bool moments, root;
+    int64_t correction;
+} er_job;
+
+static clb_status run(clb_context *ctx, const clb__expr *e, const er_job *job,
+                      const clb__plan *plan, void *const *handles, const clb_dtype *in)
 {
-    static const char fn[] = "clb_eval_reduce";
+    const char *fn = job->fn;
+    const clb__reduce_op *op = &job->op;
     clb_status st = CLB_OK;
     clb__cl_context *cl = clb__cl_impl(ctx);
     er_tables *t = malloc(sizeof *t);
@@ -131,15 +142,19 @@ clb_status clb__cl_eval_reduce(clb_context *ctx, const clb__expr *e, const clb__
     cl_mem table = NULL, partial = NULL;
     void *host_table = NULL;
     cl_int err = CL_SUCCESS;
+    cl_kernel kernel = NULL;
     if (!t) return clb__fail(CLB_ERR_OUT_OF_MEMORY, "%s: out of host memory for a plan", fn);
     if (plan->numel == 0 || op->out_numel == 0) goto cleanup; /* the op layer handles empty ones */
     split(plan, t);
-    clb_dtype edt = op->in, acc = accumulator(op->op, edt), out = op->out;
+    clb_dtype edt = op->in, out = op->out;
+    clb_dtype acc = job->moments ? (edt == CLB_FLOAT64 ? CLB_FLOAT64 : CLB_FLOAT32)
+                                 : accumulator(op->op, edt);
     if ((acc == CLB_FLOAT64 || out == CLB_FLOAT64 || edt == CLB_FLOAT64) && !ctx->info.has_fp64)
         CLB_FAIL(CLB_ERR_DTYPE,
                  "%s: %s of a %s expression needs float64 arithmetic, which OpenCL device %s "
                  "does not support (no cl_khr_fp64); cast to float32 in the expression",
-                 fn, clb_reduce_op_name(op->op), clb_dtype_name(edt), ctx->info.name);
+                 fn, job->moments ? (job->root ? "std" : "var") : clb_reduce_op_name(op->op),
+                 clb_dtype_name(edt), ctx->info.name);
     for (int j = 0; j < t->nin; j++)
         if (in[j] == CLB_FLOAT64 && !ctx->info.has_fp64)
             CLB_FAIL(CLB_ERR_DTYPE,
@@ -153,6 +168,7 @@ clb_status clb__cl_eval_reduce(clb_context *ctx, const clb__expr *e, const clb__
     bool tree = !cl->loops;
     int64_t etrips = element_trips(e);
     int64_t wg = 1, lx = 1, ly = 1, chunks = 1;
+    bool klanes = false;
     if (tree) {
         while (wg * 2 <= (int64_t)cl->max_item_size && wg < 256) wg *= 2;
         /* Lanes along whichever of the innermost kept and reduced axes moves fastest
@@ -179,10 +195,22 @@ clb_status clb__cl_eval_reduce(clb_context *ctx, const clb__expr *e, const clb__
         int64_t by_work = t->red_numel / (ly * 32);
         if (chunks > by_work) chunks = by_work > 1 ? by_work : 1;
     } else {
-        chunks = t->kept_numel >= LOOP_ITEMS ? 1 : (LOOP_ITEMS + t->kept_numel - 1) / t->kept_numel;
+        /* Lanes over outputs where the innermost kept axis is contiguous for the
+           inputs that move along it (the others broadcast along it) and holds
+           whole runs of CLB_VEC outputs. */
+        bool kfast = t->kdim > 0 && t->kshape[t->kdim - 1] % VEC == 0, moving = false;
+        for (int j = 0; j < t->nin && kfast; j++) {
+            int64_t ks = t->kstride[j][t->kdim - 1];
+            kfast = ks == 0 || ks == 1;
+            moving = moving || ks == 1;
+        }
+        kfast = kfast && moving;
+        klanes = kfast;
+        int64_t items = klanes ? t->kept_numel / VEC : t->kept_numel;
+        chunks = items >= LOOP_ITEMS ? 1 : (LOOP_ITEMS + items - 1) / items;
         int64_t most = t->red_numel / LOOP_MIN_CHUNK;
         if (chunks > most) chunks = most > 1 ? most : 1;
-        wg = t->kept_numel * chunks >= 4 * LOOP_GROUP * groups_wanted(ctx) ? LOOP_GROUP : 1;
+        wg = items * chunks >= 4 * LOOP_GROUP * groups_wanted(ctx) ? LOOP_GROUP : 1;
         lx = wg;
     }
     /* Where loops are cut short (CLB__QUIRK_LOOP_LIMIT): no lane folds more than
@@ -224,6 +252,11 @@ clb_status clb__cl_eval_reduce(clb_context *ctx, const clb__expr *e, const clb__
         int64_t s = t->rstride[j][t->rdim - 1];
         snprintf(f, sizeof f, " -DCLB_RIN%d=%%" PRId64, j + 1);
         ok = ok && append(&options, &olen, f, s == 0 ? 0 : s == 1 ? 1 : 2);
+        if (klanes) {
+            s = t->kstride[j][t->kdim - 1];
+            snprintf(f, sizeof f, " -DCLB_KIN%d=%%" PRId64, j + 1);
+            ok = ok && append(&options, &olen, f, s == 0 ? 0 : s == 1 ? 1 : 2);
+        }
     }
     ok = ok && append(&options, &olen, " -DCLB_EXPR_DTYPE=%" PRId64, edt) &&
          append(&options, &olen, " -DCLB_ACC_DTYPE=%" PRId64, acc) &&
@@ -233,6 +266,9 @@ clb_status clb__cl_eval_reduce(clb_context *ctx, const clb__expr *e, const clb__
          append(&options, &olen, " -DCLB_KDIM=%" PRId64, t->kdim) &&
          append(&options, &olen, " -DCLB_RDIM=%" PRId64, t->rdim) &&
          append(&options, &olen, " -DCLB_TREE=%" PRId64, tree) &&
+         append(&options, &olen, " -DCLB_KLANES=%" PRId64, klanes) &&
+         append(&options, &olen, " -DCLB_MOMENTS=%" PRId64, job->moments) &&
+         append(&options, &olen, " -DCLB_ROOT=%" PRId64, job->root) &&
          append(&options, &olen, " -DCLB_INDEX64=%" PRId64, wide);
     if (ok) {
         char *p = realloc(options, olen + strlen(body) + 1);
@@ -266,7 +302,8 @@ clb_status clb__cl_eval_reduce(clb_context *ctx, const clb__expr *e, const clb__
     }
     CLB_CL_CHECK(err, "clCreateBuffer (eval_reduce stride table)");
     if (!final) {
-        size_t bytes = (size_t)t->kept_numel * (size_t)chunks * clb_dtype_size(acc);
+        size_t bytes = (size_t)t->kept_numel * (size_t)chunks * clb_dtype_size(acc) *
+                       (job->moments ? 2 : 1);
         partial = clCreateBuffer(cl->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
         if (CLB__FAULT(CLB__FAULT_BUFFER)) err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
         CLB_CL_CHECK(err, "clCreateBuffer (eval_reduce partials)");
@@ -274,7 +311,7 @@ clb_status clb__cl_eval_reduce(clb_context *ctx, const clb__expr *e, const clb__
 
     CLB_TRY(clb__cl_kernel_for(cl, CLB__KERNEL_EVAL_REDUCE, program, 0,
                                clb__kernel_function(CLB__KERNEL_EVAL_REDUCE), &k));
-    cl_kernel kernel = k->kernel;
+    kernel = k->kernel;
     if (tree && (int64_t)k->wg_max < wg) {
         /* The kernel allows fewer work items per group than the device: shrink. */
         while (wg > (int64_t)k->wg_max && wg > 1) wg /= 2;
@@ -292,7 +329,7 @@ clb_status clb__cl_eval_reduce(clb_context *ctx, const clb__expr *e, const clb__
     for (int j = 0; j < 8; j++) offs.s[j] = j < t->nin ? t->in_offset[j] : 0;
     cl_long scal[4] = {final ? t->out_offset : 0, t->kept_numel, t->red_numel, chunk};
     cl_int ints[2] = {(cl_int)lx, (cl_int)ly};
-    cl_long count = op->count;
+    cl_long count = job->moments ? job->correction : op->count;
     const cl_int zero = 0; /* the body's constants xor it (quirk literal-folding) */
     for (int i = 0; i < 4 && err == CL_SUCCESS; i++) {
         cl_int narrow = (cl_int)scal[i];
@@ -304,11 +341,13 @@ clb_status clb__cl_eval_reduce(clb_context *ctx, const clb__expr *e, const clb__
         err = clSetKernelArg(kernel, arg++, sizeof(cl_int), &ints[i]);
     if (err == CL_SUCCESS) err = clSetKernelArg(kernel, arg++, sizeof count, &count);
     if (err == CL_SUCCESS)
-        err = clSetKernelArg(kernel, arg++, (size_t)(tree ? wg : 1) * clb_dtype_size(acc), NULL);
+        err = clSetKernelArg(kernel, arg++,
+                             (size_t)(tree ? wg : 1) * clb_dtype_size(acc) * (job->moments ? 3 : 1),
+                             NULL);
     if (err == CL_SUCCESS) err = clSetKernelArg(kernel, arg++, sizeof(cl_mem), &table);
     if (err == CL_SUCCESS) err = clSetKernelArg(kernel, arg++, sizeof zero, &zero);
     CLB_CL_CHECK(err, "clSetKernelArg");
-    int64_t groups_x = (t->kept_numel + lx - 1) / lx;
+    int64_t groups_x = ((klanes ? t->kept_numel / VEC : t->kept_numel) + lx - 1) / lx;
     size_t local[2] = {(size_t)wg, 1}, global[2] = {(size_t)(groups_x * wg), (size_t)chunks};
     err = clEnqueueNDRangeKernel(cl->queue, kernel, 2, NULL, global, local, 0, NULL, NULL);
     if (CLB__FAULT(CLB__FAULT_ENQUEUE)) err = CL_OUT_OF_RESOURCES;
@@ -316,7 +355,31 @@ clb_status clb__cl_eval_reduce(clb_context *ctx, const clb__expr *e, const clb__
     clb__cl_kernel_unlock(cl);
     k = NULL;
 
-    if (!final) {
+    if (!final && job->moments) {
+        /* (mean, M2) per chunk, merged per output (cl/eval_reduce.cl). */
+        CLB_TRY(clb__cl_kernel_for(cl, CLB__KERNEL_EVAL_REDUCE, program, 1, "clb_moments_merge", &k));
+        kernel = k->kernel;
+        cl_long sc[4] = {t->out_offset, t->kept_numel, t->red_numel, chunk};
+        cl_int nch = (cl_int)chunks;
+        cl_long corr = job->correction;
+        arg = 0;
+        err = clSetKernelArg(kernel, arg++, sizeof(cl_mem), &handles[0]);
+        if (err == CL_SUCCESS) err = clSetKernelArg(kernel, arg++, sizeof(cl_mem), &partial);
+        for (int i = 0; i < 4 && err == CL_SUCCESS; i++) {
+            cl_int narrow = (cl_int)sc[i];
+            err = wide ? clSetKernelArg(kernel, arg++, sizeof(cl_long), &sc[i])
+                       : clSetKernelArg(kernel, arg++, sizeof(cl_int), &narrow);
+        }
+        if (err == CL_SUCCESS) err = clSetKernelArg(kernel, arg++, sizeof nch, &nch);
+        if (err == CL_SUCCESS) err = clSetKernelArg(kernel, arg++, sizeof corr, &corr);
+        CLB_CL_CHECK(err, "clSetKernelArg");
+        size_t l1 = 1, g1 = (size_t)t->kept_numel;
+        err = clEnqueueNDRangeKernel(cl->queue, kernel, 1, NULL, &g1, &l1, 0, NULL, NULL);
+        if (CLB__FAULT(CLB__FAULT_ENQUEUE)) err = CL_OUT_OF_RESOURCES;
+        CLB_CL_CHECK(err, "clEnqueueNDRangeKernel");
+        clb__cl_kernel_unlock(cl);
+        k = NULL;
+    } else if (!final) {
         /* The partials: a (kept, chunks) matrix reduced along its rows by clb_reduce's
            kernel, which also divides a MEAN and converts to the output dtype. */
         clb__plan p2;
@@ -339,4 +402,21 @@ cleanup:
     free(body);
     free(t);
     return st;
+}
+
+clb_status clb__cl_eval_reduce(clb_context *ctx, const clb__expr *e, const clb__reduce_op *op,
+                               const clb__plan *plan, void *const *handles, const clb_dtype *in)
+{
+    er_job job = {.fn = "clb_eval_reduce", .op = *op};
+    return run(ctx, e, &job, plan, handles, in);
+}
+
+clb_status clb__cl_eval_moments(clb_context *ctx, const clb__expr *e, const clb__moments_op *op,
+                                const clb__plan *plan, void *const *handles, const clb_dtype *in)
+{
+    er_job job = {.fn = op->root ? "clb_std" : "clb_var",
+                  .op = {.op = CLB_SUM, .in = op->in, .out = op->out, .count = op->count,
+                         .out_numel = op->out_numel},
+                  .moments = true, .root = op->root, .correction = op->correction};
+    return run(ctx, e, &job, plan, handles, in);
 }

@@ -53,51 +53,19 @@ static clb_status check_keepdim(const char *fn, int keepdim)
 
 /* ---- clb_eval_reduce ---------------------------------------------------------- */
 
-/* The fused pass: a plan over the broadcast shape whose operand 0 is the output
-   (stride 0 on the reduced axes) and whose operands 1..n are the inputs, run by
-   the backend's eval_reduce slot. An empty broadcast result has nothing to
-   evaluate: clb_eval of it is empty too, and clb_reduce gives the identities
-   (or NumPy's error for max/min). */
-clb_status clb_eval_reduce(clb_context *ctx, const char *expr, int n, const char *const *names,
-                           const clb_tensor *const *inputs, clb_reduce_op op, int naxes,
-                           const int *axes, int keepdim, clb_tensor **out)
+/* The fused pass: a plan over the broadcast shape (nd axes, `shape`) whose
+   operand 0 is the output (stride 0 on the reduced axes) and whose operands 1..n
+   are the inputs, run by the backend's eval_reduce slot (rop) or eval_moments
+   slot (mop, whose count is filled in here). */
+static clb_status fused(clb_context *ctx, const char *fn, const clb__expr *e, int n,
+                        const clb_tensor *const *inputs, int nd, const int64_t *shape,
+                        const bool *reduced, int keepdim, clb_dtype rdt, clb__reduce_op *rop,
+                        clb__moments_op *mop, clb_tensor **out)
 {
-    static const char fn[] = "clb_eval_reduce";
     clb_status st = CLB_OK;
-    clb__expr *e = NULL;
-    clb_tensor *part = NULL;
     clb__plan *plan = NULL;
     int64_t(*in_strides)[CLB_MAX_DIMS] = NULL;
-    int ndims[CLB__EVAL_MAX_INPUTS];
-    const int64_t *shapes[CLB__EVAL_MAX_INPUTS];
-    if (!out) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "%s: out is NULL", fn);
-    *out = NULL;
-    CLB_TRY(clb__check_context(ctx, fn));
-    if ((unsigned)op > (unsigned)CLB_PROD)
-        CLB_FAIL(CLB_ERR_INVALID_ARGUMENT, "%s: op %d is not a clb_reduce_op", fn, (int)op);
-    CLB_TRY(check_keepdim(fn, keepdim));
-    CLB_TRY(clb__eval_prepare(fn, ctx, expr, n, names, inputs, &e));
-    for (int k = 0; k < n; k++) {
-        ndims[k] = inputs[k]->ndim;
-        shapes[k] = inputs[k]->shape;
-    }
-    clb_dtype edt = clb__expr_root(e)->dtype, rdt = edt;
-    CLB_TRY(clb__reduce_types(op, edt, &rdt));
-
-    int nd = 0, nred = 0, red[CLB_MAX_DIMS];
-    int64_t shape[CLB_MAX_DIMS];
-    bool reduced[CLB_MAX_DIMS];
-    CLB_TRY(clb__broadcast(n, ndims, shapes, &nd, shape));
-    CLB_TRY(reduced_axes(fn, nd, naxes, axes, reduced, &nred, red));
-    int64_t numel = 1;
-    for (int d = 0; d < nd; d++) numel *= shape[d];
-    if (numel == 0 || n == 0) {
-        CLB_TRY(clb_eval(ctx, expr, n, names, inputs, &part));
-        CLB_TRY(clb_reduce(op, part, nred, red, keepdim, out));
-        goto cleanup;
-    }
-
-    int64_t keep_shape[CLB_MAX_DIMS], out_shape[CLB_MAX_DIMS], out_strides[CLB_MAX_DIMS];
+    int64_t keep_shape[CLB_MAX_DIMS] = {0}, out_shape[CLB_MAX_DIMS], out_strides[CLB_MAX_DIMS];
     int out_nd = 0;
     int64_t count = 1;
     for (int d = 0; d < nd; d++) {
@@ -126,9 +94,65 @@ clb_status clb_eval_reduce(clb_context *ctx, const char *expr, int n, const char
         dtypes[k] = inputs[k]->dtype;
     }
     clb__plan_make(plan, n + 1, nd, shape, strides, offsets);
-    clb__reduce_op r = {.op = op, .in = edt, .out = rdt, .count = count,
-                        .out_numel = (*out)->numel};
-    CLB_TRY(ctx->backend->eval_reduce(ctx, e, &r, plan, handles, dtypes));
+    if (rop) {
+        rop->count = count;
+        rop->out_numel = (*out)->numel;
+        CLB_TRY(ctx->backend->eval_reduce(ctx, e, rop, plan, handles, dtypes));
+    } else {
+        mop->count = count;
+        mop->out_numel = (*out)->numel;
+        CLB_TRY(ctx->backend->eval_moments(ctx, e, mop, plan, handles, dtypes));
+    }
+cleanup:
+    if (st != CLB_OK) {
+        clb_tensor_release(*out);
+        *out = NULL;
+    }
+    free(plan);
+    free(in_strides);
+    return st;
+}
+
+/* An empty broadcast result has nothing to evaluate: clb_eval of it is empty
+   too, and clb_reduce gives the identities (or NumPy's error for max/min). */
+clb_status clb_eval_reduce(clb_context *ctx, const char *expr, int n, const char *const *names,
+                           const clb_tensor *const *inputs, clb_reduce_op op, int naxes,
+                           const int *axes, int keepdim, clb_tensor **out)
+{
+    static const char fn[] = "clb_eval_reduce";
+    clb_status st = CLB_OK;
+    clb__expr *e = NULL;
+    clb_tensor *part = NULL;
+    int ndims[CLB__EVAL_MAX_INPUTS];
+    const int64_t *shapes[CLB__EVAL_MAX_INPUTS];
+    if (!out) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "%s: out is NULL", fn);
+    *out = NULL;
+    CLB_TRY(clb__check_context(ctx, fn));
+    if ((unsigned)op > (unsigned)CLB_PROD)
+        CLB_FAIL(CLB_ERR_INVALID_ARGUMENT, "%s: op %d is not a clb_reduce_op", fn, (int)op);
+    CLB_TRY(check_keepdim(fn, keepdim));
+    CLB_TRY(clb__eval_prepare(fn, ctx, expr, n, names, inputs, &e));
+    for (int k = 0; k < n; k++) {
+        ndims[k] = inputs[k]->ndim;
+        shapes[k] = inputs[k]->shape;
+    }
+    clb_dtype edt = clb__expr_root(e)->dtype, rdt = edt;
+    CLB_TRY(clb__reduce_types(op, edt, &rdt));
+
+    int nd = 0, nred = 0, red[CLB_MAX_DIMS];
+    int64_t shape[CLB_MAX_DIMS];
+    bool reduced[CLB_MAX_DIMS];
+    CLB_TRY(clb__broadcast(n, ndims, shapes, &nd, shape));
+    CLB_TRY(reduced_axes(fn, nd, naxes, axes, reduced, &nred, red));
+    int64_t numel = 1;
+    for (int d = 0; d < nd; d++) numel *= shape[d];
+    if (numel == 0 || n == 0) {
+        CLB_TRY(clb_eval(ctx, expr, n, names, inputs, &part));
+        CLB_TRY(clb_reduce(op, part, nred, red, keepdim, out));
+        goto cleanup;
+    }
+    clb__reduce_op r = {.op = op, .in = edt, .out = rdt};
+    CLB_TRY(fused(ctx, fn, e, n, inputs, nd, shape, reduced, keepdim, rdt, &r, NULL, out));
 cleanup:
     if (st != CLB_OK) {
         clb_tensor_release(*out);
@@ -136,20 +160,19 @@ cleanup:
     }
     clb__expr_free(e);
     clb_tensor_release(part);
-    free(plan);
-    free(in_strides);
     return st;
 }
 
 /* ---- var / std ------------------------------------------------------------------ */
 
-/* Two passes: the mean (keepdim), then the sum of squared deviations from it
-   through clb_eval_reduce (no stored deviations), divided by count - correction. */
+/* One pass (the backend's eval_moments slot) over the values of "x", or of
+   "float64(x)" for integer and bool inputs (NumPy's float64 result; no cast
+   copy). An empty input gives NaN per output (NumPy): its mean. */
 static clb_status var_std(const char *fn, const clb_tensor *t, int naxes, const int *axes,
                           int correction, int keepdim, bool root, clb_tensor **out)
 {
     clb_status st = CLB_OK;
-    clb_tensor *x = NULL, *m = NULL, *s = NULL;
+    clb__expr *e = NULL;
     int nred = 0, red[CLB_MAX_DIMS];
     bool reduced[CLB_MAX_DIMS];
     if (!out) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "%s: out is NULL", fn);
@@ -158,48 +181,27 @@ static clb_status var_std(const char *fn, const clb_tensor *t, int naxes, const 
     CLB_TRY(check_keepdim(fn, keepdim));
     CLB_TRY(reduced_axes(fn, t->ndim, naxes, axes, reduced, &nred, red));
     clb_context *ctx = t->storage->ctx;
-    if (clb__dtype_is_float(t->dtype)) {
-        clb_tensor_retain((clb_tensor *)t);
-        x = (clb_tensor *)t;
-    } else {
-        if (!ctx->info.has_fp64)
-            CLB_FAIL(CLB_ERR_DTYPE,
-                     "%s: the result for %s input is float64 (NumPy), which device %s does not "
-                     "support (no cl_khr_fp64); cast the input to float32 first",
-                     fn, clb_dtype_name(t->dtype), ctx->info.name);
-        CLB_TRY(clb_cast(t, CLB_FLOAT64, &x));
+    bool is_float = clb__dtype_is_float(t->dtype);
+    if (!is_float && !ctx->info.has_fp64)
+        CLB_FAIL(CLB_ERR_DTYPE,
+                 "%s: the result for %s input is float64 (NumPy), which device %s does not "
+                 "support (no cl_khr_fp64); cast the input to float32 first",
+                 fn, clb_dtype_name(t->dtype), ctx->info.name);
+    if (t->numel == 0) {
+        CLB_TRY(clb_reduce(CLB_MEAN, t, nred, red, keepdim, out));
+        goto cleanup;
     }
-    int64_t count = 1;
-    for (int i = 0; i < nred; i++) count *= t->shape[red[i]];
-    CLB_TRY(clb_reduce(CLB_MEAN, x, nred, red, 1, &m));
-    const char *xm[2] = {"x", "m"};
-    const clb_tensor *args[2] = {x, m};
-    CLB_TRY(clb_eval_reduce(ctx, "(x - m) * (x - m)", 2, xm, args, CLB_SUM, nred, red, keepdim,
-                            &s));
-    /* NumPy divides by max(count - ddof, 0): 0 gives inf, or nan for 0 / 0. */
-    long long div = count - (long long)correction > 0 ? count - (long long)correction : 0;
-    /* A zero divisor is written as (s - s): rusticl (Mesa 22/23, llvmpipe) folds a
-       division by the literal 0 into a wrong finite value. */
-    char text[160], d[64];
-    if (div > 0)
-        snprintf(d, sizeof d, "%lld", div);
-    else
-        snprintf(d, sizeof d, x->dtype == CLB_FLOAT16 ? "(float32(s) - float32(s))" : "(s - s)");
-    if (x->dtype == CLB_FLOAT16) /* the count itself may exceed float16's range */
-        snprintf(text, sizeof text, root ? "float16(sqrt(float32(s) / %s))" : "float16(float32(s) / %s)",
-                 d);
-    else
-        snprintf(text, sizeof text, root ? "sqrt(s / %s)" : "s / %s", d);
-    const char *sn[1] = {"s"};
-    CLB_TRY(clb_eval(ctx, text, 1, sn, (const clb_tensor *const *)&s, out));
+    const char *xn[1] = {"x"};
+    CLB_TRY(clb__eval_prepare(fn, ctx, is_float ? "x" : "float64(x)", 1, xn, &t, &e));
+    clb_dtype rdt = is_float ? t->dtype : CLB_FLOAT64;
+    clb__moments_op m = {.in = rdt, .out = rdt, .correction = correction, .root = root};
+    CLB_TRY(fused(ctx, fn, e, 1, &t, t->ndim, t->shape, reduced, keepdim, rdt, NULL, &m, out));
 cleanup:
     if (st != CLB_OK) {
         clb_tensor_release(*out);
         *out = NULL;
     }
-    clb_tensor_release(x);
-    clb_tensor_release(m);
-    clb_tensor_release(s);
+    clb__expr_free(e);
     return st;
 }
 

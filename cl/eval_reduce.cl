@@ -40,6 +40,12 @@
  * result is M2 / max(count - correction, 0), or its square root (CLB_ROOT).
  * Partials are (mean, M2) pairs, merged by clb_moments_merge below.
  *
+ * CLB_ONLINE=1 (softmax, log_softmax, logsumexp): the fold keeps (m, s), the
+ * running maximum and the sum of exp(x - m), rescaled when the maximum grows
+ * (online softmax); lanes and chunks merge the same way. The output holds the
+ * pair: out[out_offset + 2 o] = m, out[out_offset + 2 o + 1] = s (accumulator
+ * dtype); partials are such pairs, merged by clb_online_merge.
+ *
  * Specialisation (-D, each with a default so the file compiles standalone):
  *   CLB_NIN                inputs (1..8), buffers p1..p8
  *   CLB_IN1_DTYPE ..       clb_dtype numbers of the inputs
@@ -92,6 +98,9 @@
 #endif
 #ifndef CLB_MOMENTS
 #define CLB_MOMENTS 0
+#endif
+#ifndef CLB_ONLINE
+#define CLB_ONLINE 0
 #endif
 #ifndef CLB_ROOT
 #define CLB_ROOT 0
@@ -168,7 +177,7 @@
 
 typedef CLB_STORAGE(CLB_ACC_DTYPE) clb_acc_t;
 typedef CLB_REG(CLB_EXPR_DTYPE) clb_val_t;
-#if CLB_FINAL
+#if CLB_FINAL && !CLB_ONLINE
 typedef CLB_STORAGE(CLB_OUT_DTYPE) clb_out_t;
 #else
 typedef clb_acc_t clb_out_t;
@@ -176,7 +185,7 @@ typedef clb_acc_t clb_out_t;
 
 #define CLB_FLOAT_ACC (CLB_ACC_DTYPE == 10 || CLB_ACC_DTYPE == 11)
 #define CLB_IS_SUM (CLB_OP == 0 || CLB_OP == 1)
-#define CLB_KAHAN (CLB_IS_SUM && CLB_FLOAT_ACC && !CLB_MOMENTS)
+#define CLB_KAHAN (CLB_IS_SUM && CLB_FLOAT_ACC && !CLB_MOMENTS && !CLB_ONLINE)
 
 #if CLB_IS_SUM
 #define CLB_IDENTITY ((clb_acc_t)0)
@@ -206,6 +215,34 @@ typedef clb_acc_t clb_out_t;
         const clb_acc_t d_ = (y) - (acc);                                                          \
         (acc) += d_ * (inv);                                                                       \
         (comp) += d_ * ((y) - (acc));                                                              \
+    } while (0)
+#endif
+#if CLB_ONLINE
+/* exp(a - b) for a <= b, 1 where they are equal (infinities included). */
+static clb_acc_t clb_ratio(clb_acc_t a, clb_acc_t b)
+{
+    return a == b ? (clb_acc_t)1 : exp(a - b);
+}
+/* (m, s) after one more value x, and after merging another pair (mb, sb). */
+#define CLB_OFOLD(m, s, x)                                                                         \
+    do {                                                                                           \
+        const clb_acc_t x_ = (x);                                                                  \
+        if (x_ > (m)) {                                                                            \
+            (s) = (s)*clb_ratio((m), x_) + (clb_acc_t)1;                                           \
+            (m) = x_;                                                                              \
+        } else {                                                                                   \
+            (s) += clb_ratio(x_, (m));                                                             \
+        }                                                                                          \
+    } while (0)
+#define CLB_OMERGE(m, s, mb, sb)                                                                   \
+    do {                                                                                           \
+        const clb_acc_t mb_ = (mb), sb_ = (sb);                                                    \
+        if (mb_ > (m)) {                                                                           \
+            (s) = (s)*clb_ratio((m), mb_) + sb_;                                                   \
+            (m) = mb_;                                                                             \
+        } else {                                                                                   \
+            (s) += sb_ * clb_ratio(mb_, (m));                                                      \
+        }                                                                                          \
     } while (0)
 #endif
 #if CLB_KAHAN
@@ -333,11 +370,17 @@ static clb_acc_t clb_moments_result(clb_acc_t m2, long n, long correction)
 
 /* Writes output o (CLB_FINAL) or its partial of chunk gy: acc, or with
    CLB_MOMENTS (mean, M2) = (acc, comp). */
-#if CLB_MOMENTS && CLB_FINAL
+#if CLB_ONLINE && CLB_FINAL
+#define CLB_WRITE(o, acc, comp)                                                                    \
+    do {                                                                                           \
+        out[out_offset + 2 * (o)] = (acc);                                                         \
+        out[out_offset + 2 * (o) + 1] = (comp);                                                    \
+    } while (0)
+#elif CLB_MOMENTS && CLB_FINAL
 #define CLB_WRITE(o, acc, comp)                                                                    \
     CLB_STORE(CLB_OUT_DTYPE, out, out_offset + (o),                                                \
               CLB_CONVERT(CLB_OUT_DTYPE, CLB_ACC_DTYPE, clb_moments_result((comp), red_numel, count)))
-#elif CLB_MOMENTS
+#elif CLB_MOMENTS || CLB_ONLINE
 #define CLB_WRITE(o, acc, comp)                                                                    \
     do {                                                                                           \
         const clb_index at_ = ((o) * (clb_index)get_num_groups(1) + gy) * 2;                       \
@@ -394,6 +437,8 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
 #if CLB_MOMENTS
     acc = 0;
     clb_acc_t nl = 0, pivot = 0;
+#elif CLB_ONLINE
+    acc = -(clb_acc_t)INFINITY;
 #endif
     clb_index r = start + ly;
     if (o < kept_numel && r < end) {
@@ -420,6 +465,8 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
 #if CLB_MOMENTS
             nl += 1;
             CLB_MFOLD(acc, comp, CLB_TO_ACC(val_) - pivot, (clb_acc_t)1 / nl);
+#elif CLB_ONLINE
+            CLB_OFOLD(acc, comp, CLB_TO_ACC(val_));
 #else
             CLB_FOLD(acc, comp, CLB_TO_ACC(val_));
 #endif
@@ -450,6 +497,23 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
             scratch[lid] = ma;
             scratch[wg + lid] = Ma;
             scratch[2 * wg + lid] = na;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (ly != 0 || o >= kept_numel) return;
+    acc = scratch[lx];
+    comp = scratch[wg + lx];
+#elif CLB_ONLINE
+    scratch[lid] = acc;
+    scratch[wg + lid] = comp;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int w = ly_count / 2; w > 0; w /= 2) {
+        if (ly < w) {
+            clb_acc_t ma = scratch[lid], sa = scratch[wg + lid];
+            const int b = lid + w * lx_count;
+            CLB_OMERGE(ma, sa, scratch[b], scratch[wg + b]);
+            scratch[lid] = ma;
+            scratch[wg + lid] = sa;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
@@ -498,7 +562,7 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
 #else
     _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++)
     {
-        lane[v] = CLB_IDENTITY;
+        lane[v] = CLB_ONLINE ? -(clb_acc_t)INFINITY : CLB_IDENTITY;
         lcomp[v] = 0;
     }
 #endif
@@ -518,6 +582,8 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
             }
 #if CLB_MOMENTS
             CLB_MFOLD(lane[v], lcomp[v], CLB_TO_ACC(val_) - pivot[v], inv);
+#elif CLB_ONLINE
+            CLB_OFOLD(lane[v], lcomp[v], CLB_TO_ACC(val_));
 #else
             CLB_FOLD(lane[v], lcomp[v], CLB_TO_ACC(val_));
 #endif
@@ -544,6 +610,8 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
 #if CLB_MOMENTS
     acc = 0;
     clb_acc_t nt = 0, nl = 0, pivot = 0; /* the tail's count, each lane's count */
+#elif CLB_ONLINE
+    acc = -(clb_acc_t)INFINITY;
 #endif
     if (start < end) {
         CLB_EACH(CLB_KEPT_BASE);
@@ -563,7 +631,7 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
         clb_acc_t lane[CLB_VEC], lcomp[CLB_VEC];
         _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++)
         {
-            lane[v] = CLB_MOMENTS ? 0 : CLB_IDENTITY;
+            lane[v] = CLB_MOMENTS ? 0 : CLB_ONLINE ? -(clb_acc_t)INFINITY : CLB_IDENTITY;
             lcomp[v] = 0;
         }
         while (r < end) {
@@ -585,6 +653,8 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
                     }
 #if CLB_MOMENTS
                     CLB_MFOLD(lane[v], lcomp[v], CLB_TO_ACC(val_) - pivot, inv);
+#elif CLB_ONLINE
+                    CLB_OFOLD(lane[v], lcomp[v], CLB_TO_ACC(val_));
 #else
                     CLB_FOLD(lane[v], lcomp[v], CLB_TO_ACC(val_));
 #endif
@@ -603,6 +673,8 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
 #if CLB_MOMENTS
                 nt += 1;
                 CLB_MFOLD(acc, comp, CLB_TO_ACC(val_) - pivot, (clb_acc_t)1 / nt);
+#elif CLB_ONLINE
+                CLB_OFOLD(acc, comp, CLB_TO_ACC(val_));
 #else
                 CLB_FOLD(acc, comp, CLB_TO_ACC(val_));
 #endif
@@ -630,6 +702,13 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
             ln += ln;
         }
         clb_chan(&nt, &acc, &comp, ln, lane[0], lcomp[0]);
+#elif CLB_ONLINE
+        _Pragma("unroll") for (int w = CLB_VEC / 2; w > 0; w /= 2)
+        {
+            _Pragma("unroll") for (int v = 0; v < w; v++)
+                CLB_OMERGE(lane[v], lcomp[v], lane[v + w], lcomp[v + w]);
+        }
+        CLB_OMERGE(acc, comp, lane[0], lcomp[0]);
 #else
 #if CLB_KAHAN
         _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++) lane[v] -= lcomp[v];
@@ -672,5 +751,25 @@ __kernel void clb_moments_merge(__global CLB_STORAGE(CLB_OUT_DTYPE) *out,
     }
     CLB_STORE(CLB_OUT_DTYPE, out, out_offset + o,
               CLB_CONVERT(CLB_OUT_DTYPE, CLB_ACC_DTYPE, clb_moments_result(m2, red_numel, correction)));
+}
+#endif
+
+#if CLB_ONLINE
+/* The partials of clb_eval_reduce's chunks, (m, s) pairs of chunk c of output
+   o at (o * chunks + c) * 2, merged in chunk order into the pair of output o. */
+__kernel void clb_online_merge(__global clb_acc_t *out, __global const clb_acc_t *partial,
+                               clb_index out_offset, clb_index kept_numel, clb_index red_numel,
+                               clb_index chunk, int chunks, long unused)
+{
+    (void)red_numel, (void)chunk, (void)unused;
+    const clb_index o = (clb_index)get_global_id(0);
+    if (o >= kept_numel) return;
+    clb_acc_t m = -(clb_acc_t)INFINITY, s = 0;
+    for (int c = 0; c < chunks; c++) {
+        const clb_index at = (o * chunks + c) * 2;
+        CLB_OMERGE(m, s, partial[at], partial[at + 1]);
+    }
+    out[out_offset + 2 * o] = m;
+    out[out_offset + 2 * o + 1] = s;
 }
 #endif

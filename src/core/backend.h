@@ -111,6 +111,14 @@ typedef struct clb__backend {
     clb_status (*eval_reduce)(clb_context *ctx, const struct clb__expr *e,
                               const clb__reduce_op *op, const clb__plan *plan,
                               void *const *handles, const clb_dtype *in);
+    /* Softmax's statistics in one pass (online softmax): for each output o of the
+       plan (laid out as for eval_reduce), m = the largest value and s = the sum
+       of exp(value - m), stored as the pair out[2 o], out[2 o + 1] of dtype
+       op->out (float32, or float64 for a float64 expression) from plan operand
+       0's offset; op->op is unused. */
+    clb_status (*eval_online)(clb_context *ctx, const struct clb__expr *e,
+                              const clb__reduce_op *op, const clb__plan *plan,
+                              void *const *handles, const clb_dtype *in);
     /* clb_var / clb_std in one pass over the expression's values (see clb__moments_op). */
     clb_status (*eval_moments)(clb_context *ctx, const struct clb__expr *e,
                                const clb__moments_op *op, const clb__plan *plan,

@@ -288,6 +288,66 @@ static clb_status host_eval_moments(clb_context *ctx, const clb__expr *e, const 
     return st;
 }
 
+/* ---- eval_online: softmax's (max, sum of exp) pairs in float64 -------------------- */
+
+typedef struct online_state {
+    double *pair; /* m, s per output */
+    int64_t out_start;
+    clb_dtype value_dtype;
+} online_state;
+
+/* exp(a - b) for a <= b, 1 where they are equal (infinities included). */
+static double ratio(double a, double b)
+{
+    return a == b ? 1.0 : exp(a - b);
+}
+
+static void online_visit(const int64_t *offsets, clb__value v, void *user)
+{
+    online_state *s = user;
+    double *p = &s->pair[2 * (offsets[0] - s->out_start)];
+    double x = clb__convert(v, s->value_dtype, CLB_FLOAT64).d;
+    if (x > p[0]) {
+        p[1] = p[1] * ratio(p[0], x) + 1.0;
+        p[0] = x;
+    } else {
+        p[1] += ratio(x, p[0]);
+    }
+}
+
+static clb_status host_eval_online(clb_context *ctx, const clb__expr *e, const clb__reduce_op *op,
+                                   const clb__plan *plan, void *const *handles,
+                                   const clb_dtype *in)
+{
+    (void)ctx;
+    size_t n = (size_t)op->out_numel;
+    if ((uint64_t)op->out_numel > SIZE_MAX / (2 * sizeof(double)))
+        return clb__fail(CLB_ERR_OUT_OF_MEMORY,
+                         "host backend: softmax of %lld rows needs more accumulator memory than "
+                         "can be addressed",
+                         (long long)op->out_numel);
+    online_state s = {malloc((n ? n : 1) * 2 * sizeof(double)), plan->offsets[0], op->in};
+    if (!s.pair)
+        return clb__fail(CLB_ERR_OUT_OF_MEMORY,
+                         "host backend: malloc of %zu bytes of softmax accumulators failed",
+                         n * 2 * sizeof(double));
+    for (size_t j = 0; j < n; j++) {
+        s.pair[2 * j] = -INFINITY;
+        s.pair[2 * j + 1] = 0;
+    }
+    clb_status st = clb__expr_host_each(e, plan, handles, in, online_visit, &s);
+    if (st == CLB_OK) {
+        clb__operand out = clb__operand_of(handles[0], op->out);
+        for (size_t j = 0; j < 2 * n; j++) {
+            clb__value r;
+            r.d = s.pair[j];
+            clb__operand_write(&out, s.out_start + (int64_t)j, r, CLB_FLOAT64);
+        }
+    }
+    free(s.pair);
+    return st;
+}
+
 /* ---- argmax / argmin ------------------------------------------------------------ */
 
 /* Compared as float64 (floats), int64 or uint64: every value exactly. */
@@ -423,6 +483,7 @@ static const clb__backend host_backend = {
     .eval_hoists = host_eval_hoists,
     .eval_reduce = host_eval_reduce,
     .eval_moments = host_eval_moments,
+    .eval_online = host_eval_online,
 };
 
 static uint64_t physical_memory_bytes(void)

@@ -362,5 +362,6 @@ static const clb__backend cl_backend = {
     .eval_hoists = cl_eval_hoists,
     .eval_reduce = clb__cl_eval_reduce,
     .eval_moments = clb__cl_eval_moments,
+    .eval_online = clb__cl_eval_online,
     .copy_from = cl_copy_from,
 };

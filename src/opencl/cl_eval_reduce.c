@@ -124,6 +124,7 @@ typedef struct er_job {
     const char *fn;
     clb__reduce_op op; /* op.in: the expression's dtype */
     bool moments, root;
+    bool online; /* softmax's (max, sum of exp) pairs */
     int64_t correction;
 } er_job;
 
@@ -147,13 +148,14 @@ static clb_status run(clb_context *ctx, const clb__expr *e, const er_job *job,
     if (plan->numel == 0 || op->out_numel == 0) goto cleanup; /* the op layer handles empty ones */
     split(plan, t);
     clb_dtype edt = op->in, out = op->out;
-    clb_dtype acc = job->moments ? (edt == CLB_FLOAT64 ? CLB_FLOAT64 : CLB_FLOAT32)
+    clb_dtype acc = job->moments || job->online ? (edt == CLB_FLOAT64 ? CLB_FLOAT64 : CLB_FLOAT32)
                                  : accumulator(op->op, edt);
     if ((acc == CLB_FLOAT64 || out == CLB_FLOAT64 || edt == CLB_FLOAT64) && !ctx->info.has_fp64)
         CLB_FAIL(CLB_ERR_DTYPE,
                  "%s: %s of a %s expression needs float64 arithmetic, which OpenCL device %s "
                  "does not support (no cl_khr_fp64); cast to float32 in the expression",
-                 fn, job->moments ? (job->root ? "std" : "var") : clb_reduce_op_name(op->op),
+                 fn, job->moments ? (job->root ? "std" : "var")
+                                  : job->online ? "softmax" : clb_reduce_op_name(op->op),
                  clb_dtype_name(edt), ctx->info.name);
     for (int j = 0; j < t->nin; j++)
         if (in[j] == CLB_FLOAT64 && !ctx->info.has_fp64)
@@ -268,6 +270,7 @@ static clb_status run(clb_context *ctx, const clb__expr *e, const er_job *job,
          append(&options, &olen, " -DCLB_TREE=%" PRId64, tree) &&
          append(&options, &olen, " -DCLB_KLANES=%" PRId64, klanes) &&
          append(&options, &olen, " -DCLB_MOMENTS=%" PRId64, job->moments) &&
+         append(&options, &olen, " -DCLB_ONLINE=%" PRId64, job->online) &&
          append(&options, &olen, " -DCLB_ROOT=%" PRId64, job->root) &&
          append(&options, &olen, " -DCLB_INDEX64=%" PRId64, wide);
     if (ok) {
@@ -303,7 +306,7 @@ static clb_status run(clb_context *ctx, const clb__expr *e, const er_job *job,
     CLB_CL_CHECK(err, "clCreateBuffer (eval_reduce stride table)");
     if (!final) {
         size_t bytes = (size_t)t->kept_numel * (size_t)chunks * clb_dtype_size(acc) *
-                       (job->moments ? 2 : 1);
+                       (job->moments || job->online ? 2 : 1);
         partial = clCreateBuffer(cl->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
         if (CLB__FAULT(CLB__FAULT_BUFFER)) err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
         CLB_CL_CHECK(err, "clCreateBuffer (eval_reduce partials)");
@@ -342,7 +345,8 @@ static clb_status run(clb_context *ctx, const clb__expr *e, const er_job *job,
     if (err == CL_SUCCESS) err = clSetKernelArg(kernel, arg++, sizeof count, &count);
     if (err == CL_SUCCESS)
         err = clSetKernelArg(kernel, arg++,
-                             (size_t)(tree ? wg : 1) * clb_dtype_size(acc) * (job->moments ? 3 : 1),
+                             (size_t)(tree ? wg : 1) * clb_dtype_size(acc) *
+                                 (job->moments ? 3 : job->online ? 2 : 1),
                              NULL);
     if (err == CL_SUCCESS) err = clSetKernelArg(kernel, arg++, sizeof(cl_mem), &table);
     if (err == CL_SUCCESS) err = clSetKernelArg(kernel, arg++, sizeof zero, &zero);
@@ -355,9 +359,10 @@ static clb_status run(clb_context *ctx, const clb__expr *e, const er_job *job,
     clb__cl_kernel_unlock(cl);
     k = NULL;
 
-    if (!final && job->moments) {
-        /* (mean, M2) per chunk, merged per output (cl/eval_reduce.cl). */
-        CLB_TRY(clb__cl_kernel_for(cl, CLB__KERNEL_EVAL_REDUCE, program, 1, "clb_moments_merge", &k));
+    if (!final && (job->moments || job->online)) {
+        /* (mean, M2) or (m, s) per chunk, merged per output (cl/eval_reduce.cl). */
+        CLB_TRY(clb__cl_kernel_for(cl, CLB__KERNEL_EVAL_REDUCE, program, job->online ? 2 : 1,
+                                   job->online ? "clb_online_merge" : "clb_moments_merge", &k));
         kernel = k->kernel;
         cl_long sc[4] = {t->out_offset, t->kept_numel, t->red_numel, chunk};
         cl_int nch = (cl_int)chunks;
@@ -418,5 +423,13 @@ clb_status clb__cl_eval_moments(clb_context *ctx, const clb__expr *e, const clb_
                   .op = {.op = CLB_SUM, .in = op->in, .out = op->out, .count = op->count,
                          .out_numel = op->out_numel},
                   .moments = true, .root = op->root, .correction = op->correction};
+    return run(ctx, e, &job, plan, handles, in);
+}
+
+clb_status clb__cl_eval_online(clb_context *ctx, const clb__expr *e, const clb__reduce_op *op,
+                               const clb__plan *plan, void *const *handles, const clb_dtype *in)
+{
+    er_job job = {.fn = "clb_softmax", .op = *op, .online = true};
+    job.op.op = CLB_MAX;
     return run(ctx, e, &job, plan, handles, in);
 }

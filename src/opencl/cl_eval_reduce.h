@@ -14,6 +14,10 @@ clb_status clb__cl_eval_reduce(clb_context *ctx, const clb__expr *e, const clb__
 clb_status clb__cl_eval_moments(clb_context *ctx, const clb__expr *e, const clb__moments_op *op,
                                 const clb__plan *plan, void *const *handles, const clb_dtype *in);
 
+/* The backend's eval_online slot (backend.h). */
+clb_status clb__cl_eval_online(clb_context *ctx, const clb__expr *e, const clb__reduce_op *op,
+                               const clb__plan *plan, void *const *handles, const clb_dtype *in);
+
 /* " -DCLB_USE_<dt>=1 ... -DCLB_EVAL_BODY=<statements>" for e: cl/eval.cl's
    statements, ending in CLB_RESULT(value) with the value in the expression's
    dtype; *defines is malloc'd. CLB_ERR_DTYPE (naming fn) for float64 arithmetic

@@ -60,7 +60,7 @@ static clb_status check_keepdim(const char *fn, int keepdim)
 static clb_status fused(clb_context *ctx, const char *fn, const clb__expr *e, int n,
                         const clb_tensor *const *inputs, int nd, const int64_t *shape,
                         const bool *reduced, int keepdim, clb_dtype rdt, clb__reduce_op *rop,
-                        clb__moments_op *mop, clb_tensor **out)
+                        clb__moments_op *mop, bool online, clb_tensor **out)
 {
     clb_status st = CLB_OK;
     clb__plan *plan = NULL;
@@ -72,6 +72,11 @@ static clb_status fused(clb_context *ctx, const char *fn, const clb__expr *e, in
         keep_shape[d] = reduced[d] ? 1 : shape[d];
         if (reduced[d]) count *= shape[d];
         if (keepdim || !reduced[d]) out_shape[out_nd++] = keep_shape[d];
+    }
+    if (online) { /* the pairs: keepdim and a last axis of 2 */
+        for (int d = 0; d < nd; d++) out_shape[d] = keep_shape[d];
+        out_shape[nd] = 2;
+        out_nd = nd + 1;
     }
     clb__contiguous_strides(nd, keep_shape, out_strides);
     for (int d = 0; d < nd; d++)
@@ -96,8 +101,9 @@ static clb_status fused(clb_context *ctx, const char *fn, const clb__expr *e, in
     clb__plan_make(plan, n + 1, nd, shape, strides, offsets);
     if (rop) {
         rop->count = count;
-        rop->out_numel = (*out)->numel;
-        CLB_TRY(ctx->backend->eval_reduce(ctx, e, rop, plan, handles, dtypes));
+        rop->out_numel = online ? (*out)->numel / 2 : (*out)->numel;
+        CLB_TRY(online ? ctx->backend->eval_online(ctx, e, rop, plan, handles, dtypes)
+                       : ctx->backend->eval_reduce(ctx, e, rop, plan, handles, dtypes));
     } else {
         mop->count = count;
         mop->out_numel = (*out)->numel;
@@ -152,7 +158,7 @@ clb_status clb_eval_reduce(clb_context *ctx, const char *expr, int n, const char
         goto cleanup;
     }
     clb__reduce_op r = {.op = op, .in = edt, .out = rdt};
-    CLB_TRY(fused(ctx, fn, e, n, inputs, nd, shape, reduced, keepdim, rdt, &r, NULL, out));
+    CLB_TRY(fused(ctx, fn, e, n, inputs, nd, shape, reduced, keepdim, rdt, &r, NULL, false, out));
 cleanup:
     if (st != CLB_OK) {
         clb_tensor_release(*out);
@@ -195,7 +201,7 @@ static clb_status var_std(const char *fn, const clb_tensor *t, int naxes, const 
     CLB_TRY(clb__eval_prepare(fn, ctx, is_float ? "x" : "float64(x)", 1, xn, &t, &e));
     clb_dtype rdt = is_float ? t->dtype : CLB_FLOAT64;
     clb__moments_op m = {.in = rdt, .out = rdt, .correction = correction, .root = root};
-    CLB_TRY(fused(ctx, fn, e, 1, &t, t->ndim, t->shape, reduced, keepdim, rdt, NULL, &m, out));
+    CLB_TRY(fused(ctx, fn, e, 1, &t, t->ndim, t->shape, reduced, keepdim, rdt, NULL, &m, false, out));
 cleanup:
     if (st != CLB_OK) {
         clb_tensor_release(*out);
@@ -219,17 +225,22 @@ clb_status clb_std(const clb_tensor *t, int naxes, const int *axes, int correcti
 
 /* ---- softmax, log_softmax, logsumexp --------------------------------------------- */
 
-/* The shift: the maximum where it is finite, else 0 (so a row of -inf gives
-   exp(-inf) = 0 sums, and +inf stays +inf), as scipy's logsumexp. */
-#define SHIFT "where(m - m == 0, m, 0)"
-
 enum { SOFTMAX, LOG_SOFTMAX, LOGSUMEXP };
 
+/* Two passes over the data at most: one (the backend's eval_online slot, online
+   softmax) gives each row's m = max and s = sum of exp(x - m), as pairs in the
+   accumulator dtype (float32, float64 for float64); softmax and log_softmax
+   then write exp(x - m) / s and (x - m) - log(s) (one clb_eval over x and the
+   pairs' strided views), logsumexp is m + log(s) over the pairs alone. x - m is
+   exact for large inputs (no inf or nan at +-1e4); a row of -inf has m = -inf
+   and gives NaN (softmax) and -inf (logsumexp), a +inf gives NaN at its place
+   (NumPy / SciPy). */
 static clb_status softmax_like(const char *fn, int kind, const clb_tensor *t, int naxes,
                                const int *axes, int keepdim, clb_tensor **out)
 {
     clb_status st = CLB_OK;
-    clb_tensor *m = NULL, *s = NULL, *r = NULL;
+    clb__expr *e = NULL;
+    clb_tensor *pair = NULL, *m = NULL, *s = NULL, *m1 = NULL, *s1 = NULL, *r = NULL;
     int nred = 0, red[CLB_MAX_DIMS];
     bool reduced[CLB_MAX_DIMS];
     if (!out) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "%s: out is NULL", fn);
@@ -242,47 +253,61 @@ static clb_status softmax_like(const char *fn, int kind, const clb_tensor *t, in
     CLB_TRY(check_keepdim(fn, keepdim));
     CLB_TRY(reduced_axes(fn, t->ndim, naxes, axes, reduced, &nred, red));
     clb_context *ctx = t->storage->ctx;
-    const char *xm[2] = {"x", "m"};
+    const char *xn[1] = {"x"};
     const char *xms[3] = {"x", "m", "s"};
     const char *ms[2] = {"m", "s"};
     if (t->numel == 0) {
-        /* Nothing to shift by: softmax of nothing is empty, logsumexp of nothing is
-           log(0) = -inf. */
+        /* Softmax of nothing is empty, logsumexp of nothing is log(0) = -inf. */
         CLB_TRY(clb_reduce(CLB_SUM, t, nred, red, kind == LOGSUMEXP ? keepdim : 1, &s));
-        if (kind == LOGSUMEXP) {
+        if (kind == LOGSUMEXP)
             CLB_TRY(clb_eval(ctx, "log(s)", 1, ms + 1, (const clb_tensor *const *)&s, out));
-        } else {
-            const char *xn[1] = {"x"};
+        else
             CLB_TRY(clb_eval(ctx, "x", 1, xn, &t, out));
-        }
         goto cleanup;
     }
-    CLB_TRY(clb_reduce(CLB_MAX, t, nred, red, 1, &m));
-    const clb_tensor *xm_in[2] = {t, m};
-    CLB_TRY(clb_eval_reduce(ctx, "exp(x - " SHIFT ")", 2, xm, xm_in, CLB_SUM, nred, red, 1, &s));
+    CLB_TRY(clb__eval_prepare(fn, ctx, "x", 1, xn, &t, &e));
+    clb_dtype acc = t->dtype == CLB_FLOAT64 ? CLB_FLOAT64 : CLB_FLOAT32;
+    clb__reduce_op rop = {.op = CLB_MAX, .in = t->dtype, .out = acc};
+    CLB_TRY(fused(ctx, fn, e, 1, &t, t->ndim, t->shape, reduced, 1, acc, &rop, NULL, true, &pair));
+    /* m and s: views of the pairs with the kept shape (size 1 on reduced axes). */
+    int nd = t->ndim;
+    CLB_TRY(clb_slice(pair, nd, 0, 1, 1, &m1));
+    CLB_TRY(clb_slice(pair, nd, 1, 2, 1, &s1));
+    CLB_TRY(clb_squeeze(m1, nd, &m));
+    CLB_TRY(clb_squeeze(s1, nd, &s));
     const clb_tensor *xms_in[3] = {t, m, s};
     const clb_tensor *ms_in[2] = {m, s};
+    bool half = t->dtype == CLB_FLOAT16;
     if (kind == SOFTMAX)
-        CLB_TRY(clb_eval(ctx, "exp(x - " SHIFT ") / s", 3, xms, xms_in, out));
+        CLB_TRY(clb_eval(ctx, half ? "float16(exp(x - m) / s)" : "exp(x - m) / s", 3, xms, xms_in,
+                         out));
     else if (kind == LOG_SOFTMAX)
-        CLB_TRY(clb_eval(ctx, "x - " SHIFT " - log(s)", 3, xms, xms_in, out));
-    else if (keepdim)
-        CLB_TRY(clb_eval(ctx, "log(s) + " SHIFT, 2, ms, ms_in, out));
+        CLB_TRY(clb_eval(ctx, half ? "float16((x - m) - log(s))" : "(x - m) - log(s)", 3, xms,
+                         xms_in, out));
     else {
-        int64_t out_shape[CLB_MAX_DIMS];
-        int out_nd = 0;
-        for (int d = 0; d < t->ndim; d++)
-            if (!reduced[d]) out_shape[out_nd++] = t->shape[d];
-        CLB_TRY(clb_eval(ctx, "log(s) + " SHIFT, 2, ms, ms_in, &r));
-        CLB_TRY(clb_reshape(r, out_nd, out_shape, out));
+        CLB_TRY(clb_eval(ctx, half ? "float16(m + log(s))" : "m + log(s)", 2, ms, ms_in, &r));
+        if (keepdim) {
+            *out = r;
+            r = NULL;
+        } else {
+            int64_t out_shape[CLB_MAX_DIMS];
+            int out_nd = 0;
+            for (int d = 0; d < t->ndim; d++)
+                if (!reduced[d]) out_shape[out_nd++] = t->shape[d];
+            CLB_TRY(clb_reshape(r, out_nd, out_shape, out));
+        }
     }
 cleanup:
     if (st != CLB_OK) {
         clb_tensor_release(*out);
         *out = NULL;
     }
+    clb__expr_free(e);
+    clb_tensor_release(pair);
     clb_tensor_release(m);
     clb_tensor_release(s);
+    clb_tensor_release(m1);
+    clb_tensor_release(s1);
     clb_tensor_release(r);
     return st;
 }

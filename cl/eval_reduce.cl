@@ -258,6 +258,39 @@ static clb_acc_t clb_ratio(clb_acc_t a, clb_acc_t b)
 #endif
 #define CLB_TO_ACC(v) CLB_CONVERT(CLB_ACC_DTYPE, CLB_EXPR_DTYPE, v)
 
+/* Lanes as one vector (CPU kernels, float accumulators): the fold of a run of
+   CLB_VEC values in vector registers, whatever the compiler makes of the
+   scalar body. inv: Welford's 1 / count. */
+#define CLB_VLANES (!CLB_TREE && CLB_VEC % 16 == 0 && CLB_FLOAT_ACC && (CLB_KAHAN || CLB_MOMENTS || CLB_ONLINE))
+#if CLB_VLANES
+typedef CLB_CAT(CLB_STORAGE(CLB_ACC_DTYPE), 16) clb_accv_t;
+#if CLB_KAHAN
+#define CLB_VFOLD(s, c, x, inv)                                                                    \
+    do {                                                                                           \
+        const clb_accv_t y_ = (x) - (c);                                                           \
+        const clb_accv_t t_ = (s) + y_;                                                            \
+        (c) = (t_ - (s)) - y_;                                                                     \
+        (s) = t_;                                                                                  \
+    } while (0)
+#elif CLB_MOMENTS
+#define CLB_VFOLD(s, c, x, inv)                                                                    \
+    do {                                                                                           \
+        const clb_accv_t y_ = (x), d_ = y_ - (s);                                                  \
+        (s) += d_ * (inv);                                                                         \
+        (c) += d_ * (y_ - (s));                                                                    \
+    } while (0)
+#else
+/* exp(a - b), 1 where a == b (infinities included). */
+#define CLB_VRATIO(a, b) select(exp((a) - (b)), (clb_accv_t)1, isequal((a), (b)))
+#define CLB_VFOLD(m, s, x, inv)                                                                    \
+    do {                                                                                           \
+        const clb_accv_t x_ = (x), mn_ = fmax((m), x_);                                            \
+        (s) = (s)*CLB_VRATIO((m), mn_) + CLB_VRATIO(x_, mn_);                                      \
+        (m) = mn_;                                                                                 \
+    } while (0)
+#endif
+#endif
+
 /* ---- the table ------------------------------------------------------------------------ */
 #define CLB_KSHAPE(d) table[d]
 #define CLB_RSHAPE(d) table[CLB_KDIM + (d)]
@@ -568,11 +601,40 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
 #endif
     clb_index r = start, q = r / n_inner, i = r - q * n_inner;
     CLB_EACH(CLB_OUTER_OFF);
+#if CLB_VLANES
+    /* CLB_VEC / 16 vectors of lanes */
+    clb_accv_t vl[CLB_VEC / 16], vc[CLB_VEC / 16];
+    _Pragma("unroll") for (int u = 0; u < CLB_VEC / 16; u++)
+    {
+        vl[u] = vload16(u, lane);
+        vc[u] = vload16(u, lcomp);
+    }
+#endif
     for (; r < end; ++r) {
 #if CLB_MOMENTS
         nl += 1;
         const clb_acc_t inv = (clb_acc_t)1 / nl;
 #endif
+#if CLB_VLANES
+        clb_acc_t vals[CLB_VEC];
+        _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++)
+        {
+            clb_val_t val_;
+            {
+                CLB_EACH(CLB_AT_LANE);
+                CLB_EVAL_BODY
+            }
+            vals[v] = CLB_TO_ACC(val_);
+        }
+        _Pragma("unroll") for (int u = 0; u < CLB_VEC / 16; u++)
+        {
+#if CLB_MOMENTS
+            CLB_VFOLD(vl[u], vc[u], vload16(u, vals) - vload16(u, pivot), inv);
+#else
+            CLB_VFOLD(vl[u], vc[u], vload16(u, vals), 0);
+#endif
+        }
+#else
         _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++)
         {
             clb_val_t val_;
@@ -588,12 +650,20 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
             CLB_FOLD(lane[v], lcomp[v], CLB_TO_ACC(val_));
 #endif
         }
+#endif
         if (++i == n_inner) {
             i = 0;
             ++q;
             CLB_EACH(CLB_OUTER_OFF);
         }
     }
+#if CLB_VLANES
+    _Pragma("unroll") for (int u = 0; u < CLB_VEC / 16; u++)
+    {
+        vstore16(vl[u], u, lane);
+        vstore16(vc[u], u, lcomp);
+    }
+#endif
     for (int v = 0; v < CLB_VEC; v++) {
 #if CLB_KAHAN
         lane[v] -= lcomp[v];
@@ -634,6 +704,9 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
             lane[v] = CLB_MOMENTS ? 0 : CLB_ONLINE ? -(clb_acc_t)INFINITY : CLB_IDENTITY;
             lcomp[v] = 0;
         }
+#if CLB_VLANES
+        clb_accv_t vl = vload16(0, lane), vc = vload16(0, lcomp);
+#endif
         while (r < end) {
             const clb_index m = min(n_inner - i, end - r); /* left in this inner row */
             clb_index j = 0;
@@ -643,6 +716,24 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
                 nl += 1;
                 const clb_acc_t inv = (clb_acc_t)1 / nl;
 #endif
+#if CLB_VLANES
+                clb_acc_t vals[CLB_VEC];
+                _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++)
+                {
+                    clb_val_t val_;
+                    {
+                        const clb_index i = i0 + v;
+                        CLB_EACH(CLB_AT);
+                        CLB_EVAL_BODY
+                    }
+                    vals[v] = CLB_TO_ACC(val_);
+                }
+#if CLB_MOMENTS
+                CLB_VFOLD(vl, vc, vload16(0, vals) - pivot, inv);
+#else
+                CLB_VFOLD(vl, vc, vload16(0, vals), 0);
+#endif
+#else
                 _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++)
                 {
                     clb_val_t val_;
@@ -659,6 +750,7 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
                     CLB_FOLD(lane[v], lcomp[v], CLB_TO_ACC(val_));
 #endif
                 }
+#endif
             }
             for (; j < m; j++) {
                 clb_val_t val_;
@@ -687,6 +779,10 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
                 CLB_EACH(CLB_OUTER_OFF);
             }
         }
+#if CLB_VLANES
+        vstore16(vl, 0, lane);
+        vstore16(vc, 0, lcomp);
+#endif
         /* The lanes pairwise, then the tail's fold. */
 #if CLB_MOMENTS
         clb_acc_t ln = nl;

@@ -288,6 +288,24 @@ static void arg_values_body(clb_context *ctx, const char *sel)
     expect_values(r, an0, 4, 0, "argmin axis 0", sel);
     clb_tensor_release(r);
 
+    /* Rows long enough for the vector scan of CPU devices (16 lanes, then a tail):
+       ties across lanes, the first NaN, and a NaN in the tail. */
+    float lx[3 * 40];
+    for (int i = 0; i < 3 * 40; i++) lx[i] = (float)(i % 7);
+    lx[5] = lx[21] = 9, lx[17] = lx[2] = -3;          /* row 0: max at 5 and 21, min at 2 and 17 */
+    lx[40 + 30] = lx[40 + 33] = NAN, lx[40 + 3] = 9; /* row 1: NaN at 30 (lane 14) and 33 */
+    lx[80 + 38] = NAN, lx[80 + 4] = -9;              /* row 2: NaN in the tail */
+    clb_tensor *tl = f32(ctx, 2, (int64_t[]){3, 40}, lx);
+    CLBT_OK(clb_argmax(tl, 1, 0, &r));
+    const double lm[3] = {5, 30, 38};
+    expect_values(r, lm, 3, 0, "argmax of long rows", sel);
+    clb_tensor_release(r);
+    CLBT_OK(clb_argmin(tl, 1, 0, &r));
+    const double ln[3] = {2, 30, 38};
+    expect_values(r, ln, 3, 0, "argmin of long rows", sel);
+    clb_tensor_release(r);
+    clb_tensor_release(tl);
+
     const int64_t zshape[2] = {3, 0};
     clb_tensor *z = NULL;
     CLBT_OK(clb_tensor_empty(ctx, CLB_FLOAT32, 2, zshape, &z));
@@ -509,7 +527,7 @@ static void test_eval_reduce(void **state)
    (float sums, max with NaN, exact int32 sums) and clb_var, against the host. */
 static void eval_reduce_paths_body(clb_context *ctx, const char *sel)
 {
-    const int64_t shapes[4][2] = {{3, 40000}, {20000, 32}, {33, 7}, {64, 48}};
+    const int64_t shapes[4][2] = {{3, 40000}, {20000, 64}, {33, 7}, {64, 192}};
     const int axes_of[4] = {1, 0, 0, 0};
     const char *names[2] = {"x", "y"};
     for (int c = 0; c < 5; c++) {

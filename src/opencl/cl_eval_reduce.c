@@ -116,8 +116,11 @@ static int64_t pow2_at_least(int64_t v)
 #define LOOP_ITEMS 256
 /* Fewest elements a CPU item folds when the reduced range is split. */
 #define LOOP_MIN_CHUNK 4096
-/* cl/eval_reduce.cl's CLB_VEC: lanes per CPU work item. */
+/* cl/eval_reduce.cl's CLB_VEC: lanes per CPU work item along the reduced axis,
+   and outputs per item with lanes over outputs (four cache lines of float32
+   per step: neighbouring lines prefetch together). */
 #define VEC 16
+#define KVEC 64
 
 /* What one call folds: a clb_reduce_op, or the moments of clb_var / clb_std. */
 typedef struct er_job {
@@ -200,7 +203,7 @@ static clb_status run(clb_context *ctx, const clb__expr *e, const er_job *job,
         /* Lanes over outputs where the innermost kept axis is contiguous for the
            inputs that move along it (the others broadcast along it) and holds
            whole runs of CLB_VEC outputs. */
-        bool kfast = t->kdim > 0 && t->kshape[t->kdim - 1] % VEC == 0, moving = false;
+        bool kfast = t->kdim > 0 && t->kshape[t->kdim - 1] % KVEC == 0, moving = false;
         for (int j = 0; j < t->nin && kfast; j++) {
             int64_t ks = t->kstride[j][t->kdim - 1];
             kfast = ks == 0 || ks == 1;
@@ -208,7 +211,7 @@ static clb_status run(clb_context *ctx, const clb__expr *e, const er_job *job,
         }
         kfast = kfast && moving;
         klanes = kfast;
-        int64_t items = klanes ? t->kept_numel / VEC : t->kept_numel;
+        int64_t items = klanes ? t->kept_numel / KVEC : t->kept_numel;
         chunks = items >= LOOP_ITEMS ? 1 : (LOOP_ITEMS + items - 1) / items;
         int64_t most = t->red_numel / LOOP_MIN_CHUNK;
         if (chunks > most) chunks = most > 1 ? most : 1;
@@ -269,6 +272,7 @@ static clb_status run(clb_context *ctx, const clb__expr *e, const er_job *job,
          append(&options, &olen, " -DCLB_RDIM=%" PRId64, t->rdim) &&
          append(&options, &olen, " -DCLB_TREE=%" PRId64, tree) &&
          append(&options, &olen, " -DCLB_KLANES=%" PRId64, klanes) &&
+         append(&options, &olen, " -DCLB_VEC=%" PRId64, klanes ? KVEC : VEC) &&
          append(&options, &olen, " -DCLB_MOMENTS=%" PRId64, job->moments) &&
          append(&options, &olen, " -DCLB_ONLINE=%" PRId64, job->online) &&
          append(&options, &olen, " -DCLB_ROOT=%" PRId64, job->root) &&
@@ -351,7 +355,7 @@ static clb_status run(clb_context *ctx, const clb__expr *e, const er_job *job,
     if (err == CL_SUCCESS) err = clSetKernelArg(kernel, arg++, sizeof(cl_mem), &table);
     if (err == CL_SUCCESS) err = clSetKernelArg(kernel, arg++, sizeof zero, &zero);
     CLB_CL_CHECK(err, "clSetKernelArg");
-    int64_t groups_x = ((klanes ? t->kept_numel / VEC : t->kept_numel) + lx - 1) / lx;
+    int64_t groups_x = ((klanes ? t->kept_numel / KVEC : t->kept_numel) + lx - 1) / lx;
     size_t local[2] = {(size_t)wg, 1}, global[2] = {(size_t)(groups_x * wg), (size_t)chunks};
     err = clEnqueueNDRangeKernel(cl->queue, kernel, 2, NULL, global, local, 0, NULL, NULL);
     if (CLB__FAULT(CLB__FAULT_ENQUEUE)) err = CL_OUT_OF_RESOURCES;

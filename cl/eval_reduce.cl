@@ -102,11 +102,16 @@
 #ifndef CLB_ONLINE
 #define CLB_ONLINE 0
 #endif
+#ifndef CLB_SOFTMAX_ROWS
+#define CLB_SOFTMAX_ROWS 0
+#endif
 #ifndef CLB_ROOT
 #define CLB_ROOT 0
 #endif
 #ifndef CLB_EVAL_BODY /* x * x */
+#ifndef CLB_IN1_DTYPE
 #define CLB_IN1_DTYPE 10
+#endif
 #define CLB_EVAL_BODY                                                                              \
     CLB_LET(0, 10, CLB_LOAD(10, p1, o1));                                                          \
     CLB_RESULT(v0 * v0);
@@ -369,8 +374,12 @@ typedef CLB_CAT(CLB_STORAGE(CLB_ACC_DTYPE), 16) clb_accv_t;
 #define CLB_KIN8 2
 #endif
 /* Offsets of element (q, i) of the reduced range, and of lane v's output in kept lanes. */
-#define CLB_AT(k) const clb_index o##k = qo##k + i * si##k
-#define CLB_AT_LANE(k) const clb_index o##k = qo##k + i * si##k + v * ki##k
+#define CLB_AT(k)                                                                                  \
+    const clb_index o##k = qo##k + i * si##k;                                                      \
+    (void)o##k
+#define CLB_AT_LANE(k)                                                                             \
+    const clb_index o##k = qo##k + i * si##k + v * ki##k;                                          \
+    (void)o##k
 #define CLB_QO_IS_B(k) const clb_index qo##k = b##k
 #define CLB_PTR(k, dt) __global const CLB_STORAGE(dt) *p##k
 
@@ -710,6 +719,30 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
         while (r < end) {
             const clb_index m = min(n_inner - i, end - r); /* left in this inner row */
             clb_index j = 0;
+#if CLB_VLANES && CLB_ONLINE
+            /* Blocks of 8 runs: one rescale per block, so about one exp per value. */
+            for (; j + 8 * CLB_VEC <= m; j += 8 * CLB_VEC) {
+                const clb_index i0 = i + j;
+                clb_acc_t vals[8 * CLB_VEC];
+                _Pragma("unroll") for (int v = 0; v < 8 * CLB_VEC; v++)
+                {
+                    clb_val_t val_;
+                    {
+                        const clb_index i = i0 + v;
+                        CLB_EACH(CLB_AT);
+                        CLB_EVAL_BODY
+                    }
+                    vals[v] = CLB_TO_ACC(val_);
+                }
+                clb_accv_t bm = vload16(0, vals);
+                _Pragma("unroll") for (int u = 1; u < 8; u++) bm = fmax(bm, vload16(u, vals));
+                const clb_accv_t mn = fmax(vl, bm);
+                clb_accv_t add = CLB_VRATIO(vload16(0, vals), mn);
+                _Pragma("unroll") for (int u = 1; u < 8; u++) add += CLB_VRATIO(vload16(u, vals), mn);
+                vc = vc * CLB_VRATIO(vl, mn) + add;
+                vl = mn;
+            }
+#endif
             for (; j + CLB_VEC <= m; j += CLB_VEC) {
                 const clb_index i0 = i + j;
 #if CLB_MOMENTS
@@ -867,5 +900,63 @@ __kernel void clb_online_merge(__global clb_acc_t *out, __global const clb_acc_t
     }
     out[out_offset + 2 * o] = m;
     out[out_offset + 2 * o + 1] = s;
+}
+#endif
+
+#if CLB_SOFTMAX_ROWS
+/* softmax's second pass over C-contiguous rows on CPU devices (one work item
+   per row, 16-wide vectors; -DCLB_SOFTMAX_ROWS=1, the input dtype in
+   CLB_IN1_DTYPE, the pairs of the first pass in the accumulator dtype):
+   out = exp(x - m) / s, or with CLB_SM_LOG (x - m) - log(s), computed in the
+   accumulator dtype and rounded once to the input's, as clb_eval does. */
+#ifndef CLB_SM_LOG
+#define CLB_SM_LOG 0
+#endif
+#if CLB_IN1_DTYPE == 9
+#define CLB_SM_LOAD16(p, at) vload_half16(0, (p) + (at))
+#define CLB_SM_STORE16(v, p, at) vstore_half16((v), 0, (p) + (at))
+#elif CLB_ACC_DTYPE == 11
+#define CLB_SM_LOAD16(p, at) vload16(0, (p) + (at))
+#define CLB_SM_STORE16(v, p, at) vstore16((v), 0, (p) + (at))
+#else
+#define CLB_SM_LOAD16(p, at) vload16(0, (p) + (at))
+#define CLB_SM_STORE16(v, p, at) vstore16((v), 0, (p) + (at))
+#endif
+typedef CLB_CAT(CLB_STORAGE(CLB_ACC_DTYPE), 16) clb_smv_t;
+/* float16 loads give float16 vectors already; float32 and float64 match the accumulator. */
+#define CLB_CONVERT_V16(v) (v)
+#define CLB_STORE_V16(v) (v)
+
+__kernel void clb_softmax_rows(__global CLB_STORAGE(CLB_IN1_DTYPE) *out,
+                               __global const CLB_STORAGE(CLB_IN1_DTYPE) *in,
+                               __global const clb_acc_t *pair, long in_offset, long out_offset,
+                               long pair_offset, long rows, long len)
+{
+    for (long row = (long)get_global_id(0); row < rows; row += (long)get_global_size(0)) {
+        const clb_acc_t m = pair[pair_offset + 2 * row], s = pair[pair_offset + 2 * row + 1];
+#if CLB_SM_LOG
+        const clb_acc_t ls = log(s);
+#endif
+        const long a = in_offset + row * len, b = out_offset + row * len;
+        long j = 0;
+        for (; j + 16 <= len; j += 16) {
+            const clb_smv_t x = CLB_CONVERT_V16(CLB_SM_LOAD16(in, a + j));
+#if CLB_SM_LOG
+            const clb_smv_t y = (x - m) - ls;
+#else
+            const clb_smv_t y = exp(x - m) / s;
+#endif
+            CLB_SM_STORE16(CLB_STORE_V16(y), out, b + j);
+        }
+        for (; j < len; j++) {
+            const clb_acc_t x = CLB_CONVERT(CLB_ACC_DTYPE, CLB_IN1_DTYPE, CLB_LOAD(CLB_IN1_DTYPE, in, a + j));
+#if CLB_SM_LOG
+            const clb_acc_t y = (x - m) - ls;
+#else
+            const clb_acc_t y = exp(x - m) / s;
+#endif
+            CLB_STORE(CLB_IN1_DTYPE, out, b + j, CLB_CONVERT(CLB_IN1_DTYPE, CLB_ACC_DTYPE, y));
+        }
+    }
 }
 #endif

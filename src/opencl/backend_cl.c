@@ -363,5 +363,6 @@ static const clb__backend cl_backend = {
     .eval_reduce = clb__cl_eval_reduce,
     .eval_moments = clb__cl_eval_moments,
     .eval_online = clb__cl_eval_online,
+    .softmax_rows = clb__cl_softmax_rows,
     .copy_from = cl_copy_from,
 };

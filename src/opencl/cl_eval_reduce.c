@@ -109,6 +109,16 @@ static int64_t pow2_at_least(int64_t v)
     return p;
 }
 
+/* Whether the CPU decompositions run (cl/eval_reduce.cl's CLB_TREE=0, the
+   softmax row pass): where a work-group is a loop over its items (PoCL), unless
+   CLB_REDUCE_FAST says never (0) or everywhere (1), as for clb_reduce's CPU
+   fast paths: the tests run both forms on any device, the simulator included. */
+static bool cpu_paths(const clb_context *ctx)
+{
+    if (ctx->options.reduce_fast >= 0) return ctx->options.reduce_fast == 1;
+    return clb__cl_impl((clb_context *)ctx)->loops;
+}
+
 /* Work items on CPU devices that run a work-group as a loop: this many per group
    when there are many (PoCL compiles each local size it meets: two sizes only),
    and enough (output, chunk) items for the thread pool to balance. */
@@ -170,7 +180,7 @@ static clb_status run(clb_context *ctx, const clb__expr *e, const er_job *job,
 
     /* The decomposition (cl/eval_reduce.cl): a lane tree where work items run
        across SIMD lanes, ordered walks of CLB_VEC lanes where a group is a loop. */
-    bool tree = !cl->loops;
+    bool tree = !cpu_paths(ctx);
     int64_t etrips = element_trips(e);
     int64_t wg = 1, lx = 1, ly = 1, chunks = 1;
     bool klanes = false;
@@ -436,4 +446,46 @@ clb_status clb__cl_eval_online(clb_context *ctx, const clb__expr *e, const clb__
     er_job job = {.fn = "clb_softmax", .op = *op, .online = true};
     job.op.op = CLB_MAX;
     return run(ctx, e, &job, plan, handles, in);
+}
+
+clb_status clb__cl_softmax_rows(clb_context *ctx, const clb__softmax_rows_op *op,
+                                void *const *handles, bool *done)
+{
+    clb_status st = CLB_OK;
+    clb__cl_context *cl = clb__cl_impl(ctx);
+    cl_program program = NULL;
+    clb__cl_kernel *k = NULL;
+    cl_int err = CL_SUCCESS;
+    *done = false;
+    /* Where a work-group is a loop (PoCL): one item per row streams it; elsewhere
+       neighbouring items must touch neighbouring elements, which clb_eval does. */
+    if (!cpu_paths(ctx) || op->rows == 0) return CLB_OK;
+    if (op->in == CLB_FLOAT64 && !ctx->info.has_fp64)
+        return clb__fail(CLB_ERR_DTYPE, "softmax of float64 on OpenCL device %s, which has no "
+                                        "cl_khr_fp64",
+                         ctx->info.name);
+    clb_dtype acc = op->in == CLB_FLOAT64 ? CLB_FLOAT64 : CLB_FLOAT32;
+    clb__kernel_define defs[] = {{"CLB_SOFTMAX_ROWS", 1}, {"CLB_IN1_DTYPE", op->in},
+                                 {"CLB_ACC_DTYPE", acc},  {"CLB_EXPR_DTYPE", acc},
+                                 {"CLB_OUT_DTYPE", acc},  {"CLB_SM_LOG", op->log}};
+    char options[CLB__KERNEL_OPTIONS_MAX];
+    CLB_TRY(clb__kernel_options(defs, (int)(sizeof defs / sizeof defs[0]), options, sizeof options));
+    CLB_TRY(clb__program_cache_get(cl->programs, CLB__KERNEL_EVAL_REDUCE, options, &program));
+    CLB_TRY(clb__cl_kernel_for(cl, CLB__KERNEL_EVAL_REDUCE, program, 3, "clb_softmax_rows", &k));
+    cl_kernel kernel = k->kernel;
+    const cl_long scal[5] = {op->in_offset, op->out_offset, op->pair_offset, op->rows, op->len};
+    cl_uint arg = 0;
+    for (int i = 0; i < 3 && err == CL_SUCCESS; i++)
+        err = clSetKernelArg(kernel, arg++, sizeof(cl_mem), &handles[i]);
+    for (int i = 0; i < 5 && err == CL_SUCCESS; i++)
+        err = clSetKernelArg(kernel, arg++, sizeof(cl_long), &scal[i]);
+    CLB_CL_CHECK(err, "clSetKernelArg");
+    size_t local = 1, global = (size_t)(op->rows < 65536 ? op->rows : 65536);
+    err = clEnqueueNDRangeKernel(cl->queue, kernel, 1, NULL, &global, &local, 0, NULL, NULL);
+    if (CLB__FAULT(CLB__FAULT_ENQUEUE)) err = CL_OUT_OF_RESOURCES;
+    CLB_CL_CHECK(err, "clEnqueueNDRangeKernel");
+    *done = true;
+cleanup:
+    if (k) clb__cl_kernel_unlock(cl);
+    return st;
 }

@@ -18,6 +18,10 @@ clb_status clb__cl_eval_moments(clb_context *ctx, const clb__expr *e, const clb_
 clb_status clb__cl_eval_online(clb_context *ctx, const clb__expr *e, const clb__reduce_op *op,
                                const clb__plan *plan, void *const *handles, const clb_dtype *in);
 
+/* The backend's softmax_rows slot (backend.h). */
+clb_status clb__cl_softmax_rows(clb_context *ctx, const clb__softmax_rows_op *op,
+                                void *const *handles, bool *done);
+
 /* " -DCLB_USE_<dt>=1 ... -DCLB_EVAL_BODY=<statements>" for e: cl/eval.cl's
    statements, ending in CLB_RESULT(value) with the value in the expression's
    dtype; *defines is malloc'd. CLB_ERR_DTYPE (naming fn) for float64 arithmetic

@@ -278,6 +278,26 @@ static clb_status softmax_like(const char *fn, int kind, const clb_tensor *t, in
     const clb_tensor *xms_in[3] = {t, m, s};
     const clb_tensor *ms_in[2] = {m, s};
     bool half = t->dtype == CLB_FLOAT16;
+    /* C-contiguous rows along the last axis: the backend's row pass, where it has one. */
+    bool last_only = nred == 1 && red[0] == t->ndim - 1;
+    if (kind != LOGSUMEXP && last_only && ctx->backend->softmax_rows &&
+        clb_tensor_is_contiguous(t)) {
+        bool done = false;
+        int64_t len = t->shape[t->ndim - 1];
+        CLB_TRY(clb__tensor_new(ctx, t->dtype, t->ndim, t->shape, &r));
+        clb__softmax_rows_op sr = {.in = t->dtype, .log = kind == LOG_SOFTMAX,
+                                   .rows = t->numel / len, .len = len, .in_offset = t->offset,
+                                   .out_offset = r->offset, .pair_offset = pair->offset};
+        void *h[3] = {r->storage->handle, t->storage->handle, pair->storage->handle};
+        CLB_TRY(ctx->backend->softmax_rows(ctx, &sr, h, &done));
+        if (done) {
+            *out = r;
+            r = NULL;
+            goto cleanup;
+        }
+        clb_tensor_release(r);
+        r = NULL;
+    }
     if (kind == SOFTMAX)
         CLB_TRY(clb_eval(ctx, half ? "float16(exp(x - m) / s)" : "exp(x - m) / s", 3, xms, xms_in,
                          out));

@@ -442,6 +442,7 @@ static clb_acc_t clb_moments_result(clb_acc_t m2, long n, long correction)
 #define CLB_WRITE(o, acc, comp) out[(o) * (clb_index)get_num_groups(1) + gy] = (acc)
 #endif
 
+#if !CLB_SOFTMAX_ROWS /* that program holds only its row kernel (end of file) */
 __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE),
                               CLB_PTR(2, CLB_IN2_DTYPE), CLB_PTR(3, CLB_IN3_DTYPE),
                               CLB_PTR(4, CLB_IN4_DTYPE), CLB_PTR(5, CLB_IN5_DTYPE),
@@ -860,6 +861,8 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
     CLB_WRITE(o, acc, comp);
 #endif
 }
+
+#endif /* !CLB_SOFTMAX_ROWS */
 
 #if CLB_MOMENTS
 /* The partials of clb_eval_reduce's chunks, (mean, M2) pairs of chunk c of

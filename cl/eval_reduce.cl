@@ -265,8 +265,15 @@ static clb_acc_t clb_ratio(clb_acc_t a, clb_acc_t b)
 
 /* Lanes as one vector (CPU kernels, float accumulators): the fold of a run of
    CLB_VEC values in vector registers, whatever the compiler makes of the
-   scalar body. inv: Welford's 1 / count. */
-#define CLB_VLANES (!CLB_TREE && CLB_VEC % 16 == 0 && CLB_FLOAT_ACC && (CLB_KAHAN || CLB_MOMENTS || CLB_ONLINE))
+   scalar body. inv: Welford's 1 / count. The host turns it off
+   (CLB_SCALAR_LANES) for bodies with arithmetic, which the compiler vectorises
+   together with the scalar lanes' fold. */
+#ifndef CLB_SCALAR_LANES /* 1: leave the lanes to the compiler (an arithmetic body, below) */
+#define CLB_SCALAR_LANES 0
+#endif
+#define CLB_VLANES                                                                                 \
+    (!CLB_TREE && !CLB_SCALAR_LANES && CLB_VEC % 16 == 0 && CLB_FLOAT_ACC &&                       \
+     (CLB_KAHAN || CLB_MOMENTS || CLB_ONLINE))
 #if CLB_VLANES
 typedef CLB_CAT(CLB_STORAGE(CLB_ACC_DTYPE), 16) clb_accv_t;
 #if CLB_KAHAN

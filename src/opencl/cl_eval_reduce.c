@@ -82,6 +82,17 @@ static int64_t element_trips(const clb__expr *e)
     return trips;
 }
 
+/* Whether the expression only loads and converts its inputs: cl/eval_reduce.cl's
+   vector lanes pay off there (var, softmax); with arithmetic in the body the
+   compiler's own vectorisation of the scalar lanes was about 2x faster (pairwise
+   squared distances, interleaved runs on PoCL). */
+static bool loads_only(const clb__expr *e)
+{
+    for (int i = 0; i < e->count; i++)
+        if (e->nodes[i].kind != CLB__EXPR_INPUT && e->nodes[i].kind != CLB__EXPR_CAST) return false;
+    return true;
+}
+
 /* A growing option string. */
 static bool append(char **s, size_t *len, const char *fmt, int64_t v)
 {
@@ -286,7 +297,8 @@ static clb_status run(clb_context *ctx, const clb__expr *e, const er_job *job,
          append(&options, &olen, " -DCLB_MOMENTS=%" PRId64, job->moments) &&
          append(&options, &olen, " -DCLB_ONLINE=%" PRId64, job->online) &&
          append(&options, &olen, " -DCLB_ROOT=%" PRId64, job->root) &&
-         append(&options, &olen, " -DCLB_INDEX64=%" PRId64, wide);
+         append(&options, &olen, " -DCLB_INDEX64=%" PRId64, wide) &&
+         append(&options, &olen, " -DCLB_SCALAR_LANES=%" PRId64, !loads_only(e));
     if (ok) {
         char *p = realloc(options, olen + strlen(body) + 1);
         if (p) memcpy(p + olen, body, strlen(body) + 1);

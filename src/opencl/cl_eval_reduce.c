@@ -135,6 +135,9 @@ static bool cpu_paths(const clb_context *ctx)
    and enough (output, chunk) items for the thread pool to balance. */
 #define LOOP_GROUP 64
 #define LOOP_ITEMS 256
+/* Reduced ranges up to this long over many outputs take one lane per output in
+   the tree form. */
+#define SHORT_RANGE 128
 /* Fewest elements a CPU item folds when the reduced range is split. */
 #define LOOP_MIN_CHUNK 4096
 /* cl/eval_reduce.cl's CLB_VEC: lanes per CPU work item along the reduced axis,
@@ -207,6 +210,10 @@ static clb_status run(clb_context *ctx, const clb__expr *e, const er_job *job,
             if (rs > 0 && rs < rin) rin = rs;
         }
         bool row = t->kept_numel <= 1 || (rin < kin && t->red_numel > 1);
+        /* Short reductions over many outputs (pairwise distances: 64 per output):
+           a lane per output walks them; a tree per output would cost more than
+           its few elements (llvmpipe: 0.10 -> 0.5 GFLOP/s, N = M = 512, D = 64). */
+        if (row && t->red_numel <= SHORT_RANGE && t->kept_numel >= 16 * wg) row = false;
         if (row) {
             ly = pow2_at_least(t->red_numel);
             if (ly > wg) ly = wg;

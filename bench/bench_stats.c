@@ -6,6 +6,8 @@
      argmax over rows                                   (x read once)
      eval_reduce: pairwise squared distances (N,1,D) x (1,M,D) -> (N,M), GFLOP/s
        (3 flops per broadcast element)
+     einsum "ij,ij->i" of x with itself                  (x read twice, the bytes counted)
+     einsum "bij,bjk->bik" and clb_matmul on the same (B,S,S) operands (GFLOP/s)
    Figures, not assertions. usage: bench_stats [--device SEL] [--quick] */
 #include "harness.h"
 
@@ -13,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static clb_tensor *x, *px, *py;
+static clb_tensor *x, *px, *py, *ba, *bb;
 
 static clb_status run_copy(void *u)
 {
@@ -67,6 +69,33 @@ static clb_status run_pairwise(void *u)
     return st;
 }
 
+static clb_status run_einsum_rows(void *u)
+{
+    (void)u;
+    clb_tensor *y = NULL;
+    const clb_tensor *ops[2] = {x, x};
+    clb_status st = clb_einsum("ij,ij->i", 2, ops, &y);
+    clb_tensor_release(y);
+    return st;
+}
+static clb_status run_einsum_bmm(void *u)
+{
+    (void)u;
+    clb_tensor *y = NULL;
+    const clb_tensor *ops[2] = {ba, bb};
+    clb_status st = clb_einsum("bij,bjk->bik", 2, ops, &y);
+    clb_tensor_release(y);
+    return st;
+}
+static clb_status run_matmul(void *u)
+{
+    (void)u;
+    clb_tensor *y = NULL;
+    clb_status st = clb_matmul(ba, bb, &y);
+    clb_tensor_release(y);
+    return st;
+}
+
 int main(int argc, char **argv)
 {
     const char *sel = NULL;
@@ -85,16 +114,19 @@ int main(int argc, char **argv)
         return 1;
     }
     int64_t R = quick ? 2048 : 16384, C = 4096, N = quick ? 512 : 4096, D = 64;
-    const int64_t xs[2] = {R, C}, ps[3] = {N, 1, D}, qs[3] = {1, N, D};
+    int64_t B = 8, S = quick ? 256 : 512;
+    const int64_t xs[2] = {R, C}, ps[3] = {N, 1, D}, qs[3] = {1, N, D}, bs[3] = {B, S, S};
     clb_status st = clbb_random_tensor(ctx, 2, xs, 42, 0, &x);
     if (st == CLB_OK) st = clbb_random_tensor(ctx, 3, ps, 43, 0, &px);
     if (st == CLB_OK) st = clbb_random_tensor(ctx, 3, qs, 44, 0, &py);
+    if (st == CLB_OK) st = clbb_random_tensor(ctx, 3, bs, 45, 0, &ba);
+    if (st == CLB_OK) st = clbb_random_tensor(ctx, 3, bs, 46, 0, &bb);
     if (st != CLB_OK) {
         fprintf(stderr, "bench_stats: setup: %s\n", clb_last_error());
         return 1;
     }
     double xb = 4.0 * (double)(R * C);
-    enum { NCASES = 6 };
+    enum { NCASES = 9 };
     const struct {
         const char *name;
         clbb_run_fn run;
@@ -106,6 +138,9 @@ int main(int argc, char **argv)
         {"softmax last axis (r+w)", run_softmax, 2 * xb},
         {"argmax over rows", run_argmax, xb},
         {"eval_reduce pairwise sq. dist.", run_pairwise, 4.0 * (double)(2 * N * D + N * N)},
+        {"einsum ij,ij->i (x read twice)", run_einsum_rows, 2 * xb},
+        {"einsum bij,bjk->bik", run_einsum_bmm, 4.0 * (double)(3 * B * S * S)},
+        {"matmul, same operands", run_matmul, 4.0 * (double)(3 * B * S * S)},
     };
     clbb_timed timed[NCASES];
     for (int k = 0; k < NCASES; k++) timed[k] = (clbb_timed){cases[k].run, NULL, cases[k].bytes};
@@ -125,11 +160,17 @@ int main(int argc, char **argv)
                res[0].gbps > 0 ? 100.0 * res[k].gbps / res[0].gbps : 0.0);
         if (cases[k].run == run_pairwise)
             printf("  %.2f GFLOP/s", 3.0 * (double)(N * N * D) / res[k].median_s * 1e-9);
+        if (cases[k].run == run_einsum_bmm || cases[k].run == run_matmul)
+            printf("  %.2f GFLOP/s", 2.0 * (double)(B * S * S * S) / res[k].median_s * 1e-9);
+        if (cases[k].run == run_einsum_bmm && res[k + 1].status == CLB_OK)
+            printf("  (%.1f%% of matmul's time)", 100.0 * res[k + 1].median_s / res[k].median_s);
         printf("\n");
     }
     clb_tensor_release(x);
     clb_tensor_release(px);
     clb_tensor_release(py);
+    clb_tensor_release(ba);
+    clb_tensor_release(bb);
     clb_context_release(ctx);
     return 0;
 }

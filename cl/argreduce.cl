@@ -6,13 +6,22 @@
  * One work-group per row (groups stride over the rows): each lane scans every
  * lanes-th element keeping its first best, then the lanes merge by a tree in
  * local memory, where a tie goes to the smaller index. The op layer makes the
- * input contiguous with the reduced axis last (src/ops/op_stats.c). */
+ * input contiguous with the reduced axis last (src/ops/op_stats.c).
+ *
+ * CLB_ARG_VEC=1 (float16 and float32 on CPU devices, one lane per group): the
+ * row is scanned as 16 vector lanes (lane v: elements v, v + 16, ...), each
+ * keeping its first best value and index with vector compares and selects, so
+ * the scan streams at memory speed; then the 16 lanes and the row's tail merge
+ * with the same rule. */
 
 #ifndef CLB_IN_DTYPE
 #define CLB_IN_DTYPE 10
 #endif
 #ifndef CLB_ARGMIN
 #define CLB_ARGMIN 0
+#endif
+#ifndef CLB_ARG_VEC
+#define CLB_ARG_VEC 0
 #endif
 #define CLB_ARG_LANES 64 /* most lanes per work-group (the host launches a power of two) */
 
@@ -41,6 +50,52 @@ static bool clb_arg_wins(arg_t b, long ib, arg_t a, long ia)
 __kernel void clb_argreduce(__global const CLB_STORAGE(CLB_IN_DTYPE) *in, __global long *out,
                             long in_offset, long out_offset, long rows, long len)
 {
+#if CLB_ARG_VEC
+#if CLB_IN_DTYPE == 9
+#define CLB_ARG_VLOAD(p, at) vload_half16(0, (p) + (at))
+#else
+#define CLB_ARG_VLOAD(p, at) vload16(0, (p) + (at))
+#endif
+    for (long row = (long)get_global_id(0); row < rows; row += (long)get_global_size(0)) {
+        const long base = in_offset + row * len;
+        arg_t best = 0;
+        long bi = -1, r = 0;
+        if (len >= 16) {
+            /* lane v's candidates are elements v + 16 k: later ones win only strictly */
+            float16 vb = CLB_ARG_VLOAD(in, base);
+            int16 vi = (int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), step = 16;
+            int16 at = vi;
+            for (r = 16; r + 16 <= len; r += 16) {
+                const float16 x = CLB_ARG_VLOAD(in, base + r);
+                at += step;
+#if CLB_ARGMIN
+                const int16 win = isless(x, vb) | (isnan(x) & ~isnan(vb));
+#else
+                const int16 win = isgreater(x, vb) | (isnan(x) & ~isnan(vb));
+#endif
+                vb = select(vb, x, win);
+                vi = select(vi, at, win);
+            }
+            float lb[16];
+            int li16[16];
+            vstore16(vb, 0, lb);
+            vstore16(vi, 0, li16);
+            for (int v = 0; v < 16; v++)
+                if (clb_arg_wins(lb[v], li16[v], best, bi)) {
+                    best = lb[v];
+                    bi = li16[v];
+                }
+        }
+        for (; r < len; r++) {
+            arg_t v = CLB_LOAD(CLB_IN_DTYPE, in, base + r);
+            if (clb_arg_wins(v, r, best, bi)) {
+                best = v;
+                bi = r;
+            }
+        }
+        out[out_offset + row] = bi;
+    }
+#else
     __local arg_t lv[CLB_ARG_LANES];
     __local long li[CLB_ARG_LANES];
     const int lane = (int)get_local_id(0), lanes = (int)get_local_size(0);
@@ -68,4 +123,5 @@ __kernel void clb_argreduce(__global const CLB_STORAGE(CLB_IN_DTYPE) *in, __glob
         if (lane == 0) out[out_offset + row] = li[0];
         barrier(CLK_LOCAL_MEM_FENCE);
     }
+#endif
 }

@@ -213,11 +213,44 @@ static void test_sums(void **state)
     clbt_for_each_device(sums_body);
 }
 
+/* "ij,ij->i" is one fused pass (clb_eval_reduce): on a (16, 2^20) float32 pair
+   whose product would take 64 MiB, the memory reserved grows by the output and
+   small scratch only; the values match the host backend. */
+static void fused_body(clb_context *ctx, const char *sel)
+{
+    if (clbt_is_simulator(ctx)) return;
+    const int64_t shape[2] = {16, (int64_t)1 << 20};
+    clb_tensor *a = arange(ctx, CLB_FLOAT32, 2, shape), *b = arange(ctx, CLB_FLOAT32, 2, shape);
+    clb_tensor *ab[2] = {a, b}, *r = NULL;
+    CLBT_OK(clb_finish(ctx));
+    CLBT_OK(clb_empty_cache(ctx));
+    size_t before = clb_memory_reserved(ctx);
+    CLBT_OK(clb_einsum("ij,ij->i", 2, (const clb_tensor *const *)ab, &r));
+    CLBT_OK(clb_finish(ctx));
+    size_t used = clb_memory_reserved(ctx) - before;
+    print_message("einsum ij,ij->i of (16, 2^20) float32 on %s: %zu bytes reserved\n", sel, used);
+    if (used > ((size_t)1 << 20))
+        fail_msg("einsum ij,ij->i on %s reserved %zu bytes: more than 1 MiB (the product is "
+                 "64 MiB)",
+                 sel, used);
+    clb_tensor_release(r);
+    vs_host("ij,ij->i", 2, ab, sel);
+    clb_tensor_release(a);
+    clb_tensor_release(b);
+}
+
+static void test_fused(void **state)
+{
+    (void)state;
+    clbt_for_each_device(fused_body);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_values),
         cmocka_unit_test(test_sums),
+        cmocka_unit_test(test_fused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,6 +15,11 @@
  *    and all axes; sum_to_shape; the CPU row/column fast paths (forced on
  *    with CLB_REDUCE_FAST=1) for each float dtype, one and two passes;
  *  - matmul on float32, float64 and int32 with a broadcast batch;
+ *  - fused broadcast reductions (cl/eval_reduce.cl): clb_eval_reduce (float
+ *    sum, max, int32 sum), var, softmax, log_softmax and logsumexp over rows,
+ *    columns and everything, with partials, in the lane-tree form and in the
+ *    CPU forms (forced with CLB_REDUCE_FAST=1); argmax's vector scan (forced
+ *    with CLB_ARGREDUCE_LANES=1);
  *  - streaming stores (forced on): copies, a repeat, a cast and adds;
  *  - negative strides (clb_slice): reversed and stepped views through copies,
  *    a cast, adds, an _into with a negative-stride out, reductions, eval and
@@ -523,6 +528,108 @@ static void argreductions(clb_context *ctx)
     }
 }
 
+/* ---- fused broadcast reductions (cl/eval_reduce.cl) ---------------------------------- */
+
+#if CLB_HAVE_OPENCL
+static void fused_on(clb_context *ctx, const char *form)
+{
+    char what[160];
+    static const struct {
+        int64_t x[2], y[2];
+        int naxes, axis;
+    } cases[5] = {{{3, 40}, {1, 40}, 1, 1},     /* rows with a tail */
+                  {{5, 64}, {1, 64}, 1, 0},     /* columns: lanes over outputs */
+                  {{2, 9000}, {2, 1}, 1, 1},    /* long rows: partials (CPU form) */
+                  {{1, 20000}, {1, 1}, 1, 1},   /* one long row: partials (tree form) */
+                  {{6, 7}, {6, 1}, 0, 0}};      /* everything */
+    const char *names[2] = {"x", "y"};
+    for (int c = 0; c < 5; c++) {
+        const int ax[1] = {cases[c].axis};
+        const int *axes = cases[c].naxes ? ax : NULL;
+        for (int k = 0; k < 4; k++) {
+            clb_dtype dt = k == 3 ? CLB_INT32 : CLB_FLOAT32;
+            clb_tensor *hx = make(host, dt, 2, cases[c].x, 81u + (unsigned)c), *dx = on(ctx, hx);
+            clb_tensor *hy = make(host, dt, 2, cases[c].y, 91u + (unsigned)c), *dy = on(ctx, hy);
+            const clb_tensor *hin[2] = {hx, hy}, *din[2] = {dx, dy};
+            clb_tensor *hr = NULL, *dr = NULL;
+            clb_status hs = CLB_OK, ds = CLB_OK;
+            const char *e = k == 1 ? "x * y - x" : "(x - y) * (x - y)";
+            clb_reduce_op op = k == 2 ? CLB_MAX : CLB_SUM;
+            snprintf(what, sizeof what, "%s: eval_reduce %s %s %s, case %d", form, e,
+                     clb_reduce_op_name(op), clb_dtype_name(dt), c);
+            hs = clb_eval_reduce(host, e, 2, names, hin, op, cases[c].naxes, axes, 0, &hr);
+            ds = clb_eval_reduce(ctx, e, 2, names, din, op, cases[c].naxes, axes, 0, &dr);
+            if (hs == CLB_OK && !declined(ds, what)) compare(dr, hr, what);
+            clb_tensor_release(hr), clb_tensor_release(dr);
+            hr = dr = NULL;
+            if (k == 0) { /* the statistics of x */
+                for (int s = 0; s < 4; s++) {
+                    static const char *const fns[4] = {"var", "softmax", "log_softmax",
+                                                       "logsumexp"};
+                    snprintf(what, sizeof what, "%s: %s, case %d", form, fns[s], c);
+                    int a = cases[c].axis;
+                    switch (s) {
+                    case 0:
+                        hs = clb_var(hx, cases[c].naxes, axes, 1, 0, &hr);
+                        ds = clb_var(dx, cases[c].naxes, axes, 1, 0, &dr);
+                        break;
+                    case 1:
+                        hs = clb_softmax(hx, a, &hr);
+                        ds = clb_softmax(dx, a, &dr);
+                        break;
+                    case 2:
+                        hs = clb_log_softmax(hx, a, &hr);
+                        ds = clb_log_softmax(dx, a, &dr);
+                        break;
+                    default:
+                        hs = clb_logsumexp(hx, cases[c].naxes, axes, 0, &hr);
+                        ds = clb_logsumexp(dx, cases[c].naxes, axes, 0, &dr);
+                    }
+                    if (hs == CLB_OK && !declined(ds, what)) compare(dr, hr, what);
+                    clb_tensor_release(hr), clb_tensor_release(dr);
+                    hr = dr = NULL;
+                }
+            }
+            clb_tensor_release(hx), clb_tensor_release(dx);
+            clb_tensor_release(hy), clb_tensor_release(dy);
+        }
+    }
+}
+#endif
+
+#if CLB_HAVE_OPENCL
+static void fused(const char *selector)
+{
+    /* The device's own form, then the other one (options are read when a context is
+       created: one made under each setting). */
+    for (int f = 0; f < 2; f++) {
+        setenv("CLB_REDUCE_FAST", f ? "1" : "0", 1);
+        if (f == 1) setenv("CLB_ARGREDUCE_LANES", "1", 1);
+        clb_context *forced = NULL;
+        CLBT_OK(clb_context_create(selector, &forced));
+        unsetenv("CLB_REDUCE_FAST");
+        unsetenv("CLB_ARGREDUCE_LANES");
+        fused_on(forced, f ? "CPU form" : "tree form");
+        if (f == 1) {
+            /* argmax's vector scan: rows of 16 lanes and a tail, float32 and float16 */
+            const int64_t shape[2] = {3, 37};
+            for (int k = 0; k < 2; k++) {
+                clb_dtype dt = k ? CLB_FLOAT16 : CLB_FLOAT32;
+                clb_tensor *h = make(host, dt, 2, shape, 7u), *d = on(forced, h), *hr = NULL,
+                           *dr = NULL;
+                char what[64];
+                snprintf(what, sizeof what, "argmax vector scan of %s", clb_dtype_name(dt));
+                clb_status hs = clb_argmax(h, 1, 0, &hr);
+                if (hs == CLB_OK && !declined(clb_argmax(d, 1, 0, &dr), what)) compare(dr, hr, what);
+                clb_tensor_release(hr), clb_tensor_release(dr);
+                clb_tensor_release(h), clb_tensor_release(d);
+            }
+        }
+        clb_context_release(forced);
+    }
+}
+#endif
+
 static void all(clb_context *ctx, const char *selector)
 {
     slices(ctx);
@@ -533,6 +640,9 @@ static void all(clb_context *ctx, const char *selector)
 #endif
     reductions(ctx, selector);
     argreductions(ctx);
+#if CLB_HAVE_OPENCL
+    fused(selector);
+#endif
 }
 
 static void test_set(void **state)

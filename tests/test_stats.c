@@ -288,6 +288,24 @@ static void arg_values_body(clb_context *ctx, const char *sel)
     expect_values(r, an0, 4, 0, "argmin axis 0", sel);
     clb_tensor_release(r);
 
+    /* Rows long enough for the vector scan of CPU devices (16 lanes, then a tail):
+       ties across lanes, the first NaN, and a NaN in the tail. */
+    float lx[3 * 40];
+    for (int i = 0; i < 3 * 40; i++) lx[i] = (float)(i % 7);
+    lx[5] = lx[21] = 9, lx[17] = lx[2] = -3;          /* row 0: max at 5 and 21, min at 2 and 17 */
+    lx[40 + 30] = lx[40 + 33] = NAN, lx[40 + 3] = 9; /* row 1: NaN at 30 (lane 14) and 33 */
+    lx[80 + 38] = NAN, lx[80 + 4] = -9;              /* row 2: NaN in the tail */
+    clb_tensor *tl = f32(ctx, 2, (int64_t[]){3, 40}, lx);
+    CLBT_OK(clb_argmax(tl, 1, 0, &r));
+    const double lm[3] = {5, 30, 38};
+    expect_values(r, lm, 3, 0, "argmax of long rows", sel);
+    clb_tensor_release(r);
+    CLBT_OK(clb_argmin(tl, 1, 0, &r));
+    const double ln[3] = {2, 30, 38};
+    expect_values(r, ln, 3, 0, "argmin of long rows", sel);
+    clb_tensor_release(r);
+    clb_tensor_release(tl);
+
     const int64_t zshape[2] = {3, 0};
     clb_tensor *z = NULL;
     CLBT_OK(clb_tensor_empty(ctx, CLB_FLOAT32, 2, zshape, &z));
@@ -502,63 +520,108 @@ static void test_eval_reduce(void **state)
     clbt_for_each_device(eval_reduce_body);
 }
 
-/* The blocked walk (blocks of 7 elements: every axis cut, reduced axes split across
-   blocks) against the one-block result of a context with the default. */
-static void eval_reduce_blocked_body(clb_context *ctx, const char *sel)
+/* Shapes that take each decomposition of the fused kernels (cl/eval_reduce.cl):
+   few long outputs (the reduced range split into chunks whose partials a second
+   pass folds), many short columns (lanes over neighbouring outputs, with and
+   without chunks), odd extents (tails), everything reduced; for clb_eval_reduce
+   (float sums, max with NaN, exact int32 sums) and clb_var, against the host. */
+static void eval_reduce_paths_body(clb_context *ctx, const char *sel)
 {
-    clb_context *whole = NULL;
-    unsetenv("CLB_EVAL_REDUCE_BLOCK");
-    CLBT_OK(clb_context_create(sel, &whole));
-    setenv("CLB_EVAL_REDUCE_BLOCK", "7", 1);
-    const int64_t xs[3] = {6, 1, 5}, ys[3] = {1, 4, 5};
+    const int64_t shapes[4][2] = {{3, 40000}, {20000, 64}, {33, 7}, {64, 192}};
+    const int axes_of[4] = {1, 0, 0, 0};
     const char *names[2] = {"x", "y"};
-    for (int dt = 0; dt < 2; dt++) {
-        clb_dtype d = dt ? CLB_INT32 : CLB_FLOAT32;
-        clb_tensor *x = random_tensor(ctx, d, 3, xs, 31, true);
-        clb_tensor *y = random_tensor(ctx, d, 3, ys, 32, true);
-        clb_tensor *wx = random_tensor(whole, d, 3, xs, 31, true);
-        clb_tensor *wy = random_tensor(whole, d, 3, ys, 32, true);
-        const clb_tensor *in[2] = {x, y}, *win[2] = {wx, wy};
-        const int axsets[4][2] = {{2, 0}, {0, 2}, {1, 0}, {0, 1}};
-        const int nax[4] = {1, 2, 1, 2};
-        for (int op = CLB_SUM; op <= CLB_PROD; op++) {
-            for (int a = 0; a < 5; a++) {
-                const int *axes = a < 4 ? axsets[a] : NULL;
-                int na = a < 4 ? nax[a] : 0;
+    for (int c = 0; c < 5; c++) {
+        const int64_t *sh = shapes[c < 4 ? c : 0];
+        const int64_t ysh[2] = {1, sh[1]};
+        const int ax[1] = {c < 4 ? axes_of[c] : 0};
+        int na = c < 4 ? 1 : 0;
+        const int *axes = c < 4 ? ax : NULL;
+        for (int dt = 0; dt < 2; dt++) {
+            clb_dtype d = dt ? CLB_INT32 : CLB_FLOAT32;
+            clb_tensor *x = random_tensor(ctx, d, 2, sh, 51 + (uint64_t)c, dt == 1);
+            clb_tensor *y = random_tensor(ctx, d, 2, ysh, 61 + (uint64_t)c, dt == 1);
+            clb_tensor *hx = on_host(x), *hy = on_host(y);
+            const clb_tensor *in[2] = {x, y}, *hin[2] = {hx, hy};
+            for (int k = 0; k < (dt ? 1 : 3); k++) {
+                static const clb_reduce_op ops[3] = {CLB_SUM, CLB_MAX, CLB_MEAN};
+                const char *e = dt ? "x * y - x" : k == 1 ? "where(x > 1.9, (x - x) / (x - x), x - y)"
+                                                          : "x * x - y";
                 clb_tensor *got = NULL, *want = NULL;
-                const char *e = op == CLB_PROD ? "(x - y) * 0.5 + 1" : "x * y - x";
-                clb_status st = clb_eval_reduce(ctx, e, 2, names, in, (clb_reduce_op)op, na,
-                                                axes, a & 1, &got);
-                if (d == CLB_INT32 && (op == CLB_MEAN || op == CLB_PROD) && !CLBT_F64(ctx, st))
-                    continue;
-                CLBT_OK(st);
-                CLBT_OK(clb_eval_reduce(whole, e, 2, names, win, (clb_reduce_op)op, na, axes,
-                                        a & 1, &want));
-                char what[128];
-                snprintf(what, sizeof what, "blocked eval_reduce %s %s axes %d on %s",
-                         clb_dtype_name(d), clb_reduce_op_name((clb_reduce_op)op), a, sel);
-                clb_tensor *hg = on_host(got), *hw = on_host(want);
-                clbt_assert_matches_host(hg, hw, 1e-5, 1e-6, what);
-                clb_tensor_release(hg);
-                clb_tensor_release(hw);
+                CLBT_OK(clb_eval_reduce(ctx, e, 2, names, in, ops[k], na, axes, 0, &got));
+                CLBT_OK(clb_eval_reduce(clbt_host_shared(), e, 2, names, hin, ops[k], na, axes, 0,
+                                        &want));
+                char what[160];
+                snprintf(what, sizeof what, "eval_reduce %s %s %s case %d on %s", e,
+                         clb_dtype_name(d), clb_reduce_op_name(ops[k]), c, sel);
+                clbt_assert_matches_host(got, want, 1e-5, 1e-5, what);
                 clb_tensor_release(got);
                 clb_tensor_release(want);
             }
+            if (dt == 0) {
+                clb_tensor *got = NULL, *want = NULL;
+                CLBT_OK(clb_std(x, na, axes, 1, 1, &got));
+                CLBT_OK(clb_std(hx, na, axes, 1, 1, &want));
+                char what[160];
+                snprintf(what, sizeof what, "std case %d on %s", c, sel);
+                clbt_assert_matches_host(got, want, 1e-5, 1e-6, what);
+                clb_tensor_release(got);
+                clb_tensor_release(want);
+            }
+            clb_tensor_release(x);
+            clb_tensor_release(y);
+            clb_tensor_release(hx);
+            clb_tensor_release(hy);
         }
-        clb_tensor_release(x);
-        clb_tensor_release(y);
-        clb_tensor_release(wx);
-        clb_tensor_release(wy);
     }
-    clb_context_release(whole);
 }
 
-static void test_eval_reduce_blocked(void **state)
+static void test_eval_reduce_paths(void **state)
 {
     (void)state;
-    setenv("CLB_EVAL_REDUCE_BLOCK", "7", 1);
-    clbt_for_each_device(eval_reduce_blocked_body);
-    unsetenv("CLB_EVAL_REDUCE_BLOCK");
+    clbt_for_each_device(eval_reduce_paths_body);
+}
+
+/* 2^24-element float32 sums (clb_eval_reduce and clb_reduce) against float64:
+   values 1 + U(0, 1) / 1024, whose plain float32 running sum stops growing at
+   2^24 (each addition rounds away); Kahan or pairwise sums stay within a few ulps. */
+static void sum_accuracy_body(clb_context *ctx, const char *sel)
+{
+    if (clbt_is_simulator(ctx)) return;
+    const int64_t n = (int64_t)1 << 24;
+    float *x = malloc(sizeof(float) * (size_t)n);
+    assert_non_null(x);
+    uint64_t s = 99;
+    double want = 0;
+    for (int64_t i = 0; i < n; i++) {
+        x[i] = (float)(1.0 + (double)(clbt_rand(&s) >> 11) / 9007199254740992.0 / 1024.0);
+        want += x[i];
+    }
+    clb_tensor *t = f32(ctx, 1, (int64_t[]){n}, x), *r = NULL;
+    free(x);
+    const char *names[1] = {"x"};
+    const clb_tensor *in[1] = {t};
+    double got = 0;
+    CLBT_OK(clb_eval_reduce(ctx, "x", 1, names, in, CLB_SUM, 0, NULL, 0, &r));
+    read_doubles(r, &got, 1);
+    clb_tensor_release(r);
+    double err1 = fabs(got - want) / want;
+    CLBT_OK(clb_reduce(CLB_SUM, t, 0, NULL, 0, &r));
+    read_doubles(r, &got, 1);
+    clb_tensor_release(r);
+    double err2 = fabs(got - want) / want;
+    print_message("sum of 2^24 float32 on %s: relative error eval_reduce %.3g, reduce %.3g\n", sel,
+                  err1, err2);
+    if (!(err1 <= 1e-6 && err2 <= 1e-6))
+        fail_msg("2^24-element float32 sum on %s: relative errors %.3g (eval_reduce), %.3g "
+                 "(reduce) > 1e-6",
+                 sel, err1, err2);
+    clb_tensor_release(t);
+}
+
+static void test_sum_accuracy(void **state)
+{
+    (void)state;
+    clbt_for_each_device(sum_accuracy_body);
 }
 
 /* Pairwise squared distances whose (N, M, D) intermediate exceeds the device's
@@ -632,7 +695,6 @@ static void eval_reduce_memory_body(clb_context *ctx, const char *sel)
 static void test_eval_reduce_memory(void **state)
 {
     (void)state;
-    unsetenv("CLB_EVAL_REDUCE_BLOCK"); /* the default blocks, whatever an earlier test left */
     clbt_for_each_device(eval_reduce_memory_body);
 }
 
@@ -643,7 +705,7 @@ int main(void)
         cmocka_unit_test(test_var_vs_host),         cmocka_unit_test(test_arg_values),
         cmocka_unit_test(test_arg_vs_host),         cmocka_unit_test(test_softmax_values),
         cmocka_unit_test(test_softmax_vs_host),     cmocka_unit_test(test_eval_reduce),
-        cmocka_unit_test(test_eval_reduce_blocked), cmocka_unit_test(test_eval_reduce_memory),
+        cmocka_unit_test(test_eval_reduce_paths), cmocka_unit_test(test_sum_accuracy), cmocka_unit_test(test_eval_reduce_memory),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     clbt_host_shared_release();

@@ -36,6 +36,27 @@ typedef struct clb__reduce_op {
     int64_t out_numel;
 } clb__reduce_op;
 
+/* var / std of an expression's values over the reduced axes of a plan laid out
+   as for eval_reduce: one pass (Welford within work items, Chan across them);
+   the result is M2 / max(count - correction, 0), its square root with root. */
+typedef struct clb__moments_op {
+    clb_dtype in;      /* the expression's dtype (a float dtype) */
+    clb_dtype out;     /* the result's dtype */
+    int64_t count;     /* elements folded into each output */
+    int64_t out_numel;
+    int64_t correction;
+    bool root;
+} clb__moments_op;
+
+/* softmax's second pass over the rows of a C-contiguous (rows, len) input:
+   out (same dtype, C-contiguous) = exp(x - m) / s, or (x - m) - log(s) with
+   log, where (m, s) is row r's pair from eval_online (accumulator dtype). */
+typedef struct clb__softmax_rows_op {
+    clb_dtype in;
+    bool log;
+    int64_t rows, len, in_offset, out_offset, pair_offset;
+} clb__softmax_rows_op;
+
 /* argmax / argmin along the rows of a C-contiguous (rows, len) input, len >= 1:
    out[out_offset + row] (int64) = the first index of the largest (smallest)
    element of in[in_offset + row * len ...], a NaN counting as the extreme. */
@@ -91,6 +112,30 @@ typedef struct clb__backend {
        devices); a GPU is bound by memory on these kernels, and the extra launch
        would cost more than the recomputation it saves. */
     bool (*eval_hoists)(const clb_context *ctx);
+    /* clb_eval_reduce in one pass: the expression evaluated at every position of
+       the plan and folded like `reduce` into operand 0 (the output: freshly
+       allocated, contiguous, stride 0 on the reduced axes; op->in is the
+       expression's dtype); operand k+1 is input k (dtype in[k]). Never stores
+       the broadcast values. */
+    clb_status (*eval_reduce)(clb_context *ctx, const struct clb__expr *e,
+                              const clb__reduce_op *op, const clb__plan *plan,
+                              void *const *handles, const clb_dtype *in);
+    /* Softmax's statistics in one pass (online softmax): for each output o of the
+       plan (laid out as for eval_reduce), m = the largest value and s = the sum
+       of exp(value - m), stored as the pair out[2 o], out[2 o + 1] of dtype
+       op->out (float32, or float64 for a float64 expression) from plan operand
+       0's offset; op->op is unused. */
+    clb_status (*eval_online)(clb_context *ctx, const struct clb__expr *e,
+                              const clb__reduce_op *op, const clb__plan *plan,
+                              void *const *handles, const clb_dtype *in);
+    /* handles: 0 = out, 1 = in, 2 = the pairs. Optional (NULL), and *done false
+       where the backend has no faster form than clb_eval (nothing done, no error). */
+    clb_status (*softmax_rows)(clb_context *ctx, const clb__softmax_rows_op *op,
+                               void *const *handles, bool *done);
+    /* clb_var / clb_std in one pass over the expression's values (see clb__moments_op). */
+    clb_status (*eval_moments)(clb_context *ctx, const struct clb__expr *e,
+                               const clb__moments_op *op, const clb__plan *plan,
+                               void *const *handles, const clb_dtype *in);
     /* nbytes of plain bytes from storage of another context `src` of the same backend
        into dst's storage, without staging them in a host buffer where the backend can
        (OpenCL: one cl_context -> a copy kernel; a source the host reads in

@@ -11,7 +11,6 @@ void clb__options_read(clb__options *o)
     o->matmul_impl = CLB__MATMUL_AUTO;
     o->matmul_tuning = true;
     o->host_tiny = 8192;
-    o->eval_reduce_block = (int64_t)1 << 22;
     o->argreduce_lanes = 0;
 
     const char *v = getenv("CLB_REDUCE_FAST");
@@ -32,11 +31,5 @@ void clb__options_read(clb__options *o)
         char *end = NULL;
         long n = strtol(v, &end, 10);
         if (end && *end == '\0' && n >= 1 && n <= 64) o->argreduce_lanes = (int)n;
-    }
-    v = getenv("CLB_EVAL_REDUCE_BLOCK");
-    if (v && *v) {
-        char *end = NULL;
-        long long n = strtoll(v, &end, 10);
-        if (end && *end == '\0' && n >= 1) o->eval_reduce_block = (int64_t)n;
     }
 }

@@ -13,8 +13,6 @@ typedef struct clb__options {
     bool matmul_tuning; /* CLB_MATMUL_TUNING: false for "off" (ignore cached tunings) */
     int64_t host_tiny;  /* CLB_HOST_TINY: largest map run on the calling thread (8192) */
     int argreduce_lanes; /* CLB_ARGREDUCE_LANES: lanes per row of cl/argreduce.cl (0: by device) */
-    int64_t eval_reduce_block; /* CLB_EVAL_REDUCE_BLOCK: largest intermediate block of
-                                  clb_eval_reduce, in elements (1 << 22) */
 } clb__options;
 
 enum { CLB__MATMUL_AUTO = 0, CLB__MATMUL_KERNEL = 1, CLB__MATMUL_CLBLAST = 2 };

@@ -3,7 +3,7 @@
  * so it favours obviously-right code over speed. */
 #include "backend.h"
 #include "dtype.h"
-#include "expr.h"
+#include "expr_host.h"
 #include "host_loops.h"
 #include "host_map.h"
 #include "host_scalar.h"
@@ -184,6 +184,170 @@ static clb_status host_reduce(clb_context *ctx, const clb__reduce_op *op, const 
     return CLB_OK;
 }
 
+/* ---- eval_reduce: the same fold over the expression's values ---------------------- */
+
+typedef struct eval_reduce_state {
+    reduce_state r;
+    clb_dtype value_dtype;
+} eval_reduce_state;
+
+static void eval_reduce_visit(const int64_t *offsets, clb__value v, void *user)
+{
+    eval_reduce_state *s = user;
+    clb__value *acc = &s->r.acc[offsets[0] - s->r.out_start];
+    *acc = clb__binary_eval(s->r.fold, s->r.acc_dtype, *acc,
+                            clb__convert(v, s->value_dtype, s->r.acc_dtype));
+}
+
+static clb_status host_eval_reduce(clb_context *ctx, const clb__expr *e, const clb__reduce_op *op,
+                                   const clb__plan *plan, void *const *handles,
+                                   const clb_dtype *in)
+{
+    (void)ctx;
+    clb_status st = CLB_OK;
+    size_t n = (size_t)op->out_numel;
+    if ((uint64_t)op->out_numel > SIZE_MAX / sizeof(clb__value))
+        return clb__fail(CLB_ERR_OUT_OF_MEMORY,
+                         "host backend: %s of %lld output elements needs more accumulator "
+                         "memory than can be addressed",
+                         clb_reduce_op_name(op->op), (long long)op->out_numel);
+    eval_reduce_state s = {{fold_op(op->op), accumulator_dtype(op->op, op->in), NULL,
+                            plan->offsets[0], clb__operand_of(handles[0], op->out)},
+                           op->in};
+    s.r.acc = malloc(n ? n * sizeof *s.r.acc : 1);
+    if (!s.r.acc)
+        return clb__fail(CLB_ERR_OUT_OF_MEMORY,
+                         "host backend: malloc of %zu bytes of %s accumulators failed",
+                         n * sizeof *s.r.acc, clb_reduce_op_name(op->op));
+    for (size_t j = 0; j < n; j++) s.r.acc[j] = fold_identity(op->op, s.r.acc_dtype);
+    st = clb__expr_host_each(e, plan, handles, in, eval_reduce_visit, &s);
+    if (st == CLB_OK) {
+        clb__operand out = clb__operand_of(handles[0], op->out);
+        for (size_t j = 0; j < n; j++) {
+            if (op->op == CLB_MEAN)
+                s.r.acc[j].d = op->count > 0 ? s.r.acc[j].d / (double)op->count : NAN;
+            clb__operand_write(&out, s.r.out_start + (int64_t)j, s.r.acc[j], s.r.acc_dtype);
+        }
+    }
+    free(s.r.acc);
+    return st;
+}
+
+/* ---- eval_moments: Welford in float64 per output ----------------------------------- */
+
+typedef struct moments_acc {
+    double n, mean, m2;
+} moments_acc;
+
+typedef struct moments_state {
+    moments_acc *acc;
+    int64_t out_start;
+    clb_dtype value_dtype;
+} moments_state;
+
+static void moments_visit(const int64_t *offsets, clb__value v, void *user)
+{
+    moments_state *s = user;
+    moments_acc *a = &s->acc[offsets[0] - s->out_start];
+    double x = clb__convert(v, s->value_dtype, CLB_FLOAT64).d;
+    a->n += 1;
+    double d = x - a->mean;
+    a->mean += d / a->n;
+    a->m2 += d * (x - a->mean);
+}
+
+static clb_status host_eval_moments(clb_context *ctx, const clb__expr *e, const clb__moments_op *op,
+                                    const clb__plan *plan, void *const *handles,
+                                    const clb_dtype *in)
+{
+    (void)ctx;
+    size_t n = (size_t)op->out_numel;
+    if ((uint64_t)op->out_numel > SIZE_MAX / sizeof(moments_acc))
+        return clb__fail(CLB_ERR_OUT_OF_MEMORY,
+                         "host backend: var of %lld output elements needs more accumulator memory "
+                         "than can be addressed",
+                         (long long)op->out_numel);
+    moments_state s = {calloc(n ? n : 1, sizeof(moments_acc)), plan->offsets[0], op->in};
+    if (!s.acc)
+        return clb__fail(CLB_ERR_OUT_OF_MEMORY,
+                         "host backend: calloc of %zu bytes of var accumulators failed",
+                         n * sizeof(moments_acc));
+    clb_status st = clb__expr_host_each(e, plan, handles, in, moments_visit, &s);
+    if (st == CLB_OK) {
+        clb__operand out = clb__operand_of(handles[0], op->out);
+        /* NumPy divides by max(count - ddof, 0): 0 gives inf, or nan for 0 / 0. */
+        int64_t div = op->count - op->correction > 0 ? op->count - op->correction : 0;
+        for (size_t j = 0; j < n; j++) {
+            clb__value r;
+            r.d = s.acc[j].m2 / (double)div;
+            if (op->root) r.d = sqrt(r.d);
+            clb__operand_write(&out, s.out_start + (int64_t)j, r, CLB_FLOAT64);
+        }
+    }
+    free(s.acc);
+    return st;
+}
+
+/* ---- eval_online: softmax's (max, sum of exp) pairs in float64 -------------------- */
+
+typedef struct online_state {
+    double *pair; /* m, s per output */
+    int64_t out_start;
+    clb_dtype value_dtype;
+} online_state;
+
+/* exp(a - b) for a <= b, 1 where they are equal (infinities included). */
+static double ratio(double a, double b)
+{
+    return a == b ? 1.0 : exp(a - b);
+}
+
+static void online_visit(const int64_t *offsets, clb__value v, void *user)
+{
+    online_state *s = user;
+    double *p = &s->pair[2 * (offsets[0] - s->out_start)];
+    double x = clb__convert(v, s->value_dtype, CLB_FLOAT64).d;
+    if (x > p[0]) {
+        p[1] = p[1] * ratio(p[0], x) + 1.0;
+        p[0] = x;
+    } else {
+        p[1] += ratio(x, p[0]);
+    }
+}
+
+static clb_status host_eval_online(clb_context *ctx, const clb__expr *e, const clb__reduce_op *op,
+                                   const clb__plan *plan, void *const *handles,
+                                   const clb_dtype *in)
+{
+    (void)ctx;
+    size_t n = (size_t)op->out_numel;
+    if ((uint64_t)op->out_numel > SIZE_MAX / (2 * sizeof(double)))
+        return clb__fail(CLB_ERR_OUT_OF_MEMORY,
+                         "host backend: softmax of %lld rows needs more accumulator memory than "
+                         "can be addressed",
+                         (long long)op->out_numel);
+    online_state s = {malloc((n ? n : 1) * 2 * sizeof(double)), plan->offsets[0], op->in};
+    if (!s.pair)
+        return clb__fail(CLB_ERR_OUT_OF_MEMORY,
+                         "host backend: malloc of %zu bytes of softmax accumulators failed",
+                         n * 2 * sizeof(double));
+    for (size_t j = 0; j < n; j++) {
+        s.pair[2 * j] = -INFINITY;
+        s.pair[2 * j + 1] = 0;
+    }
+    clb_status st = clb__expr_host_each(e, plan, handles, in, online_visit, &s);
+    if (st == CLB_OK) {
+        clb__operand out = clb__operand_of(handles[0], op->out);
+        for (size_t j = 0; j < 2 * n; j++) {
+            clb__value r;
+            r.d = s.pair[j];
+            clb__operand_write(&out, s.out_start + (int64_t)j, r, CLB_FLOAT64);
+        }
+    }
+    free(s.pair);
+    return st;
+}
+
 /* ---- argmax / argmin ------------------------------------------------------------ */
 
 /* Compared as float64 (floats), int64 or uint64: every value exactly. */
@@ -317,6 +481,9 @@ static const clb__backend host_backend = {
     .matmul = host_matmul,
     .eval = host_eval,
     .eval_hoists = host_eval_hoists,
+    .eval_reduce = host_eval_reduce,
+    .eval_moments = host_eval_moments,
+    .eval_online = host_eval_online,
 };
 
 static uint64_t physical_memory_bytes(void)

@@ -2,7 +2,7 @@
  * element by element, with host_scalar's semantics. Each node's value is
  * rounded to the node's dtype, exactly what the op-by-op chain stores in its
  * temporaries, so the result equals clb_binary/clb_unary/... bit for bit. */
-#include "expr.h"
+#include "expr_host.h"
 
 #include "internal.h"
 
@@ -84,5 +84,38 @@ clb_status clb__expr_host_run(const clb__expr *e, const clb__plan *plan, void *c
     if (!s.vals) return clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory evaluating an expression");
     clb__plan_for_each(plan, eval_visit, &s);
     free(s.vals);
+    return CLB_OK;
+}
+
+/* ---- the values one at a time (clb_eval_reduce's fold, backend_host.c) ---------- */
+
+typedef struct each_state {
+    eval_state s;
+    clb__expr_sink_fn sink;
+    void *user;
+} each_state;
+
+static void each_visit(const int64_t *offsets, void *user)
+{
+    const each_state *es = user;
+    const clb__expr *e = es->s.e;
+    for (int i = 0; i < e->count; i++) es->s.vals[i] = node_value(&es->s, &e->nodes[i], offsets);
+    es->sink(offsets, es->s.vals[e->count - 1], es->user);
+}
+
+clb_status clb__expr_host_each(const clb__expr *e, const clb__plan *plan, void *const *handles,
+                               const clb_dtype *in, clb__expr_sink_fn sink, void *user)
+{
+    each_state es = {.s = {.e = e}, .sink = sink, .user = user};
+    for (int k = 1; k < plan->nops; k++) {
+        es.s.base[k] = handles[k];
+        es.s.itemsize[k] = clb_dtype_size(in[k - 1]);
+        es.s.load[k] = clb__loader(in[k - 1]);
+    }
+    es.s.vals = malloc(sizeof *es.s.vals * (size_t)e->count);
+    if (!es.s.vals)
+        return clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory evaluating an expression");
+    clb__plan_for_each(plan, each_visit, &es);
+    free(es.s.vals);
     return CLB_OK;
 }

@@ -12,6 +12,7 @@
 #include "cl_launch.h"
 #include "buffer.h"
 #include "cl_errors.h"
+#include "cl_eval_reduce.h"
 #include "cl_quirks.h"
 #include "device_cl.h"
 #include "expr.h"
@@ -359,5 +360,9 @@ static const clb__backend cl_backend = {
     .matmul = clb__cl_matmul,
     .eval = clb__expr_cl_run,
     .eval_hoists = cl_eval_hoists,
+    .eval_reduce = clb__cl_eval_reduce,
+    .eval_moments = clb__cl_eval_moments,
+    .eval_online = clb__cl_eval_online,
+    .softmax_rows = clb__cl_softmax_rows,
     .copy_from = cl_copy_from,
 };

@@ -23,9 +23,17 @@ clb_status clb__cl_argreduce(clb_context *ctx, const clb__argreduce_op *op, void
                          "%s of float64 needs float64 arithmetic, which OpenCL device %s does not "
                          "support (no cl_khr_fp64); use the host backend or a float32 input",
                          op->is_min ? "argmin" : "argmax", ctx->info.name);
-    clb__kernel_define defs[] = {{"CLB_IN_DTYPE", op->in}, {"CLB_ARGMIN", op->is_min}};
+    /* Lanes: see below; one lane on CPU devices, where float16 / float32 rows
+       get the 16-wide vector scan (cl/argreduce.cl's CLB_ARG_VEC). */
+    size_t want = ctx->options.argreduce_lanes  ? (size_t)ctx->options.argreduce_lanes
+                  : ctx->info.type == CLB_DEVICE_CPU ? 1
+                                                     : 64;
+    bool vec = want == 1 && (op->in == CLB_FLOAT32 || op->in == CLB_FLOAT16) &&
+               op->len <= INT32_MAX - 16;
+    clb__kernel_define defs[] = {{"CLB_IN_DTYPE", op->in}, {"CLB_ARGMIN", op->is_min},
+                                 {"CLB_ARG_VEC", vec}};
     char options[CLB__KERNEL_OPTIONS_MAX];
-    CLB_TRY(clb__kernel_options(defs, 2, options, sizeof options));
+    CLB_TRY(clb__kernel_options(defs, 3, options, sizeof options));
     CLB_TRY(clb__program_cache_get(cl->programs, CLB__KERNEL_ARGREDUCE, options, &program));
     CLB_TRY(clb__cl_kernel_for(cl, CLB__KERNEL_ARGREDUCE, program, 0,
                                clb__kernel_function(CLB__KERNEL_ARGREDUCE), &k));
@@ -40,9 +48,7 @@ clb_status clb__cl_argreduce(clb_context *ctx, const clb__argreduce_op *op, void
     /* CPU devices: one work item per row, scanning it contiguously (a work-group
        there is a loop over its items, and lanes would stride through the row);
        CLB_ARGREDUCE_LANES forces a count (the tests cover the 64-lane tree on CPUs). */
-    size_t lanes = ctx->options.argreduce_lanes  ? (size_t)ctx->options.argreduce_lanes
-                   : ctx->info.type == CLB_DEVICE_CPU ? 1
-                                                      : 64;
+    size_t lanes = want;
     while (lanes & (lanes - 1)) lanes &= lanes - 1; /* a power of two: the tree halves */
     while (lanes > 1 && (lanes > k->wg_max || (int64_t)lanes / 2 >= op->len)) lanes /= 2;
     size_t groups = op->rows < MAX_GROUPS ? (size_t)op->rows : MAX_GROUPS;

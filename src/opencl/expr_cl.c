@@ -15,6 +15,7 @@
 #include "cl_launch.h"
 
 #include "cl_errors.h"
+#include "cl_eval_reduce.h"
 #include "dtype.h"
 #include "expr.h"
 #include "kernels.h"
@@ -370,4 +371,37 @@ clb_status clb__expr_cl_run(clb_context *ctx, const clb__expr *e, const clb__pla
 cleanup:
     free(options);
     return st;
+}
+
+/* clb_eval_reduce's use of the generator (cl_eval_reduce.h): the statements
+   (the result in the expression's own dtype) and the helper sets, as defines. */
+clb_status clb__expr_cl_body(clb_context *ctx, const char *fn, const clb__expr *e, char **defines)
+{
+    sbuf body = {0}, o = {0};
+    bool use[CLB__NUM_DTYPES] = {false};
+    bool f64 = false;
+    *defines = NULL;
+    for (int i = 0; i < e->count; i++) {
+        const clb__expr_node *n = &e->nodes[i];
+        f64 = f64 || n->dtype == CLB_FLOAT64 || n->compute == CLB_FLOAT64;
+        node_code(&body, e, i, use);
+    }
+    if (f64 && !ctx->info.has_fp64) {
+        free(body.p);
+        return clb__fail(CLB_ERR_DTYPE,
+                         "%s: the expression computes in float64, which OpenCL device %s does not "
+                         "support (no cl_khr_fp64); cast the inputs to float32",
+                         fn, ctx->info.name);
+    }
+    put(&body, "CLB_RESULT(v%d);", e->count - 1);
+    for (int t = 0; t < CLB__NUM_DTYPES; t++)
+        if (use[t]) put(&o, " -DCLB_USE_%d=1", t);
+    if (!body.oom) put(&o, " -DCLB_EVAL_BODY=%s", body.p);
+    free(body.p);
+    if (body.oom || o.oom) {
+        free(o.p);
+        return clb__fail(CLB_ERR_OUT_OF_MEMORY, "%s: out of host memory generating a kernel", fn);
+    }
+    *defines = o.p;
+    return CLB_OK;
 }

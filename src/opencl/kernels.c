@@ -23,6 +23,7 @@ static const struct {
     [CLB__KERNEL_MAP] = {"elementwise.cl", "clb_map", true},
     [CLB__KERNEL_EVAL] = {"eval.cl", "clb_eval", true},
     [CLB__KERNEL_ARGREDUCE] = {"argreduce.cl", "clb_argreduce", false},
+    [CLB__KERNEL_EVAL_REDUCE] = {"eval_reduce.cl", "clb_eval_reduce", true},
 };
 
 static const clb__cl_source *find_source(const char *name)

@@ -2,8 +2,10 @@
  * becomes a view over one global label space (output labels first, then the
  * contracted ones): repeated labels within an operand are a diagonal (their
  * strides summed), absent labels stride 0. One operand without contraction is
- * then that view itself; everything else is clb_eval_reduce of the product of
- * the views, summed over the contracted labels (no outer product is stored).
+ * then that view itself; two operands that are a (batched) matrix product go
+ * through clb_matmul; everything else (batched dot products like "ij,ij->i"
+ * included) is clb_eval_reduce of the product of the views, summed over the
+ * contracted labels in one fused pass (no outer product is stored).
  * The result is cast back to the operands' promoted dtype (NumPy: einsum of
  * int32 is int32, not the int64 of a sum). */
 #include "backend.h"
@@ -114,6 +116,11 @@ static clb_status einsum_matmul(clb_tensor *const *views, int nids, int nout, co
         }
     }
     if (nk == 0) return CLB_OK;
+    /* Without i and j labels it is a batched dot product ("ij,ij->i", "i,i->"): a
+       reduction bound by memory, one fused clb_eval_reduce pass (Kahan sums). */
+    bool has_ij = false;
+    for (int g = 0; g < nids; g++) has_ij = has_ij || cat[g] == 1 || cat[g] == 2;
+    if (!has_ij) return CLB_OK;
     /* a as (batch..., i..., k...) -> (batch..., M, K); b as (batch..., k..., j...) -> (batch..., K, N). */
     int perm_a[CLB_MAX_DIMS], perm_b[CLB_MAX_DIMS], np = 0, nb = 0;
     int64_t M = 1, N = 1, K = 1, bshape_a[CLB_MAX_DIMS], bshape_b[CLB_MAX_DIMS];

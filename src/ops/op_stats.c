@@ -2,13 +2,10 @@
  * statistics built on the existing ops: var/std, softmax, log_softmax,
  * logsumexp. argmax/argmin dispatch to the backends' argreduce slot.
  *
- * clb_eval_reduce walks the broadcast space in blocks of at most
- * ctx->options.eval_reduce_block elements (CLB_EVAL_REDUCE_BLOCK): each block
- * is evaluated (clb_eval) and reduced (clb_reduce, with its accumulation
- * rules) and folded into the output, so the memory used is the output plus one
- * block, never the whole broadcast result. Blocks are cut along the outermost
- * axes first; blocks that split a reduced axis are combined with the fold's own
- * binary op (sum, maximum, minimum, product). */
+ * clb_eval_reduce is one fused pass: the backend's eval_reduce slot evaluates
+ * the expression at each broadcast position and folds it into the output's
+ * accumulator (clb_reduce's accumulation rules), so the memory used is the
+ * output plus small scratch, never the broadcast result. */
 #include "backend.h"
 #include "dtype.h"
 #include "expr.h"
@@ -56,68 +53,74 @@ static clb_status check_keepdim(const char *fn, int keepdim)
 
 /* ---- clb_eval_reduce ---------------------------------------------------------- */
 
-/* The binary op that merges two partial results of `op` (SUM also for MEAN). */
-static const char *combine_expr(clb_reduce_op op)
-{
-    switch (op) {
-    case CLB_MAX: return "maximum(a, b)";
-    case CLB_MIN: return "minimum(a, b)";
-    case CLB_PROD: return "a * b";
-    default: return "a + b";
-    }
-}
-
-/* One block: inputs sliced to [start[d], start[d] + len[d]) on the broadcast
-   axes 0..k, evaluated, reduced with keepdim, and stored into (first) or
-   combined with the matching slice of `acc`. */
-static clb_status run_block(clb_context *ctx, const char *text, int n, const char *const *names,
-                            const clb_tensor *const *inputs, int nd, int k, const int64_t *start,
-                            const int64_t *len, clb_reduce_op rop, int nred, const int *red,
-                            const bool *reduced, bool first, clb_tensor *acc)
+/* The fused pass: a plan over the broadcast shape (nd axes, `shape`) whose
+   operand 0 is the output (stride 0 on the reduced axes) and whose operands 1..n
+   are the inputs, run by the backend's eval_reduce slot (rop) or eval_moments
+   slot (mop, whose count is filled in here). */
+static clb_status fused(clb_context *ctx, const char *fn, const clb__expr *e, int n,
+                        const clb_tensor *const *inputs, int nd, const int64_t *shape,
+                        const bool *reduced, int keepdim, clb_dtype rdt, clb__reduce_op *rop,
+                        clb__moments_op *mop, bool online, clb_tensor **out)
 {
     clb_status st = CLB_OK;
-    clb_tensor *views[CLB__EVAL_MAX_INPUTS] = {NULL};
-    clb_tensor *part = NULL, *r = NULL, *target = NULL, *next = NULL;
-    for (int j = 0; j < n; j++) {
-        clb_tensor_retain((clb_tensor *)inputs[j]);
-        views[j] = (clb_tensor *)inputs[j];
-        int lead = nd - inputs[j]->ndim;
-        for (int d = 0; d <= k; d++) {
-            int jd = d - lead;
-            if (jd < 0 || inputs[j]->shape[jd] == 1) continue;
-            CLB_TRY(clb_slice(views[j], jd, start[d], start[d] + len[d], 1, &next));
-            clb_tensor_release(views[j]);
-            views[j] = next;
-            next = NULL;
-        }
+    clb__plan *plan = NULL;
+    int64_t(*in_strides)[CLB_MAX_DIMS] = NULL;
+    int64_t keep_shape[CLB_MAX_DIMS] = {0}, out_shape[CLB_MAX_DIMS], out_strides[CLB_MAX_DIMS];
+    int out_nd = 0;
+    int64_t count = 1;
+    for (int d = 0; d < nd; d++) {
+        keep_shape[d] = reduced[d] ? 1 : shape[d];
+        if (reduced[d]) count *= shape[d];
+        if (keepdim || !reduced[d]) out_shape[out_nd++] = keep_shape[d];
     }
-    CLB_TRY(clb_eval(ctx, text, n, names, (const clb_tensor *const *)views, &part));
-    CLB_TRY(clb_reduce(rop, part, nred, red, 1, &r));
-    clb_tensor_retain(acc);
-    target = acc;
-    for (int d = 0; d <= k; d++) {
-        if (reduced[d] || len[d] == acc->shape[d]) continue;
-        CLB_TRY(clb_slice(target, d, start[d], start[d] + len[d], 1, &next));
-        clb_tensor_release(target);
-        target = next;
-        next = NULL;
+    if (online) { /* the pairs: keepdim and a last axis of 2 */
+        for (int d = 0; d < nd; d++) out_shape[d] = keep_shape[d];
+        out_shape[nd] = 2;
+        out_nd = nd + 1;
     }
-    if (first) {
-        CLB_TRY(clb__copy_into(target, r));
+    clb__contiguous_strides(nd, keep_shape, out_strides);
+    for (int d = 0; d < nd; d++)
+        if (reduced[d]) out_strides[d] = 0;
+    CLB_TRY(clb__tensor_new(ctx, rdt, out_nd, out_shape, out));
+
+    plan = malloc(sizeof *plan);
+    in_strides = calloc(1, sizeof(int64_t[CLB__EVAL_MAX_INPUTS][CLB_MAX_DIMS]));
+    if (!plan || !in_strides) CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "%s: out of host memory for a plan", fn);
+    const int64_t *strides[CLB__MAX_OPERANDS] = {out_strides};
+    int64_t offsets[CLB__MAX_OPERANDS] = {(*out)->offset};
+    void *handles[CLB__MAX_OPERANDS] = {(*out)->storage->handle};
+    clb_dtype dtypes[CLB__EVAL_MAX_INPUTS];
+    for (int k = 0; k < n; k++) {
+        clb__broadcast_strides(inputs[k]->ndim, inputs[k]->shape, inputs[k]->strides, nd, shape,
+                               in_strides[k]);
+        strides[k + 1] = in_strides[k];
+        offsets[k + 1] = inputs[k]->offset;
+        handles[k + 1] = inputs[k]->storage->handle;
+        dtypes[k] = inputs[k]->dtype;
+    }
+    clb__plan_make(plan, n + 1, nd, shape, strides, offsets);
+    if (rop) {
+        rop->count = count;
+        rop->out_numel = online ? (*out)->numel / 2 : (*out)->numel;
+        CLB_TRY(online ? ctx->backend->eval_online(ctx, e, rop, plan, handles, dtypes)
+                       : ctx->backend->eval_reduce(ctx, e, rop, plan, handles, dtypes));
     } else {
-        const char *ab[2] = {"a", "b"};
-        const clb_tensor *args[2] = {target, r};
-        CLB_TRY(clb_eval_into(ctx, combine_expr(rop), 2, ab, args, target));
+        mop->count = count;
+        mop->out_numel = (*out)->numel;
+        CLB_TRY(ctx->backend->eval_moments(ctx, e, mop, plan, handles, dtypes));
     }
 cleanup:
-    for (int j = 0; j < n; j++) clb_tensor_release(views[j]);
-    clb_tensor_release(part);
-    clb_tensor_release(r);
-    clb_tensor_release(target);
-    clb_tensor_release(next);
+    if (st != CLB_OK) {
+        clb_tensor_release(*out);
+        *out = NULL;
+    }
+    free(plan);
+    free(in_strides);
     return st;
 }
 
+/* An empty broadcast result has nothing to evaluate: clb_eval of it is empty
+   too, and clb_reduce gives the identities (or NumPy's error for max/min). */
 clb_status clb_eval_reduce(clb_context *ctx, const char *expr, int n, const char *const *names,
                            const clb_tensor *const *inputs, clb_reduce_op op, int naxes,
                            const int *axes, int keepdim, clb_tensor **out)
@@ -125,8 +128,7 @@ clb_status clb_eval_reduce(clb_context *ctx, const char *expr, int n, const char
     static const char fn[] = "clb_eval_reduce";
     clb_status st = CLB_OK;
     clb__expr *e = NULL;
-    clb_tensor *part = NULL, *acc = NULL, *tmp = NULL;
-    char *wrapped = NULL;
+    clb_tensor *part = NULL;
     int ndims[CLB__EVAL_MAX_INPUTS];
     const int64_t *shapes[CLB__EVAL_MAX_INPUTS];
     if (!out) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "%s: out is NULL", fn);
@@ -150,89 +152,13 @@ clb_status clb_eval_reduce(clb_context *ctx, const char *expr, int n, const char
     CLB_TRY(reduced_axes(fn, nd, naxes, axes, reduced, &nred, red));
     int64_t numel = 1;
     for (int d = 0; d < nd; d++) numel *= shape[d];
-
-    /* The block bound: the option, and at most an eighth of the largest allocation. */
-    int64_t block = ctx->options.eval_reduce_block;
-    size_t item = clb_dtype_size(edt) > 4 ? 8 : 4;
-    if (ctx->info.max_alloc_bytes / 8 / item > 0 &&
-        (uint64_t)block > ctx->info.max_alloc_bytes / 8 / item)
-        block = (int64_t)(ctx->info.max_alloc_bytes / 8 / item);
-    if (numel <= block) {
+    if (numel == 0 || n == 0) {
         CLB_TRY(clb_eval(ctx, expr, n, names, inputs, &part));
         CLB_TRY(clb_reduce(op, part, nred, red, keepdim, out));
         goto cleanup;
     }
-
-    /* MEAN: a sum (in float32 for float16, so that partial sums cannot overflow)
-       divided at the end. */
-    clb_reduce_op rop = op;
-    const char *text = expr;
-    clb_dtype acc_dt = rdt;
-    int64_t count = 1;
-    for (int i = 0; i < nred; i++) count *= shape[red[i]];
-    if (op == CLB_MEAN) {
-        rop = CLB_SUM;
-        acc_dt = rdt == CLB_FLOAT16 ? CLB_FLOAT32 : rdt;
-        size_t len = strlen(expr) + 32;
-        wrapped = malloc(len);
-        if (!wrapped) CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
-        snprintf(wrapped, len, "%s((%s))", clb_dtype_name(acc_dt), expr);
-        text = wrapped;
-    }
-    int64_t keep_shape[CLB_MAX_DIMS];
-    for (int d = 0; d < nd; d++) keep_shape[d] = reduced[d] ? 1 : shape[d];
-    CLB_TRY(clb__tensor_new(ctx, acc_dt, nd, keep_shape, &acc));
-
-    /* k: the outermost axis the blocks cut into chunks of c; axes before it are
-       walked one index at a time, axes after it are whole. */
-    int k = nd - 1;
-    int64_t inner = 1;
-    while (k > 0 && shape[k] <= block / inner) inner *= shape[k--];
-    int64_t c = block / inner;
-    if (c < 1) c = 1;
-    if (c > shape[k]) c = shape[k];
-    int64_t start[CLB_MAX_DIMS] = {0}, len[CLB_MAX_DIMS];
-    for (int d = 0; d < nd; d++) len[d] = d < k ? 1 : d == k ? c : shape[d];
-    for (;;) {
-        len[k] = shape[k] - start[k] < c ? shape[k] - start[k] : c;
-        bool first = true;
-        for (int d = 0; d <= k; d++)
-            if (reduced[d] && start[d] != 0) first = false;
-        CLB_TRY(run_block(ctx, text, n, names, inputs, nd, k, start, len, rop, nred, red, reduced,
-                          first, acc));
-        int d = k;
-        start[k] += c;
-        while (d >= 0 && start[d] >= shape[d]) {
-            start[d] = 0;
-            if (--d >= 0) start[d] += 1;
-        }
-        if (d < 0) break;
-    }
-    if (op == CLB_MEAN) {
-        char div[64];
-        const char *a[1] = {"a"};
-        snprintf(div, sizeof div, "a / %lld", (long long)count);
-        CLB_TRY(clb_eval(ctx, div, 1, a, (const clb_tensor *const *)&acc, &tmp));
-        clb_tensor_release(acc);
-        acc = tmp;
-        tmp = NULL;
-        if (acc->dtype != rdt) {
-            CLB_TRY(clb_cast(acc, rdt, &tmp));
-            clb_tensor_release(acc);
-            acc = tmp;
-            tmp = NULL;
-        }
-    }
-    if (keepdim) {
-        *out = acc;
-        acc = NULL;
-    } else {
-        int64_t out_shape[CLB_MAX_DIMS];
-        int out_nd = 0;
-        for (int d = 0; d < nd; d++)
-            if (!reduced[d]) out_shape[out_nd++] = shape[d];
-        CLB_TRY(clb_reshape(acc, out_nd, out_shape, out));
-    }
+    clb__reduce_op r = {.op = op, .in = edt, .out = rdt};
+    CLB_TRY(fused(ctx, fn, e, n, inputs, nd, shape, reduced, keepdim, rdt, &r, NULL, false, out));
 cleanup:
     if (st != CLB_OK) {
         clb_tensor_release(*out);
@@ -240,21 +166,19 @@ cleanup:
     }
     clb__expr_free(e);
     clb_tensor_release(part);
-    clb_tensor_release(acc);
-    clb_tensor_release(tmp);
-    free(wrapped);
     return st;
 }
 
 /* ---- var / std ------------------------------------------------------------------ */
 
-/* Two passes: the mean (keepdim), then the sum of squared deviations from it
-   through clb_eval_reduce (no stored deviations), divided by count - correction. */
+/* One pass (the backend's eval_moments slot) over the values of "x", or of
+   "float64(x)" for integer and bool inputs (NumPy's float64 result; no cast
+   copy). An empty input gives NaN per output (NumPy): its mean. */
 static clb_status var_std(const char *fn, const clb_tensor *t, int naxes, const int *axes,
                           int correction, int keepdim, bool root, clb_tensor **out)
 {
     clb_status st = CLB_OK;
-    clb_tensor *x = NULL, *m = NULL, *s = NULL;
+    clb__expr *e = NULL;
     int nred = 0, red[CLB_MAX_DIMS];
     bool reduced[CLB_MAX_DIMS];
     if (!out) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "%s: out is NULL", fn);
@@ -263,48 +187,27 @@ static clb_status var_std(const char *fn, const clb_tensor *t, int naxes, const 
     CLB_TRY(check_keepdim(fn, keepdim));
     CLB_TRY(reduced_axes(fn, t->ndim, naxes, axes, reduced, &nred, red));
     clb_context *ctx = t->storage->ctx;
-    if (clb__dtype_is_float(t->dtype)) {
-        clb_tensor_retain((clb_tensor *)t);
-        x = (clb_tensor *)t;
-    } else {
-        if (!ctx->info.has_fp64)
-            CLB_FAIL(CLB_ERR_DTYPE,
-                     "%s: the result for %s input is float64 (NumPy), which device %s does not "
-                     "support (no cl_khr_fp64); cast the input to float32 first",
-                     fn, clb_dtype_name(t->dtype), ctx->info.name);
-        CLB_TRY(clb_cast(t, CLB_FLOAT64, &x));
+    bool is_float = clb__dtype_is_float(t->dtype);
+    if (!is_float && !ctx->info.has_fp64)
+        CLB_FAIL(CLB_ERR_DTYPE,
+                 "%s: the result for %s input is float64 (NumPy), which device %s does not "
+                 "support (no cl_khr_fp64); cast the input to float32 first",
+                 fn, clb_dtype_name(t->dtype), ctx->info.name);
+    if (t->numel == 0) {
+        CLB_TRY(clb_reduce(CLB_MEAN, t, nred, red, keepdim, out));
+        goto cleanup;
     }
-    int64_t count = 1;
-    for (int i = 0; i < nred; i++) count *= t->shape[red[i]];
-    CLB_TRY(clb_reduce(CLB_MEAN, x, nred, red, 1, &m));
-    const char *xm[2] = {"x", "m"};
-    const clb_tensor *args[2] = {x, m};
-    CLB_TRY(clb_eval_reduce(ctx, "(x - m) * (x - m)", 2, xm, args, CLB_SUM, nred, red, keepdim,
-                            &s));
-    /* NumPy divides by max(count - ddof, 0): 0 gives inf, or nan for 0 / 0. */
-    long long div = count - (long long)correction > 0 ? count - (long long)correction : 0;
-    /* A zero divisor is written as (s - s): rusticl (Mesa 22/23, llvmpipe) folds a
-       division by the literal 0 into a wrong finite value. */
-    char text[160], d[64];
-    if (div > 0)
-        snprintf(d, sizeof d, "%lld", div);
-    else
-        snprintf(d, sizeof d, x->dtype == CLB_FLOAT16 ? "(float32(s) - float32(s))" : "(s - s)");
-    if (x->dtype == CLB_FLOAT16) /* the count itself may exceed float16's range */
-        snprintf(text, sizeof text, root ? "float16(sqrt(float32(s) / %s))" : "float16(float32(s) / %s)",
-                 d);
-    else
-        snprintf(text, sizeof text, root ? "sqrt(s / %s)" : "s / %s", d);
-    const char *sn[1] = {"s"};
-    CLB_TRY(clb_eval(ctx, text, 1, sn, (const clb_tensor *const *)&s, out));
+    const char *xn[1] = {"x"};
+    CLB_TRY(clb__eval_prepare(fn, ctx, is_float ? "x" : "float64(x)", 1, xn, &t, &e));
+    clb_dtype rdt = is_float ? t->dtype : CLB_FLOAT64;
+    clb__moments_op m = {.in = rdt, .out = rdt, .correction = correction, .root = root};
+    CLB_TRY(fused(ctx, fn, e, 1, &t, t->ndim, t->shape, reduced, keepdim, rdt, NULL, &m, false, out));
 cleanup:
     if (st != CLB_OK) {
         clb_tensor_release(*out);
         *out = NULL;
     }
-    clb_tensor_release(x);
-    clb_tensor_release(m);
-    clb_tensor_release(s);
+    clb__expr_free(e);
     return st;
 }
 
@@ -322,17 +225,22 @@ clb_status clb_std(const clb_tensor *t, int naxes, const int *axes, int correcti
 
 /* ---- softmax, log_softmax, logsumexp --------------------------------------------- */
 
-/* The shift: the maximum where it is finite, else 0 (so a row of -inf gives
-   exp(-inf) = 0 sums, and +inf stays +inf), as scipy's logsumexp. */
-#define SHIFT "where(m - m == 0, m, 0)"
-
 enum { SOFTMAX, LOG_SOFTMAX, LOGSUMEXP };
 
+/* Two passes over the data at most: one (the backend's eval_online slot, online
+   softmax) gives each row's m = max and s = sum of exp(x - m), as pairs in the
+   accumulator dtype (float32, float64 for float64); softmax and log_softmax
+   then write exp(x - m) / s and (x - m) - log(s) (one clb_eval over x and the
+   pairs' strided views), logsumexp is m + log(s) over the pairs alone. x - m is
+   exact for large inputs (no inf or nan at +-1e4); a row of -inf has m = -inf
+   and gives NaN (softmax) and -inf (logsumexp), a +inf gives NaN at its place
+   (NumPy / SciPy). */
 static clb_status softmax_like(const char *fn, int kind, const clb_tensor *t, int naxes,
                                const int *axes, int keepdim, clb_tensor **out)
 {
     clb_status st = CLB_OK;
-    clb_tensor *m = NULL, *s = NULL, *r = NULL;
+    clb__expr *e = NULL;
+    clb_tensor *pair = NULL, *m = NULL, *s = NULL, *m1 = NULL, *s1 = NULL, *r = NULL;
     int nred = 0, red[CLB_MAX_DIMS];
     bool reduced[CLB_MAX_DIMS];
     if (!out) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "%s: out is NULL", fn);
@@ -345,47 +253,81 @@ static clb_status softmax_like(const char *fn, int kind, const clb_tensor *t, in
     CLB_TRY(check_keepdim(fn, keepdim));
     CLB_TRY(reduced_axes(fn, t->ndim, naxes, axes, reduced, &nred, red));
     clb_context *ctx = t->storage->ctx;
-    const char *xm[2] = {"x", "m"};
+    const char *xn[1] = {"x"};
     const char *xms[3] = {"x", "m", "s"};
     const char *ms[2] = {"m", "s"};
     if (t->numel == 0) {
-        /* Nothing to shift by: softmax of nothing is empty, logsumexp of nothing is
-           log(0) = -inf. */
+        /* Softmax of nothing is empty, logsumexp of nothing is log(0) = -inf. */
         CLB_TRY(clb_reduce(CLB_SUM, t, nred, red, kind == LOGSUMEXP ? keepdim : 1, &s));
-        if (kind == LOGSUMEXP) {
+        if (kind == LOGSUMEXP)
             CLB_TRY(clb_eval(ctx, "log(s)", 1, ms + 1, (const clb_tensor *const *)&s, out));
-        } else {
-            const char *xn[1] = {"x"};
+        else
             CLB_TRY(clb_eval(ctx, "x", 1, xn, &t, out));
-        }
         goto cleanup;
     }
-    CLB_TRY(clb_reduce(CLB_MAX, t, nred, red, 1, &m));
-    const clb_tensor *xm_in[2] = {t, m};
-    CLB_TRY(clb_eval_reduce(ctx, "exp(x - " SHIFT ")", 2, xm, xm_in, CLB_SUM, nred, red, 1, &s));
+    CLB_TRY(clb__eval_prepare(fn, ctx, "x", 1, xn, &t, &e));
+    clb_dtype acc = t->dtype == CLB_FLOAT64 ? CLB_FLOAT64 : CLB_FLOAT32;
+    clb__reduce_op rop = {.op = CLB_MAX, .in = t->dtype, .out = acc};
+    CLB_TRY(fused(ctx, fn, e, 1, &t, t->ndim, t->shape, reduced, 1, acc, &rop, NULL, true, &pair));
+    /* m and s: views of the pairs with the kept shape (size 1 on reduced axes). */
+    int nd = t->ndim;
+    CLB_TRY(clb_slice(pair, nd, 0, 1, 1, &m1));
+    CLB_TRY(clb_slice(pair, nd, 1, 2, 1, &s1));
+    CLB_TRY(clb_squeeze(m1, nd, &m));
+    CLB_TRY(clb_squeeze(s1, nd, &s));
     const clb_tensor *xms_in[3] = {t, m, s};
     const clb_tensor *ms_in[2] = {m, s};
+    bool half = t->dtype == CLB_FLOAT16;
+    /* C-contiguous rows along the last axis: the backend's row pass, where it has one. */
+    bool last_only = nred == 1 && red[0] == t->ndim - 1;
+    if (kind != LOGSUMEXP && last_only && ctx->backend->softmax_rows &&
+        clb_tensor_is_contiguous(t)) {
+        bool done = false;
+        int64_t len = t->shape[t->ndim - 1];
+        CLB_TRY(clb__tensor_new(ctx, t->dtype, t->ndim, t->shape, &r));
+        clb__softmax_rows_op sr = {.in = t->dtype, .log = kind == LOG_SOFTMAX,
+                                   .rows = t->numel / len, .len = len, .in_offset = t->offset,
+                                   .out_offset = r->offset, .pair_offset = pair->offset};
+        void *h[3] = {r->storage->handle, t->storage->handle, pair->storage->handle};
+        CLB_TRY(ctx->backend->softmax_rows(ctx, &sr, h, &done));
+        if (done) {
+            *out = r;
+            r = NULL;
+            goto cleanup;
+        }
+        clb_tensor_release(r);
+        r = NULL;
+    }
     if (kind == SOFTMAX)
-        CLB_TRY(clb_eval(ctx, "exp(x - " SHIFT ") / s", 3, xms, xms_in, out));
+        CLB_TRY(clb_eval(ctx, half ? "float16(exp(x - m) / s)" : "exp(x - m) / s", 3, xms, xms_in,
+                         out));
     else if (kind == LOG_SOFTMAX)
-        CLB_TRY(clb_eval(ctx, "x - " SHIFT " - log(s)", 3, xms, xms_in, out));
-    else if (keepdim)
-        CLB_TRY(clb_eval(ctx, "log(s) + " SHIFT, 2, ms, ms_in, out));
+        CLB_TRY(clb_eval(ctx, half ? "float16((x - m) - log(s))" : "(x - m) - log(s)", 3, xms,
+                         xms_in, out));
     else {
-        int64_t out_shape[CLB_MAX_DIMS];
-        int out_nd = 0;
-        for (int d = 0; d < t->ndim; d++)
-            if (!reduced[d]) out_shape[out_nd++] = t->shape[d];
-        CLB_TRY(clb_eval(ctx, "log(s) + " SHIFT, 2, ms, ms_in, &r));
-        CLB_TRY(clb_reshape(r, out_nd, out_shape, out));
+        CLB_TRY(clb_eval(ctx, half ? "float16(m + log(s))" : "m + log(s)", 2, ms, ms_in, &r));
+        if (keepdim) {
+            *out = r;
+            r = NULL;
+        } else {
+            int64_t out_shape[CLB_MAX_DIMS];
+            int out_nd = 0;
+            for (int d = 0; d < t->ndim; d++)
+                if (!reduced[d]) out_shape[out_nd++] = t->shape[d];
+            CLB_TRY(clb_reshape(r, out_nd, out_shape, out));
+        }
     }
 cleanup:
     if (st != CLB_OK) {
         clb_tensor_release(*out);
         *out = NULL;
     }
+    clb__expr_free(e);
+    clb_tensor_release(pair);
     clb_tensor_release(m);
     clb_tensor_release(s);
+    clb_tensor_release(m1);
+    clb_tensor_release(s1);
     clb_tensor_release(r);
     return st;
 }

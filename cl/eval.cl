@@ -221,15 +221,74 @@
     CLB_CHUNK_BASE(6, j0);                                                                         \
     CLB_CHUNK_BASE(7, j0);                                                                         \
     CLB_CHUNK_BASE(8, j0)
+/* With CLB_VLOAD_ALIGNED (PoCL, common.cl), a contiguous input's chunk is loaded
+   before the body as one vector (CLB_VLOAD_A: one full-width load where the
+   address is aligned for it, else vloadN) into a private array that shadows
+   p<k>, so the body's CLB_LOAD(dt, p<k>, v) reads the same values from
+   registers: PoCL 3.1 built the body's per-element loads, as vloadN, from
+   two-element pieces. float16 keeps its vload_half per element (half vectors
+   need cl_khr_fp16); llvmpipe and GPUs keep the pointers (CLB_VLOAD_ALIGNED 0). */
+#if CLB_VLOAD_ALIGNED && CLB_BLOCKED && CLB_NDIM >= 1 &&                                          \
+    (CLB_VEC == 2 || CLB_VEC == 4 || CLB_VEC == 8 || CLB_VEC == 16)
+#define CLB_PRELOAD_OK 1
+#else
+#define CLB_PRELOAD_OK 0
+#endif
+#define CLB_PRELOAD_IF(k) (CLB_PRELOAD_OK && (k) <= CLB_NIN && CLB_INNER##k == 1)
+#define CLB_SHADOW_PTR(k) CLB_IN_PTR_T(k) p##k = q##k##_
+#define CLB_IN_VEC_T(k) CLB_CAT(CLB_STORAGE(CLB_IN##k##_DTYPE), CLB_VEC)
+#define CLB_SHADOW_VEC(k)                                                                          \
+    CLB_STORAGE(CLB_IN##k##_DTYPE) p##k[CLB_VEC] __attribute__((aligned(sizeof(CLB_IN_VEC_T(k))))); \
+    *(CLB_IN_VEC_T(k) *)p##k = CLB_VLOAD_A(CLB_IN_VEC_T(k), CLB_VEC, q##k##_)
+#if CLB_PRELOAD_IF(1) && CLB_IN1_DTYPE != 9
+#define CLB_SHADOW1 CLB_SHADOW_VEC(1)
+#else
+#define CLB_SHADOW1 CLB_SHADOW_PTR(1)
+#endif
+#if CLB_PRELOAD_IF(2) && CLB_IN2_DTYPE != 9
+#define CLB_SHADOW2 CLB_SHADOW_VEC(2)
+#else
+#define CLB_SHADOW2 CLB_SHADOW_PTR(2)
+#endif
+#if CLB_PRELOAD_IF(3) && CLB_IN3_DTYPE != 9
+#define CLB_SHADOW3 CLB_SHADOW_VEC(3)
+#else
+#define CLB_SHADOW3 CLB_SHADOW_PTR(3)
+#endif
+#if CLB_PRELOAD_IF(4) && CLB_IN4_DTYPE != 9
+#define CLB_SHADOW4 CLB_SHADOW_VEC(4)
+#else
+#define CLB_SHADOW4 CLB_SHADOW_PTR(4)
+#endif
+#if CLB_PRELOAD_IF(5) && CLB_IN5_DTYPE != 9
+#define CLB_SHADOW5 CLB_SHADOW_VEC(5)
+#else
+#define CLB_SHADOW5 CLB_SHADOW_PTR(5)
+#endif
+#if CLB_PRELOAD_IF(6) && CLB_IN6_DTYPE != 9
+#define CLB_SHADOW6 CLB_SHADOW_VEC(6)
+#else
+#define CLB_SHADOW6 CLB_SHADOW_PTR(6)
+#endif
+#if CLB_PRELOAD_IF(7) && CLB_IN7_DTYPE != 9
+#define CLB_SHADOW7 CLB_SHADOW_VEC(7)
+#else
+#define CLB_SHADOW7 CLB_SHADOW_PTR(7)
+#endif
+#if CLB_PRELOAD_IF(8) && CLB_IN8_DTYPE != 9
+#define CLB_SHADOW8 CLB_SHADOW_VEC(8)
+#else
+#define CLB_SHADOW8 CLB_SHADOW_PTR(8)
+#endif
 #define CLB_CHUNK_SHADOWS()                                                                        \
-    CLB_IN_PTR_T(1) p1 = q1_;                                                                      \
-    CLB_IN_PTR_T(2) p2 = q2_;                                                                      \
-    CLB_IN_PTR_T(3) p3 = q3_;                                                                      \
-    CLB_IN_PTR_T(4) p4 = q4_;                                                                      \
-    CLB_IN_PTR_T(5) p5 = q5_;                                                                      \
-    CLB_IN_PTR_T(6) p6 = q6_;                                                                      \
-    CLB_IN_PTR_T(7) p7 = q7_;                                                                      \
-    CLB_IN_PTR_T(8) p8 = q8_
+    CLB_SHADOW1;                                                                                   \
+    CLB_SHADOW2;                                                                                   \
+    CLB_SHADOW3;                                                                                   \
+    CLB_SHADOW4;                                                                                   \
+    CLB_SHADOW5;                                                                                   \
+    CLB_SHADOW6;                                                                                   \
+    CLB_SHADOW7;                                                                                   \
+    CLB_SHADOW8
 #define CLB_CHUNK_OFFSETS(v)                                                                       \
     const clb_index o1 = CLB_INNER_OFF(1, v), o2 = CLB_INNER_OFF(2, v), o3 = CLB_INNER_OFF(3, v),  \
                     o4 = CLB_INNER_OFF(4, v), o5 = CLB_INNER_OFF(5, v), o6 = CLB_INNER_OFF(6, v),  \
@@ -241,6 +300,15 @@ typedef CLB_REG(CLB_OUT_DTYPE) clb_outv_t;
 typedef CLB_CAT(CLB_STORAGE(CLB_OUT_DTYPE), CLB_VEC) clb_outvec_t;
 #else
 #define CLB_STREAM_CHUNK 0
+#endif
+
+/* A streamed chunk's values, with CLB_VLOAD_ALIGNED: the private array is
+   aligned for the vector type and read as one vector for the streaming store
+   (vloadN of it, as PoCL 3.1 builds it, split the body into two-lane pieces). */
+#if CLB_STREAM_CHUNK && CLB_PRELOAD_OK
+#define CLB_RUN_ALIGN __attribute__((aligned(sizeof(clb_outvec_t))))
+#else
+#define CLB_RUN_ALIGN
 #endif
 
 /* The result of the body: a store, or in a chunk a register (redefined there). */
@@ -318,7 +386,7 @@ __kernel void clb_eval(__global CLB_STORAGE(CLB_OUT_DTYPE) *p0, CLB_PTR(1, CLB_I
             const clb_index j0 = (clb_index)(c * CLB_VEC);
             if ((long)j0 + CLB_VEC <= (long)inner) {
                 CLB_CHUNK_BASES(j0);
-                clb_outv_t r_[CLB_VEC];
+                clb_outv_t r_[CLB_VEC] CLB_RUN_ALIGN;
                 {
                     CLB_CHUNK_SHADOWS();
 #undef CLB_RESULT
@@ -330,7 +398,13 @@ __kernel void clb_eval(__global CLB_STORAGE(CLB_OUT_DTYPE) *p0, CLB_PTR(1, CLB_I
 #undef CLB_RESULT
 #define CLB_RESULT(x) CLB_STORE(CLB_OUT_DTYPE, p0, o0, x)
                 }
-#if CLB_STREAM_CHUNK
+#if CLB_STREAM_CHUNK && CLB_PRELOAD_OK
+                if (CLB_ALIGNED(q0_, CLB_VEC))
+                    __builtin_nontemporal_store(*(const clb_outvec_t *)r_,
+                                                (__global clb_outvec_t *)q0_);
+                else
+                    CLB_STORE_RUN_PLAIN(CLB_OUT_DTYPE, q0_, 1, r_);
+#elif CLB_STREAM_CHUNK
                 CLB_STORE_RUN_NT(CLB_OUT_DTYPE, clb_outvec_t, q0_, 1, r_);
 #else
                 CLB_STORE_RUN_PLAIN(CLB_OUT_DTYPE, q0_, CLB_INNER_OFF(0, 1), r_);

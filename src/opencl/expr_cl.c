@@ -208,8 +208,9 @@ static clb_status options_for(clb_context *ctx, const clb__expr *e, const clb__p
         if (use[t]) put(&o, " -DCLB_USE_%d=1", t);
     /* The plan kind: a flat launch for a short innermost axis, and each operand's
        innermost stride (0, 1 or anything). */
-    put(&o, " -DCLB_FLAT=%d -DCLB_VEC=%d -DCLB_BLOCKED=%d -DCLB_NT=%d",
-        !blocked && flat_launch(plan) ? 1 : 0, vec, blocked ? 1 : 0, nt ? 1 : 0);
+    put(&o, " -DCLB_FLAT=%d -DCLB_VEC=%d -DCLB_BLOCKED=%d -DCLB_NT=%d -DCLB_VLOAD_ALIGNED=%d",
+        !blocked && flat_launch(plan) ? 1 : 0, vec, blocked ? 1 : 0, nt ? 1 : 0,
+        clb__cl_vload_aligned(clb__cl_impl(ctx)) ? 1 : 0);
     for (int k = 0; k < plan->nops && plan->ndim > 0; k++) {
         int64_t s = plan->strides[k][plan->ndim - 1];
         put(&o, " -DCLB_INNER%d=%d", k, s == 0 ? 0 : s == 1 ? 1 : 2);

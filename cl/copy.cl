@@ -105,7 +105,20 @@ CLB_ARGS_PROBE(CLB_COPY_ARGS_VECS)
 /* Stores the CLB_VEC values vals[] at q with inner stride S: one streaming
    vector store when asked for and q is aligned for it (rows that are not
    multiples of CLB_VEC fall back to plain stores), else element by element. */
-#if CLB_NT_OK && CLB_DST_DTYPE != 9 && CLB_VEC <= 16
+#if CLB_NT_OK && CLB_DST_DTYPE != 9 && CLB_VEC <= 16 && CLB_VLOAD_ALIGNED
+/* With CLB_VLOAD_ALIGNED (PoCL): the values' private array is aligned for the
+   vector type (CLB_VALS_ALIGN) and read as one vector; vloadN of it, as PoCL
+   3.1 builds it, took two-element pieces. */
+typedef CLB_CAT(CLB_STORAGE(CLB_DST_DTYPE), CLB_VEC) clb_dstvec_t;
+#define CLB_VALS_ALIGN __attribute__((aligned(sizeof(clb_dstvec_t))))
+#define CLB_STORE_CHUNK(q, S, vals)                                                                \
+    do {                                                                                           \
+        if ((S) == 1 && CLB_ALIGNED(q, CLB_VEC))                                                   \
+            __builtin_nontemporal_store(*(const clb_dstvec_t *)(vals), (__global clb_dstvec_t *)(q)); \
+        else                                                                                       \
+            CLB_STORE_RUN_PLAIN(CLB_DST_DTYPE, q, S, vals);                                        \
+    } while (0)
+#elif CLB_NT_OK && CLB_DST_DTYPE != 9 && CLB_VEC <= 16
 typedef CLB_CAT(CLB_STORAGE(CLB_DST_DTYPE), CLB_VEC) clb_dstvec_t;
 #define CLB_STORE_CHUNK(q, S, vals) CLB_STORE_RUN_NT(CLB_DST_DTYPE, clb_dstvec_t, q, S, vals)
 #elif CLB_DST_DTYPE == 9 && CLB_SRC_DTYPE != 11 && CLB_VEC > 1 && CLB_VEC <= 16
@@ -119,6 +132,9 @@ typedef CLB_CAT(CLB_STORAGE(CLB_DST_DTYPE), CLB_VEC) clb_dstvec_t;
     } while (0)
 #else
 #define CLB_STORE_CHUNK(q, S, vals) CLB_STORE_RUN_PLAIN(CLB_DST_DTYPE, q, S, vals)
+#endif
+#ifndef CLB_VALS_ALIGN
+#define CLB_VALS_ALIGN
 #endif
 
 /* Bit copies move whole chunks as one vector (OpenCL vectors go up to 16
@@ -151,6 +167,22 @@ typedef CLB_CAT(CLB_STORAGE(CLB_DST_DTYPE), CLB_VEC) clb_vec_t;
             _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++) vals[v] = CLB_VALUE(q, v * (S));   \
         }                                                                                          \
     } while (0)
+#elif CLB_VLOAD_ALIGNED && CLB_SRC_DTYPE != 9 &&                                                  \
+    (CLB_VEC == 2 || CLB_VEC == 4 || CLB_VEC == 8 || CLB_VEC == 16)
+/* With CLB_VLOAD_ALIGNED (PoCL), a contiguous chunk is loaded as one vector
+   (CLB_VLOAD_A) into an aligned private array, then converted element by
+   element: the same values. */
+typedef CLB_CAT(CLB_STORAGE(CLB_SRC_DTYPE), CLB_VEC) clb_srcvec_t;
+#define CLB_LOAD_CHUNK(vals, q, S)                                                                 \
+    do {                                                                                           \
+        if ((S) == 1) {                                                                            \
+            clb_src_t s_[CLB_VEC] __attribute__((aligned(sizeof(clb_srcvec_t))));                  \
+            *(clb_srcvec_t *)s_ = CLB_VLOAD_A(clb_srcvec_t, CLB_VEC, q);                           \
+            _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++) vals[v] = CLB_VALUE(s_, v);        \
+        } else {                                                                                   \
+            _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++) vals[v] = CLB_VALUE(q, v * (S));   \
+        }                                                                                          \
+    } while (0)
 #else
 #define CLB_LOAD_CHUNK(vals, q, S)                                                                 \
     _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++) vals[v] = CLB_VALUE(q, v * (S))
@@ -171,7 +203,7 @@ typedef CLB_CAT(CLB_STORAGE(CLB_DST_DTYPE), CLB_VEC) clb_vec_t;
             } else if (CLB_VCOPY && (SD) == -1 && (SS) == 1) {                                     \
                 CLB_VCOPY_REV_CHUNK(qd, qs);                                                       \
             } else {                                                                               \
-                clb_val_t v_[CLB_VEC];                                                             \
+                clb_val_t v_[CLB_VEC] CLB_VALS_ALIGN;                                              \
                 CLB_LOAD_CHUNK(v_, qs, SS);                                                        \
                 CLB_STORE_CHUNK(qd, SD, v_);                                                       \
             }                                                                                      \
@@ -190,10 +222,11 @@ typedef CLB_CAT(CLB_STORAGE(CLB_DST_DTYPE), CLB_VEC) clb_vec_t;
 #define CLB_REV_MASK_8 (clb_vec_t)(7, 6, 5, 4, 3, 2, 1, 0)
 #define CLB_REV_MASK_16 (clb_vec_t)(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
 #if CLB_VCOPY
-#define CLB_VCOPY_CHUNK(qd, qs) CLB_VSTORE(clb_vec_t, CLB_CAT(vload, CLB_VEC)(0, qs), qd)
+/* CLB_VLOAD_A: one full-width load where qs is aligned for it on PoCL (common.cl). */
+#define CLB_VCOPY_CHUNK(qd, qs) CLB_VSTORE(clb_vec_t, CLB_VLOAD_A(clb_vec_t, CLB_VEC, qs), qd)
 #define CLB_VCOPY_REV_CHUNK(qd, qs)                                                                \
     CLB_VSTORE(clb_vec_t,                                                                          \
-               shuffle(CLB_CAT(vload, CLB_VEC)(0, qs), CLB_CAT(CLB_REV_MASK_, CLB_VEC)),           \
+               shuffle(CLB_VLOAD_A(clb_vec_t, CLB_VEC, qs), CLB_CAT(CLB_REV_MASK_, CLB_VEC)),      \
                (qd) - (CLB_VEC - 1))
 #else
 #define CLB_VCOPY_CHUNK(qd, qs) ((void)0)
@@ -232,7 +265,7 @@ typedef CLB_CAT(CLB_STORAGE(CLB_DST_DTYPE), CLB_VEC) clb_vec_t;
 #define CLB_STORE_SPLAT(qd) CLB_VSTORE(clb_vec_t, xv, qd)
 #else
 #define CLB_SPLAT()                                                                                \
-    clb_val_t xs[CLB_VEC];                                                                         \
+    clb_val_t xs[CLB_VEC] CLB_VALS_ALIGN;                                                          \
     _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++) xs[v] = x
 #define CLB_STORE_SPLAT(qd) CLB_STORE_CHUNK(qd, 1, xs)
 #endif

@@ -83,6 +83,7 @@ static clb_status build_kernel(clb_context *ctx, const copy_spec *s, uint64_t ke
         {"CLB_SRC_DTYPE", s->src}, {"CLB_DST_DTYPE", s->dst}, {"CLB_TABLE", s->table},
         {"CLB_INDEX64", s->wide},  {"CLB_VEC", s->vec},       {"CLB_BLOCKED", s->blocked},
         {"CLB_NT", s->nt},
+        {"CLB_VLOAD_ALIGNED", clb__cl_vload_aligned(cl)},
     };
     char options[CLB__KERNEL_OPTIONS_MAX];
     clb_status st = clb__kernel_options(defs, (int)(sizeof defs / sizeof defs[0]), options,

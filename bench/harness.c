@@ -17,6 +17,12 @@ static int compare_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+double clbb_sort_median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, compare_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 clbb_result clbb_measure(clb_context *ctx, clbb_run_fn run, void *user, double bytes,
                          double target_s, int max_iters)
 {
@@ -74,11 +80,9 @@ clbb_result clbb_measure_runs(clb_context *ctx, clbb_run_fn run, void *user, dou
         times[n++] = clbb_now() - t0;
     }
     if (r.status == CLB_OK) {
-        qsort(times, (size_t)n, sizeof *times, compare_double);
+        r.median_s = clbb_sort_median(times, n);
         r.iterations = n;
         r.min_s = times[0];
-        /* The mean of the middle two for an even count: the usual median. */
-        r.median_s = n % 2 ? times[n / 2] : 0.5 * (times[n / 2 - 1] + times[n / 2]);
         r.gbps = bytes / r.median_s / 1e9;
     }
     free(times);
@@ -108,10 +112,9 @@ void clbb_measure_interleaved(clb_context *ctx, int ncases, const clbb_timed *ca
     for (int c = 0; c < ncases; c++) {
         if (results[c].status != CLB_OK) continue;
         double *t = times + c * rounds;
-        qsort(t, (size_t)rounds, sizeof *t, compare_double);
+        results[c].median_s = clbb_sort_median(t, rounds);
         results[c].iterations = rounds;
         results[c].min_s = t[0];
-        results[c].median_s = rounds % 2 ? t[rounds / 2] : 0.5 * (t[rounds / 2 - 1] + t[rounds / 2]);
         results[c].gbps = cases[c].bytes / results[c].median_s / 1e9;
     }
     free(times);

@@ -48,5 +48,8 @@ clb_status clbb_random_tensor(clb_context *ctx, int ndim, const int64_t *shape, 
                               float offset, clb_tensor **out);
 
 double clbb_now(void); /* monotonic seconds */
+/* Sorts v[0..n) (n >= 1) in place and returns its median: the mean of the
+   middle two for an even n. */
+double clbb_sort_median(double *v, int n);
 
 #endif /* CLB_BENCH_HARNESS_H */

@@ -1,6 +1,7 @@
 /* Other processes' load from /proc/stat (see load.h). */
 #include "load.h"
 
+#include "harness.h"
 #include "measure.h"
 
 #include <stdio.h>
@@ -38,7 +39,7 @@ static double own_seconds(void)
 static void snapshot(bench_load *l)
 {
     l->ok = read_stat(&l->busy, &l->total);
-    l->t = bench_now();
+    l->t = clbb_now();
     l->own_s = own_seconds();
     if (l->ok) {
         ring[ring_next] = *l;

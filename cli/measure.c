@@ -1,32 +1,13 @@
 /* Timing of one row (see measure.h). */
 #include "measure.h"
 
+#include "harness.h"
 #include "load.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-double bench_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int compare_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Median of v[0..n) (sorted in place): the mean of the middle two for even n. */
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, compare_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /* auto: the medians after each of the last BENCH_AUTO_WINDOW runs agree. */
 static int settled(const double *recent, int n)
@@ -60,28 +41,28 @@ int bench_sample(const bench_plan *plan, bench_run_fn run, void *user, double di
     }
     bench_load load;
     bench_load_begin(&load);
-    double start = bench_now();
+    double start = clbb_now();
     st->stable = plan->runs > 0 ? -1 : 0;
     while (n < cap) {
-        double t0 = bench_now();
+        double t0 = clbb_now();
         rc = run(user);
         if (rc) break;
-        times[n++] = (bench_now() - t0) / divisor;
+        times[n++] = (clbb_now() - t0) / divisor;
         if (plan->runs > 0) continue;
         if (n >= BENCH_AUTO_MIN_RUNS - BENCH_AUTO_WINDOW + 1) {
             memcpy(scratch, times, (size_t)n * sizeof *times);
-            recent[(n - 1) % BENCH_AUTO_WINDOW] = median(scratch, n);
+            recent[(n - 1) % BENCH_AUTO_WINDOW] = clbb_sort_median(scratch, n);
             if (n >= BENCH_AUTO_MIN_RUNS && settled(recent, n)) {
                 st->stable = 1;
                 break;
             }
         }
-        if (n >= BENCH_AUTO_MIN_RUNS && bench_now() - start >= plan->budget_s) break;
+        if (n >= BENCH_AUTO_MIN_RUNS && clbb_now() - start >= plan->budget_s) break;
     }
     if (!rc) {
         st->other_load = bench_load_end(&load);
         st->runs = n;
-        st->median_s = median(times, n); /* sorts */
+        st->median_s = clbb_sort_median(times, n); /* sorts */
         st->min_s = times[0];
         st->max_s = times[n - 1];
         st->spread = st->median_s > 0 ? (st->max_s - st->min_s) / st->median_s : 0;

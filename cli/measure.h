@@ -41,6 +41,5 @@ typedef int (*bench_run_fn)(void *user);
 int bench_sample(const bench_plan *plan, bench_run_fn run, void *user, double divisor,
                  bench_stats *st);
 
-double bench_now(void); /* monotonic seconds */
 
 #endif /* CLB_CLI_MEASURE_H */

@@ -5,6 +5,8 @@
    work-group, and no geometry of one implementation is assumed. */
 #include "peaks.h"
 
+#include "harness.h"
+
 #include "clbroadcast_cl.h"
 #include "peaks_cl_source.h"
 
@@ -302,11 +304,11 @@ static void fma_peak(cl_env *e, const char *options, const char *type, size_t ts
            kernel for the device. */
         if (err == CL_SUCCESS && run_job(&j) == 0) {
             for (;;) {
-                double t0 = bench_now();
+                double t0 = clbb_now();
                 if (run_job(&j) != 0) break;
-                double t1 = bench_now();
+                double t1 = clbb_now();
                 if (run_job(&j) != 0) break;
-                double fastest = t1 - t0 < bench_now() - t1 ? t1 - t0 : bench_now() - t1;
+                double fastest = t1 - t0 < clbb_now() - t1 ? t1 - t0 : clbb_now() - t1;
                 if (fastest >= target || j.global >= max_global) break;
                 j.global *= 2;
             }

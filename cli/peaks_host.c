@@ -4,6 +4,8 @@
    unsupported there. */
 #include "peaks.h"
 
+#include "harness.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,11 +81,11 @@ static int run_fma64(void *u)
 static long calibrate(bench_run_fn run, host_bufs *b, double target_s)
 {
     for (b->iters = 1 << 14;; b->iters *= 2) {
-        double t0 = bench_now();
+        double t0 = clbb_now();
         run(b);
-        double t1 = bench_now();
+        double t1 = clbb_now();
         run(b);
-        double t2 = bench_now();
+        double t2 = clbb_now();
         if ((t1 - t0 < t2 - t1 ? t1 - t0 : t2 - t1) >= target_s || b->iters >= (1L << 34)) return b->iters;
     }
 }

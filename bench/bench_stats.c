@@ -8,12 +8,23 @@
        (3 flops per broadcast element)
      einsum "ij,ij->i" of x with itself                  (x read twice, the bytes counted)
      einsum "bij,bjk->bik" and clb_matmul on the same (B,S,S) operands (GFLOP/s)
+   and, in the same rounds, NumPy's x.var(axis) for the two vars, torch.softmax(dim=-1)
+   on 2 threads for the softmax and NumPy's materialised ((x - y) ** 2).sum(-1) for the
+   pairwise distances, through bench/torch_ref.py (the server bench_peers drives; each
+   peer times its own call); "x peer" = peer's median time / the library's, "n/a"
+   where python3 with NumPy / PyTorch is missing ($CLB_BENCH_PYTHON, default
+   /usr/bin/python3). Targets (issue 16): var >= 2x NumPy, softmax >= 2x torch,
+   pairwise >= 5x NumPy.
    Figures, not assertions. usage: bench_stats [--device SEL] [--quick] */
 #include "harness.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static clb_tensor *x, *px, *py, *ba, *bb;
 
@@ -96,6 +107,103 @@ static clb_status run_matmul(void *u)
     return st;
 }
 
+/* ---- the NumPy / PyTorch server (bench/torch_ref.py, as bench_peers drives it) ---- */
+
+typedef struct peer {
+    pid_t pid;
+    FILE *to, *from;
+    char hello[256];
+} peer;
+
+static int peer_open(peer *p, int threads)
+{
+    memset(p, 0, sizeof *p);
+    const char *py = getenv("CLB_BENCH_PYTHON");
+    if (!py || !py[0]) py = "/usr/bin/python3";
+    int down[2], up[2];
+    if (pipe(down) != 0) return -1;
+    if (pipe(up) != 0) return close(down[0]), close(down[1]), -1;
+    char tbuf[16];
+    snprintf(tbuf, sizeof tbuf, "%d", threads);
+    fflush(stdout);
+    p->pid = fork();
+    if (p->pid < 0) return close(down[0]), close(down[1]), close(up[0]), close(up[1]), -1;
+    if (p->pid == 0) {
+        dup2(down[0], 0);
+        dup2(up[1], 1);
+        close(down[0]), close(down[1]), close(up[0]), close(up[1]);
+        execl(py, py, CLB_BENCH_DIR "/torch_ref.py", "--serve", "--threads", tbuf, (char *)NULL);
+        _exit(127);
+    }
+    close(down[0]), close(up[1]);
+    p->to = fdopen(down[1], "w");
+    p->from = fdopen(up[0], "r");
+    if (!p->to || !p->from || !fgets(p->hello, sizeof p->hello, p->from)) return -1;
+    p->hello[strcspn(p->hello, "\n")] = 0;
+    return strncmp(p->hello, "ready", 5) == 0 ? 0 : -1;
+}
+
+/* Sends one command line, reads the one-line answer into ans. */
+static int peer_ask(peer *p, char *ans, size_t cap, const char *fmt, ...)
+{
+    if (!p->to) return -1;
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(p->to, fmt, ap);
+    va_end(ap);
+    fputc('\n', p->to);
+    fflush(p->to);
+    if (!fgets(ans, (int)cap, p->from)) return -1;
+    ans[strcspn(ans, "\n")] = 0;
+    return 0;
+}
+
+static void peer_close(peer *p)
+{
+    if (p->to) fputs("quit\n", p->to), fclose(p->to);
+    if (p->from) fclose(p->from);
+    if (p->pid > 0) waitpid(p->pid, NULL, 0);
+    memset(p, 0, sizeof *p);
+}
+
+static peer pe;
+
+/* One peer case: each call runs the variant once in the server; the server's own
+   time of the call is kept (the harness's wall time adds the pipe's round trip). */
+enum { MAX_CALLS = 64 };
+typedef struct peer_case {
+    const char *variant;
+    int calls;
+    double t[MAX_CALLS];
+} peer_case;
+
+static clb_status run_peer(void *u)
+{
+    peer_case *pc = u;
+    char ans[64];
+    double s = 0;
+    if (peer_ask(&pe, ans, sizeof ans, "run %s", pc->variant) != 0 || sscanf(ans, "%lf", &s) != 1)
+        return CLB_ERR_UNSUPPORTED;
+    if (pc->calls < MAX_CALLS) pc->t[pc->calls++] = s;
+    return CLB_OK;
+}
+
+static int compare_double(const void *a, const void *b)
+{
+    double p = *(const double *)a, q = *(const double *)b;
+    return (p > q) - (p < q);
+}
+
+/* The median of the timed calls (the first is the harness's warm-up); 0 if none. */
+static double peer_median(peer_case *pc)
+{
+    int n = pc->calls - 1;
+    if (n < 1) return 0;
+    double *t = pc->t + 1;
+    qsort(t, (size_t)n, sizeof *t, compare_double);
+    return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+}
+
 int main(int argc, char **argv)
 {
     const char *sel = NULL;
@@ -108,6 +216,10 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    /* PyTorch's OpenMP threads wait passively after a call (libgomp's default
+       spins, taking the cores from the next case of the round): the server
+       inherits this; this program loads no OpenMP itself. */
+    setenv("OMP_WAIT_POLICY", "PASSIVE", 0);
     clb_context *ctx = NULL;
     if (clb_context_create(sel, &ctx) != CLB_OK) {
         fprintf(stderr, "bench_stats: %s\n", clb_last_error());
@@ -125,8 +237,23 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_stats: setup: %s\n", clb_last_error());
         return 1;
     }
+    const int threads = 2; /* PyTorch's (torch.set_num_threads); NumPy runs on one */
+    int64_t pairN = 0;     /* the pairwise n NumPy held (N, or less) */
+    if (peer_open(&pe, threads) == 0) {
+        char ans[128];
+        if (peer_ask(&pe, ans, sizeof ans, "setup stats %lldx%lld %lldx%lld", (long long)R,
+                     (long long)C, (long long)N, (long long)D) != 0 ||
+            strncmp(ans, "ok", 2) != 0) {
+            peer_close(&pe);
+        } else {
+            const char *at = strstr(ans, "pairwise=");
+            if (at) pairN = atoll(at + 9);
+        }
+    } else {
+        peer_close(&pe);
+    }
     double xb = 4.0 * (double)(R * C);
-    enum { NCASES = 9 };
+    enum { NCASES = 9, NPEER = 4 };
     const struct {
         const char *name;
         clbb_run_fn run;
@@ -142,14 +269,42 @@ int main(int argc, char **argv)
         {"einsum bij,bjk->bik", run_einsum_bmm, 4.0 * (double)(3 * B * S * S)},
         {"matmul, same operands", run_matmul, 4.0 * (double)(3 * B * S * S)},
     };
-    clbb_timed timed[NCASES];
+    /* The peer of each library case (index into cases), timed in the same rounds. */
+    static peer_case pcs[NPEER] = {
+        {"numpy_var_rows", 0, {0}}, {"numpy_var_cols", 0, {0}},
+        {"torch_softmax", 0, {0}}, {"numpy_pairwise", 0, {0}}};
+    const int peer_of[NPEER] = {1, 2, 3, 5};
+    const char *const peer_name[NPEER] = {"NumPy", "NumPy", "torch", "NumPy"};
+    int rounds = quick ? 3 : 7, ntimed = pe.to ? NCASES + NPEER : NCASES;
+    clbb_timed timed[NCASES + NPEER];
     for (int k = 0; k < NCASES; k++) timed[k] = (clbb_timed){cases[k].run, NULL, cases[k].bytes};
-    clbb_result res[NCASES];
-    clbb_measure_interleaved(ctx, NCASES, timed, quick ? 3 : 7, res);
+    for (int k = 0; k < NPEER; k++) timed[NCASES + k] = (clbb_timed){run_peer, &pcs[k], 0};
+    clbb_result res[NCASES + NPEER];
+    clbb_measure_interleaved(ctx, ntimed, timed, rounds, res);
+    double peer_s[NCASES] = {0}; /* the peer's median, scaled to the library's size */
+    const char *peer_by[NCASES] = {0};
+    for (int k = 0; pe.to && k < NPEER; k++) {
+        peer_by[peer_of[k]] = peer_name[k];
+        if (res[NCASES + k].status != CLB_OK) continue;
+        double s = peer_median(&pcs[k]);
+        if (k == 3) /* NumPy's pairwise n may be smaller: scale by the pairs */
+            s = pairN > 0 ? s * ((double)N / (double)pairN) * ((double)N / (double)pairN) : 0;
+        peer_s[peer_of[k]] = s;
+    }
     printf("device: %s\nx = (%lld, %lld) float32; pairwise (%lld,1,%lld) x (1,%lld,%lld)\n",
            clb_context_device_name(ctx), (long long)R, (long long)C, (long long)N, (long long)D,
            (long long)N, (long long)D);
-    printf("  %-34s %10s %8s %8s\n", "case", "median ms", "GB/s", "% copy");
+    if (pe.to && pairN > 0)
+        printf("peers (same rounds, median of %d): %s; NumPy's pairwise at (%lld,1,%lld) x "
+               "(1,%lld,%lld)%s\n", rounds, pe.hello + 6, (long long)pairN, (long long)D,
+               (long long)pairN, (long long)D,
+               pairN == N ? "" : ", its time scaled by the pairs to the library's size");
+    else if (pe.to)
+        printf("peers (same rounds, median of %d): %s\n", rounds, pe.hello + 6);
+    else
+        printf("peers: n/a (no python3 with NumPy / PyTorch: %s/torch_ref.py)\n", CLB_BENCH_DIR);
+    printf("  %-34s %10s %8s %8s %10s %13s\n", "case", "median ms", "GB/s", "% copy", "peer ms",
+           "x peer");
     for (int k = 0; k < NCASES; k++) {
         if (res[k].status != CLB_OK) {
             printf("  %-34s %s: %s\n", cases[k].name, clb_status_name(res[k].status),
@@ -158,6 +313,11 @@ int main(int argc, char **argv)
         }
         printf("  %-34s %10.2f %8.2f %7.1f%%", cases[k].name, res[k].median_s * 1e3, res[k].gbps,
                res[0].gbps > 0 ? 100.0 * res[k].gbps / res[0].gbps : 0.0);
+        int is_peer = k == 1 || k == 2 || k == 3 || k == 5;
+        if (!is_peer) printf(" %10s %13s", "", "");
+        else if (peer_s[k] > 0)
+            printf(" %10.2f %6.2fx %-5s", peer_s[k] * 1e3, peer_s[k] / res[k].median_s, peer_by[k]);
+        else printf(" %10s %13s", "n/a", "n/a");
         if (cases[k].run == run_pairwise)
             printf("  %.2f GFLOP/s", 3.0 * (double)(N * N * D) / res[k].median_s * 1e-9);
         if (cases[k].run == run_einsum_bmm || cases[k].run == run_matmul)
@@ -171,6 +331,7 @@ int main(int argc, char **argv)
     clb_tensor_release(py);
     clb_tensor_release(ba);
     clb_tensor_release(bb);
+    peer_close(&pe);
     clb_context_release(ctx);
     return 0;
 }

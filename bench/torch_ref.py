@@ -8,6 +8,11 @@ Protocol (one line each way, on stdin / stdout):
   setup KEY A B       -> "ok" (arrays of pattern KEY, shapes A and B as 16384x4096 or -)
   run VARIANT         -> seconds of one call, or "na" (VARIANT: torch_new torch_out
                          numpy_new numpy_out)
+  setup stats RxC NxD -> "ok pairwise=<n>" (bench_stats, issue 16: x of (R, C);
+                         VARIANT: numpy_var_rows numpy_var_cols (x.var(axis)),
+                         torch_softmax (torch.softmax(dim=-1), new output) and
+                         numpy_pairwise (((x - y) ** 2).sum(-1), x (n,1,D), y (1,n,D),
+                         materialised: n is N, or N halved until NumPy holds it))
   quit
 PyTorch runs on --threads threads (torch.set_num_threads); NumPy on one, as it
 does. Inputs are float32, uniform [0, 1); PyTorch's tensors share NumPy's
@@ -29,6 +34,28 @@ except ImportError:
 
 def shape(text):
     return None if text == "-" else tuple(int(d) for d in text.split("x"))
+
+
+def stats_variants(sa, sb):
+    """bench_stats's peers: the callables, and the pairwise n NumPy held."""
+    rng = np.random.default_rng(1)
+    a = rng.random(sa, dtype=np.float32)
+    out = {"numpy_var_rows": lambda: a.var(axis=1), "numpy_var_cols": lambda: a.var(axis=0)}
+    if torch is not None:
+        ta = torch.from_numpy(a)
+        out["torch_softmax"] = lambda: torch.softmax(ta, dim=-1)
+    n, d = sb
+    while n >= 1:
+        px = rng.random((n, 1, d), dtype=np.float32)
+        py = rng.random((1, n, d), dtype=np.float32)
+        try:
+            ((px - py) ** 2).sum(-1)
+            break
+        except MemoryError:
+            n //= 2
+    if n >= 1:
+        out["numpy_pairwise"] = lambda: ((px - py) ** 2).sum(-1)
+    return out, "pairwise=%d" % n
 
 
 def variants(key, sa, sb):
@@ -120,12 +147,16 @@ def main():
         if words[0] == "quit":
             break
         if words[0] == "setup":
-            fns = {}  # the previous pattern's arrays go first
+            fns, note = {}, ""  # the previous pattern's arrays go first
             if np is not None:
-                fns = variants(words[1], shape(words[2]), shape(words[3]))
+                if words[1] == "stats":
+                    fns, note = stats_variants(shape(words[2]), shape(words[3]))
+                    note = " " + note
+                else:
+                    fns = variants(words[1], shape(words[2]), shape(words[3]))
                 for fn in fns.values():
                     fn()
-            print("ok", flush=True)
+            print("ok" + note, flush=True)
         elif words[0] == "run":
             fn = fns.get(words[1])
             if fn is None:

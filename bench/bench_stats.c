@@ -18,6 +18,9 @@
    Figures, not assertions. usage: bench_stats [--device SEL] [--quick] */
 #include "harness.h"
 #include "peer.h"
+#if CLB_BENCH_STREAM_REF
+#include "stream_ref.h"
+#endif
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -29,6 +32,13 @@
 
 static clb_tensor *x, *px, *py, *ba, *bb;
 
+#if CLB_BENCH_STREAM_REF
+static clb_status run_stream_ref(void *u)
+{
+    clbb_stream_run(u);
+    return CLB_OK;
+}
+#endif
 static clb_status run_copy(void *u)
 {
     (void)u;
@@ -220,10 +230,21 @@ int main(int argc, char **argv)
     const int peer_of[NPEER] = {1, 2, 3, 5};
     const char *const peer_name[NPEER] = {"NumPy", "NumPy", "torch", "NumPy"};
     int rounds = quick ? 3 : 7, ntimed = pe.to ? NCASES + NPEER : NCASES;
-    clbb_timed timed[NCASES + NPEER];
+    clbb_timed timed[NCASES + NPEER + 1];
     for (int k = 0; k < NCASES; k++) timed[k] = (clbb_timed){cases[k].run, NULL, cases[k].bytes};
     for (int k = 0; k < NPEER; k++) timed[NCASES + k] = (clbb_timed){run_peer, &pcs[k], 0};
-    clbb_result res[NCASES + NPEER];
+    /* The C read limit: OpenMP row sums of the same bytes on the host, the
+       ceiling of a pass that only reads (var, argmax) on a CPU device. */
+    int ref_at = -1;
+#if CLB_BENCH_STREAM_REF
+    clbb_stream sref;
+    int have_ref = clbb_stream_setup(CLBB_S_ROWSUM, R, C, 1, 47, &sref) == 0;
+    if (have_ref) {
+        ref_at = ntimed;
+        timed[ntimed++] = (clbb_timed){run_stream_ref, &sref, clbb_stream_bytes(&sref)};
+    }
+#endif
+    clbb_result res[NCASES + NPEER + 1];
     clbb_measure_interleaved(ctx, ntimed, timed, rounds, res);
     double peer_s[NCASES] = {0}; /* the peer's median, scaled to the library's size */
     const char *peer_by[NCASES] = {0};
@@ -270,6 +291,16 @@ int main(int argc, char **argv)
             printf("  (%.1f%% of matmul's time)", 100.0 * res[k + 1].median_s / res[k].median_s);
         printf("\n");
     }
+#if CLB_BENCH_STREAM_REF
+    if (ref_at >= 0 && res[ref_at].status == CLB_OK)
+        printf("  %-34s %10.2f %8.2f %7.1f%%  (C, OpenMP on %d threads, on the host)\n",
+               "C read limit (row sums, r)", res[ref_at].median_s * 1e3, res[ref_at].gbps,
+               res[0].gbps > 0 ? 100.0 * res[ref_at].gbps / res[0].gbps : 0.0,
+               clbb_stream_threads());
+    if (have_ref) clbb_stream_close(&sref);
+#else
+    (void)ref_at;
+#endif
     clb_tensor_release(x);
     clb_tensor_release(px);
     clb_tensor_release(py);

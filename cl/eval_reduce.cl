@@ -303,6 +303,31 @@ typedef CLB_CAT(CLB_STORAGE(CLB_ACC_DTYPE), 16) clb_accv_t;
 #endif
 #endif
 
+#if CLB_VLANES && CLB_MOMENTS
+/* A block of B values per lane (x[0..B-1], shifted by the pivot) merged into
+   the lanes' (mean, M2) = (vm, vM) of na values each: the block's mean and M2
+   two-pass in registers, then Chan's merge, one division per block. Against a
+   Welford step per value this takes no dependent chain through the
+   accumulators and no division per step. */
+#define CLB_MBLOCK_MERGE(vm, vM, na, x, B)                                                         \
+    do {                                                                                           \
+        clb_accv_t bs_ = (x)[0];                                                                   \
+        _Pragma("unroll") for (int u_ = 1; u_ < (B); u_++) bs_ += (x)[u_];                         \
+        const clb_accv_t bm_ = bs_ * ((clb_acc_t)1 / (clb_acc_t)(B));                              \
+        clb_accv_t b2_ = 0;                                                                        \
+        _Pragma("unroll") for (int u_ = 0; u_ < (B); u_++)                                         \
+        {                                                                                          \
+            const clb_accv_t d_ = (x)[u_] - bm_;                                                   \
+            b2_ = fma(d_, d_, b2_);                                                                \
+        }                                                                                          \
+        const clb_acc_t n_ = (na) + (clb_acc_t)(B), w_ = (clb_acc_t)(B) / n_;                      \
+        const clb_accv_t dm_ = bm_ - (vm);                                                         \
+        (vm) = fma(dm_, (clb_accv_t)w_, (vm));                                                     \
+        (vM) += b2_ + dm_ * dm_ * (clb_accv_t)((na)*w_);                                           \
+        (na) = n_;                                                                                 \
+    } while (0)
+#endif
+
 /* ---- the table ------------------------------------------------------------------------ */
 #define CLB_KSHAPE(d) table[d]
 #define CLB_RSHAPE(d) table[CLB_KDIM + (d)]
@@ -388,6 +413,24 @@ typedef CLB_CAT(CLB_STORAGE(CLB_ACC_DTYPE), 16) clb_accv_t;
     const clb_index o##k = qo##k + i * si##k + v * ki##k;                                          \
     (void)o##k
 #define CLB_QO_IS_B(k) const clb_index qo##k = b##k
+/* A run's loads from one base pointer per input: inside the run, p<k> is
+   shadowed by the run's first element and o<k> is the literal step v times the
+   stride, so a contiguous run is constant offsets from one pointer (with the
+   offsets from the tensor's start, PoCL built each element's 32-bit index and
+   loaded it alone: var over rows took twice as long). */
+#define CLB_RUN_BASE(k)                                                                            \
+    __global const CLB_STORAGE(CLB_IN##k##_DTYPE) *const rp##k = p##k + (qo##k + i0 * si##k)
+#define CLB_RUN_PTR(k)                                                                             \
+    __global const CLB_STORAGE(CLB_IN##k##_DTYPE) *const p##k = rp##k;                             \
+    const clb_index o##k = v * si##k;                                                              \
+    (void)p##k, (void)o##k
+/* The same across kept lanes: lane v of the step at reduced index i. */
+#define CLB_LANE_BASE(k)                                                                           \
+    __global const CLB_STORAGE(CLB_IN##k##_DTYPE) *const rp##k = p##k + (qo##k + i * si##k)
+#define CLB_LANE_PTR(k)                                                                            \
+    __global const CLB_STORAGE(CLB_IN##k##_DTYPE) *const p##k = rp##k;                             \
+    const clb_index o##k = v * ki##k;                                                              \
+    (void)p##k, (void)o##k
 #define CLB_PTR(k, dt) __global const CLB_STORAGE(dt) *p##k
 
 /* The result of the body: the value in a register. */
@@ -632,13 +675,14 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
         nl += 1;
         const clb_acc_t inv = (clb_acc_t)1 / nl;
 #endif
+        CLB_EACH(CLB_LANE_BASE);
 #if CLB_VLANES
         clb_acc_t vals[CLB_VEC];
         _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++)
         {
             clb_val_t val_;
             {
-                CLB_EACH(CLB_AT_LANE);
+                CLB_EACH(CLB_LANE_PTR);
                 CLB_EVAL_BODY
             }
             vals[v] = CLB_TO_ACC(val_);
@@ -656,7 +700,7 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
         {
             clb_val_t val_;
             {
-                CLB_EACH(CLB_AT_LANE);
+                CLB_EACH(CLB_LANE_PTR);
                 CLB_EVAL_BODY
             }
 #if CLB_MOMENTS
@@ -731,13 +775,13 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
             /* Blocks of 8 runs: one rescale per block, so about one exp per value. */
             for (; j + 8 * CLB_VEC <= m; j += 8 * CLB_VEC) {
                 const clb_index i0 = i + j;
+                CLB_EACH(CLB_RUN_BASE);
                 clb_acc_t vals[8 * CLB_VEC];
                 _Pragma("unroll") for (int v = 0; v < 8 * CLB_VEC; v++)
                 {
                     clb_val_t val_;
                     {
-                        const clb_index i = i0 + v;
-                        CLB_EACH(CLB_AT);
+                        CLB_EACH(CLB_RUN_PTR);
                         CLB_EVAL_BODY
                     }
                     vals[v] = CLB_TO_ACC(val_);
@@ -751,8 +795,29 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
                 vl = mn;
             }
 #endif
+#if CLB_VLANES && CLB_MOMENTS
+            /* Blocks of 8 runs: 8 values per lane at a time. */
+            for (; j + 8 * CLB_VEC <= m; j += 8 * CLB_VEC) {
+                const clb_index i0 = i + j;
+                CLB_EACH(CLB_RUN_BASE);
+                clb_acc_t vals[8 * CLB_VEC];
+                _Pragma("unroll") for (int v = 0; v < 8 * CLB_VEC; v++)
+                {
+                    clb_val_t val_;
+                    {
+                        CLB_EACH(CLB_RUN_PTR);
+                        CLB_EVAL_BODY
+                    }
+                    vals[v] = CLB_TO_ACC(val_);
+                }
+                clb_accv_t xb[8];
+                _Pragma("unroll") for (int u = 0; u < 8; u++) xb[u] = vload16(u, vals) - pivot;
+                CLB_MBLOCK_MERGE(vl, vc, nl, xb, 8);
+            }
+#endif
             for (; j + CLB_VEC <= m; j += CLB_VEC) {
                 const clb_index i0 = i + j;
+                CLB_EACH(CLB_RUN_BASE);
 #if CLB_MOMENTS
                 nl += 1;
                 const clb_acc_t inv = (clb_acc_t)1 / nl;
@@ -763,8 +828,7 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
                 {
                     clb_val_t val_;
                     {
-                        const clb_index i = i0 + v;
-                        CLB_EACH(CLB_AT);
+                        CLB_EACH(CLB_RUN_PTR);
                         CLB_EVAL_BODY
                     }
                     vals[v] = CLB_TO_ACC(val_);
@@ -779,8 +843,7 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
                 {
                     clb_val_t val_;
                     {
-                        const clb_index i = i0 + v;
-                        CLB_EACH(CLB_AT);
+                        CLB_EACH(CLB_RUN_PTR);
                         CLB_EVAL_BODY
                     }
 #if CLB_MOMENTS
@@ -914,58 +977,125 @@ __kernel void clb_online_merge(__global clb_acc_t *out, __global const clb_acc_t
 #endif
 
 #if CLB_SOFTMAX_ROWS
-/* softmax's second pass over C-contiguous rows on CPU devices (one work item
-   per row, 16-wide vectors; -DCLB_SOFTMAX_ROWS=1, the input dtype in
-   CLB_IN1_DTYPE, the pairs of the first pass in the accumulator dtype):
-   out = exp(x - m) / s, or with CLB_SM_LOG (x - m) - log(s), computed in the
-   accumulator dtype and rounded once to the input's, as clb_eval does. */
+/* softmax and log_softmax over C-contiguous rows on CPU devices, in one kernel
+   (-DCLB_SOFTMAX_ROWS=1, the input dtype in CLB_IN1_DTYPE, the arithmetic in
+   the accumulator dtype, rounded once to the input's as clb_eval does). One
+   work item per row, 16-wide vectors. The row is read from memory once; what
+   follows finds it in the core's cache (a 4096-float row is 16 KiB):
+     pass 1: m = max(x) (NaN makes the sum, and so every output, NaN);
+     pass 2: s = sum of exp(x - m), 1 where x == m (an infinite maximum); with
+             CLB_SM_STORE_E (float32 and float64 softmax) each exp(x - m)
+             stored to out as it is summed: one exp per value;
+     pass 3: out *= 1 / s where pass 2 stored the exps; otherwise (float16,
+             whose stored exps would be rounded twice, and log_softmax) from x
+             again: exp(x - m) / s, or (x - m) - log(s).
+   That is how PyTorch's CPU softmax works too; against the online pair of
+   (max, sum) it costs one exp per value instead of two. */
 #ifndef CLB_SM_LOG
 #define CLB_SM_LOG 0
 #endif
+#define CLB_SM_STORE_E (!CLB_SM_LOG && CLB_IN1_DTYPE != 9)
 #if CLB_IN1_DTYPE == 9
 #define CLB_SM_LOAD16(p, at) vload_half16(0, (p) + (at))
 #define CLB_SM_STORE16(v, p, at) vstore_half16((v), 0, (p) + (at))
 #elif CLB_ACC_DTYPE == 11
-#define CLB_SM_LOAD16(p, at) vload16(0, (p) + (at))
+#define CLB_SM_LOAD16(p, at) CLB_VLOAD_A(double16, 16, (p) + (at))
 #define CLB_SM_STORE16(v, p, at) vstore16((v), 0, (p) + (at))
 #else
-#define CLB_SM_LOAD16(p, at) vload16(0, (p) + (at))
+#define CLB_SM_LOAD16(p, at) CLB_VLOAD_A(float16, 16, (p) + (at))
 #define CLB_SM_STORE16(v, p, at) vstore16((v), 0, (p) + (at))
 #endif
+#define CLB_SM_LOAD1(p, at) CLB_CONVERT(CLB_ACC_DTYPE, CLB_IN1_DTYPE, CLB_LOAD(CLB_IN1_DTYPE, p, at))
+#define CLB_SM_STORE1(v, p, at) CLB_STORE(CLB_IN1_DTYPE, p, at, CLB_CONVERT(CLB_IN1_DTYPE, CLB_ACC_DTYPE, v))
 typedef CLB_CAT(CLB_STORAGE(CLB_ACC_DTYPE), 16) clb_smv_t;
-/* float16 loads give float16 vectors already; float32 and float64 match the accumulator. */
-#define CLB_CONVERT_V16(v) (v)
-#define CLB_STORE_V16(v) (v)
+/* x's term of s: e = exp(x - m), 1 where x == m (an infinite maximum), as the
+   online fold counts it; the outputs keep exp(x - m), NaN there (NumPy). */
+#define CLB_SM_TERM16(x, e, m) select((e), (clb_smv_t)1, isequal((x), (clb_smv_t)(m)))
+
+static clb_acc_t clb_sm_hmax16(clb_smv_t v)
+{
+    CLB_CAT(CLB_STORAGE(CLB_ACC_DTYPE), 8) a = fmax(v.lo, v.hi);
+    CLB_CAT(CLB_STORAGE(CLB_ACC_DTYPE), 4) b = fmax(a.lo, a.hi);
+    CLB_CAT(CLB_STORAGE(CLB_ACC_DTYPE), 2) c = fmax(b.lo, b.hi);
+    return fmax(c.lo, c.hi);
+}
+static clb_acc_t clb_sm_hsum16(clb_smv_t v)
+{
+    CLB_CAT(CLB_STORAGE(CLB_ACC_DTYPE), 8) a = v.lo + v.hi;
+    CLB_CAT(CLB_STORAGE(CLB_ACC_DTYPE), 4) b = a.lo + a.hi;
+    CLB_CAT(CLB_STORAGE(CLB_ACC_DTYPE), 2) c = b.lo + b.hi;
+    return c.lo + c.hi;
+}
 
 __kernel void clb_softmax_rows(__global CLB_STORAGE(CLB_IN1_DTYPE) *out,
-                               __global const CLB_STORAGE(CLB_IN1_DTYPE) *in,
-                               __global const clb_acc_t *pair, long in_offset, long out_offset,
-                               long pair_offset, long rows, long len)
+                               __global const CLB_STORAGE(CLB_IN1_DTYPE) *in, long in_offset,
+                               long out_offset, long rows, long len)
 {
+    const long vlen = len / 16 * 16;
     for (long row = (long)get_global_id(0); row < rows; row += (long)get_global_size(0)) {
-        const clb_acc_t m = pair[pair_offset + 2 * row], s = pair[pair_offset + 2 * row + 1];
+        const long a = in_offset + row * len, b = out_offset + row * len;
+        /* pass 1: the maximum; NaN does not win fmax, and pass 2 makes s NaN */
+        clb_smv_t m0 = (clb_smv_t)(-INFINITY), m1 = m0;
+        long j = 0;
+        for (; j + 32 <= vlen; j += 32) {
+            m0 = fmax(m0, CLB_SM_LOAD16(in, a + j));
+            m1 = fmax(m1, CLB_SM_LOAD16(in, a + j + 16));
+        }
+        for (; j < vlen; j += 16) m0 = fmax(m0, CLB_SM_LOAD16(in, a + j));
+        clb_acc_t m = clb_sm_hmax16(fmax(m0, m1));
+        for (; j < len; j++) m = fmax(m, CLB_SM_LOAD1(in, a + j));
+        /* pass 2: the sum of exp(x - m), stored where pass 3 reuses it */
+        clb_smv_t s0 = 0, s1 = 0;
+        for (j = 0; j + 32 <= vlen; j += 32) {
+            const clb_smv_t x0 = CLB_SM_LOAD16(in, a + j), x1 = CLB_SM_LOAD16(in, a + j + 16);
+            const clb_smv_t e0 = exp(x0 - m), e1 = exp(x1 - m);
+#if CLB_SM_STORE_E
+            CLB_SM_STORE16(e0, out, b + j);
+            CLB_SM_STORE16(e1, out, b + j + 16);
+#endif
+            s0 += CLB_SM_TERM16(x0, e0, m);
+            s1 += CLB_SM_TERM16(x1, e1, m);
+        }
+        for (; j < vlen; j += 16) {
+            const clb_smv_t x0 = CLB_SM_LOAD16(in, a + j), e0 = exp(x0 - m);
+#if CLB_SM_STORE_E
+            CLB_SM_STORE16(e0, out, b + j);
+#endif
+            s0 += CLB_SM_TERM16(x0, e0, m);
+        }
+        clb_acc_t s = clb_sm_hsum16(s0 + s1);
+        for (; j < len; j++) {
+            const clb_acc_t x = CLB_SM_LOAD1(in, a + j), e = exp(x - m);
+#if CLB_SM_STORE_E
+            CLB_SM_STORE1(e, out, b + j);
+#endif
+            s += x == m ? (clb_acc_t)1 : e;
+        }
+        /* pass 3: the outputs */
 #if CLB_SM_LOG
         const clb_acc_t ls = log(s);
-#endif
-        const long a = in_offset + row * len, b = out_offset + row * len;
-        long j = 0;
-        for (; j + 16 <= len; j += 16) {
-            const clb_smv_t x = CLB_CONVERT_V16(CLB_SM_LOAD16(in, a + j));
-#if CLB_SM_LOG
-            const clb_smv_t y = (x - m) - ls;
 #else
-            const clb_smv_t y = exp(x - m) / s;
+        const clb_acc_t inv = (clb_acc_t)1 / s;
 #endif
-            CLB_SM_STORE16(CLB_STORE_V16(y), out, b + j);
+        for (j = 0; j < vlen; j += 16) {
+#if CLB_SM_STORE_E
+            const clb_smv_t y = CLB_SM_LOAD16((__global const CLB_STORAGE(CLB_IN1_DTYPE) *)out, b + j) * inv;
+#elif CLB_SM_LOG
+            const clb_smv_t y = (CLB_SM_LOAD16(in, a + j) - m) - ls;
+#else
+            const clb_smv_t y = exp(CLB_SM_LOAD16(in, a + j) - m) * inv;
+#endif
+            CLB_SM_STORE16(y, out, b + j);
         }
         for (; j < len; j++) {
-            const clb_acc_t x = CLB_CONVERT(CLB_ACC_DTYPE, CLB_IN1_DTYPE, CLB_LOAD(CLB_IN1_DTYPE, in, a + j));
-#if CLB_SM_LOG
-            const clb_acc_t y = (x - m) - ls;
+#if CLB_SM_STORE_E
+            const clb_acc_t y = CLB_SM_LOAD1(out, b + j) * inv;
+#elif CLB_SM_LOG
+            const clb_acc_t y = (CLB_SM_LOAD1(in, a + j) - m) - ls;
 #else
-            const clb_acc_t y = exp(x - m) / s;
+            const clb_acc_t y = exp(CLB_SM_LOAD1(in, a + j) - m) * inv;
 #endif
-            CLB_STORE(CLB_IN1_DTYPE, out, b + j, CLB_CONVERT(CLB_IN1_DTYPE, CLB_ACC_DTYPE, y));
+            CLB_SM_STORE1(y, out, b + j);
         }
     }
 }

@@ -48,13 +48,13 @@ typedef struct clb__moments_op {
     bool root;
 } clb__moments_op;
 
-/* softmax's second pass over the rows of a C-contiguous (rows, len) input:
-   out (same dtype, C-contiguous) = exp(x - m) / s, or (x - m) - log(s) with
-   log, where (m, s) is row r's pair from eval_online (accumulator dtype). */
+/* softmax (or with log, log_softmax) of each row of a C-contiguous (rows, len)
+   input, in one launch: out (same dtype, C-contiguous) = exp(x - m) / s, or
+   (x - m) - log(s), with m the row's maximum and s the sum of exp(x - m). */
 typedef struct clb__softmax_rows_op {
     clb_dtype in;
     bool log;
-    int64_t rows, len, in_offset, out_offset, pair_offset;
+    int64_t rows, len, in_offset, out_offset;
 } clb__softmax_rows_op;
 
 /* argmax / argmin along the rows of a C-contiguous (rows, len) input, len >= 1:
@@ -128,7 +128,7 @@ typedef struct clb__backend {
     clb_status (*eval_online)(clb_context *ctx, const struct clb__expr *e,
                               const clb__reduce_op *op, const clb__plan *plan,
                               void *const *handles, const clb_dtype *in);
-    /* handles: 0 = out, 1 = in, 2 = the pairs. Optional (NULL), and *done false
+    /* handles: 0 = out, 1 = in. Optional (NULL), and *done false
        where the backend has no faster form than clb_eval (nothing done, no error). */
     clb_status (*softmax_rows)(clb_context *ctx, const clb__softmax_rows_op *op,
                                void *const *handles, bool *done);

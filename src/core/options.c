@@ -12,6 +12,7 @@ void clb__options_read(clb__options *o)
     o->matmul_tuning = true;
     o->host_tiny = 8192;
     o->argreduce_lanes = 0;
+    o->huge_pages = true;
 
     const char *v = getenv("CLB_REDUCE_FAST");
     if (v && (v[0] == '0' || v[0] == '1') && v[1] == '\0') o->reduce_fast = v[0] - '0';
@@ -26,6 +27,8 @@ void clb__options_read(clb__options *o)
         long long n = strtoll(v, &end, 10);
         if (end && *end == '\0' && n >= 0) o->host_tiny = (int64_t)n;
     }
+    v = getenv("CLB_HUGE_PAGES");
+    if (v && strcmp(v, "0") == 0) o->huge_pages = false;
     v = getenv("CLB_ARGREDUCE_LANES");
     if (v && *v) {
         char *end = NULL;

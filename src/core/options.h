@@ -13,6 +13,7 @@ typedef struct clb__options {
     bool matmul_tuning; /* CLB_MATMUL_TUNING: false for "off" (ignore cached tunings) */
     int64_t host_tiny;  /* CLB_HOST_TINY: largest map run on the calling thread (8192) */
     int argreduce_lanes; /* CLB_ARGREDUCE_LANES: lanes per row of cl/argreduce.cl (0: by device) */
+    bool huge_pages;     /* CLB_HUGE_PAGES: false for "0" (large host storage keeps 4 KiB pages) */
 } clb__options;
 
 enum { CLB__MATMUL_AUTO = 0, CLB__MATMUL_KERNEL = 1, CLB__MATMUL_CLBLAST = 2 };

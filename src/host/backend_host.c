@@ -7,6 +7,7 @@
 #include "host_loops.h"
 #include "host_map.h"
 #include "host_scalar.h"
+#include "huge_pages.h"
 #include "fault.h"
 
 #include <math.h>
@@ -19,7 +20,6 @@
 
 static clb_status host_alloc(clb_context *ctx, size_t nbytes, void **handle)
 {
-    (void)ctx;
     /* malloc(0) may return NULL; a one-byte block keeps zero-size storage valid. */
     *handle = malloc(nbytes ? nbytes : 1);
     CLB__FAULT_FREE(*handle, CLB__FAULT_HOST_ALLOC);
@@ -28,6 +28,7 @@ static clb_status host_alloc(clb_context *ctx, size_t nbytes, void **handle)
                          "host backend: malloc of %zu bytes failed; free some tensors or use "
                          "smaller ones",
                          nbytes);
+    if (ctx->options.huge_pages) clb__huge_pages_advise(*handle, nbytes); /* loops stream it */
     return CLB_OK;
 }
 

@@ -82,6 +82,7 @@ static clb_status setup(clb_context *ctx, clb__cl_context *cl)
     cl->buffers.queue = cl->queue;
     cl->buffers.zero_copy = ctx->info.host_unified_memory != 0;
     cl->buffers.svm = has_fine_grain_svm(ctx, cl->device);
+    cl->buffers.huge_pages = ctx->options.huge_pages;
     /* The largest map cl_map.c runs on the calling thread instead of launching
        a kernel: CLB_HOST_TINY elements (0 turns it off; the tests do, to
        exercise the kernels on small shapes), by default 8192, where a typed

@@ -13,6 +13,7 @@
 
 #include "cl_errors.h"
 #include "fault.h"
+#include "huge_pages.h"
 #include "internal.h"
 
 #include <stdlib.h>
@@ -48,6 +49,9 @@ static clb_status alloc_svm(const clb__buffer_env *env, size_t nbytes, cl_mem *o
         return clb__fail(CLB_ERR_OUT_OF_MEMORY, "cannot allocate %zu bytes on %s (clSVMAlloc failed)",
                          nbytes, env->device_name);
     }
+    /* Host memory the device streams through: 2 MiB pages before the first
+       touch (huge_pages.h). */
+    if (env->huge_pages) clb__huge_pages_advise(b->ptr, nbytes);
     cl_int err = CL_SUCCESS;
     cl_mem mem = clCreateBuffer(env->context, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, nbytes,
                                 b->ptr, &err);

@@ -18,6 +18,7 @@ typedef struct clb__buffer_env {
     bool zero_copy;         /* device reads host RAM: allocate host-visible, move data by map */
     bool svm;               /* CPU device with fine-grained buffer SVM: storage is SVM that the
                                host may touch directly once the queue has drained */
+    bool huge_pages;        /* advise 2 MiB pages on large SVM storage (huge_pages.h) */
     uint64_t max_alloc;     /* CL_DEVICE_MAX_MEM_ALLOC_SIZE */
     const char *device_name;
 } clb__buffer_env;

@@ -486,17 +486,18 @@ clb_status clb__cl_softmax_rows(clb_context *ctx, const clb__softmax_rows_op *op
     clb_dtype acc = op->in == CLB_FLOAT64 ? CLB_FLOAT64 : CLB_FLOAT32;
     clb__kernel_define defs[] = {{"CLB_SOFTMAX_ROWS", 1}, {"CLB_IN1_DTYPE", op->in},
                                  {"CLB_ACC_DTYPE", acc},  {"CLB_EXPR_DTYPE", acc},
-                                 {"CLB_OUT_DTYPE", acc},  {"CLB_SM_LOG", op->log}};
+                                 {"CLB_OUT_DTYPE", acc},  {"CLB_SM_LOG", op->log},
+                                 {"CLB_VLOAD_ALIGNED", clb__cl_vload_aligned(cl)}};
     char options[CLB__KERNEL_OPTIONS_MAX];
     CLB_TRY(clb__kernel_options(defs, (int)(sizeof defs / sizeof defs[0]), options, sizeof options));
     CLB_TRY(clb__program_cache_get(cl->programs, CLB__KERNEL_EVAL_REDUCE, options, &program));
     CLB_TRY(clb__cl_kernel_for(cl, CLB__KERNEL_EVAL_REDUCE, program, 3, "clb_softmax_rows", &k));
     cl_kernel kernel = k->kernel;
-    const cl_long scal[5] = {op->in_offset, op->out_offset, op->pair_offset, op->rows, op->len};
+    const cl_long scal[4] = {op->in_offset, op->out_offset, op->rows, op->len};
     cl_uint arg = 0;
-    for (int i = 0; i < 3 && err == CL_SUCCESS; i++)
+    for (int i = 0; i < 2 && err == CL_SUCCESS; i++)
         err = clSetKernelArg(kernel, arg++, sizeof(cl_mem), &handles[i]);
-    for (int i = 0; i < 5 && err == CL_SUCCESS; i++)
+    for (int i = 0; i < 4 && err == CL_SUCCESS; i++)
         err = clSetKernelArg(kernel, arg++, sizeof(cl_long), &scal[i]);
     CLB_CL_CHECK(err, "clSetKernelArg");
     size_t local = 1, global = (size_t)(op->rows < 65536 ? op->rows : 65536);

@@ -227,13 +227,16 @@ clb_status clb_std(const clb_tensor *t, int naxes, const int *axes, int correcti
 
 enum { SOFTMAX, LOG_SOFTMAX, LOGSUMEXP };
 
-/* Two passes over the data at most: one (the backend's eval_online slot, online
-   softmax) gives each row's m = max and s = sum of exp(x - m), as pairs in the
-   accumulator dtype (float32, float64 for float64); softmax and log_softmax
-   then write exp(x - m) / s and (x - m) - log(s) (one clb_eval over x and the
-   pairs' strided views), logsumexp is m + log(s) over the pairs alone. x - m is
-   exact for large inputs (no inf or nan at +-1e4); a row of -inf has m = -inf
-   and gives NaN (softmax) and -inf (logsumexp), a +inf gives NaN at its place
+/* Two passes over the data at most. Where the backend has a row kernel
+   (softmax_rows: CPU devices, C-contiguous rows along the last axis), one
+   launch does it all with the row in the core's cache after its first read.
+   Otherwise one pass (the backend's eval_online slot, online softmax) gives
+   each row's m = max and s = sum of exp(x - m), as pairs in the accumulator
+   dtype (float32, float64 for float64); softmax and log_softmax then write
+   exp(x - m) / s and (x - m) - log(s) (one clb_eval over x and the pairs'
+   strided views), logsumexp is m + log(s) over the pairs alone. x - m is exact
+   for large inputs (no inf or nan at +-1e4); a row of -inf has m = -inf and
+   gives NaN (softmax) and -inf (logsumexp), a +inf gives NaN at its place
    (NumPy / SciPy). */
 static clb_status softmax_like(const char *fn, int kind, const clb_tensor *t, int naxes,
                                const int *axes, int keepdim, clb_tensor **out)
@@ -265,6 +268,27 @@ static clb_status softmax_like(const char *fn, int kind, const clb_tensor *t, in
             CLB_TRY(clb_eval(ctx, "x", 1, xn, &t, out));
         goto cleanup;
     }
+    /* C-contiguous rows along the last axis: the backend's one-launch row
+       kernel, where it has one. */
+    bool last_only = nred == 1 && red[0] == t->ndim - 1;
+    if (kind != LOGSUMEXP && last_only && ctx->backend->softmax_rows &&
+        clb_tensor_is_contiguous(t)) {
+        bool done = false;
+        int64_t len = t->shape[t->ndim - 1];
+        CLB_TRY(clb__tensor_new(ctx, t->dtype, t->ndim, t->shape, &r));
+        clb__softmax_rows_op sr = {.in = t->dtype, .log = kind == LOG_SOFTMAX,
+                                   .rows = t->numel / len, .len = len, .in_offset = t->offset,
+                                   .out_offset = r->offset};
+        void *h[2] = {r->storage->handle, t->storage->handle};
+        CLB_TRY(ctx->backend->softmax_rows(ctx, &sr, h, &done));
+        if (done) {
+            *out = r;
+            r = NULL;
+            goto cleanup;
+        }
+        clb_tensor_release(r);
+        r = NULL;
+    }
     CLB_TRY(clb__eval_prepare(fn, ctx, "x", 1, xn, &t, &e));
     clb_dtype acc = t->dtype == CLB_FLOAT64 ? CLB_FLOAT64 : CLB_FLOAT32;
     clb__reduce_op rop = {.op = CLB_MAX, .in = t->dtype, .out = acc};
@@ -278,26 +302,6 @@ static clb_status softmax_like(const char *fn, int kind, const clb_tensor *t, in
     const clb_tensor *xms_in[3] = {t, m, s};
     const clb_tensor *ms_in[2] = {m, s};
     bool half = t->dtype == CLB_FLOAT16;
-    /* C-contiguous rows along the last axis: the backend's row pass, where it has one. */
-    bool last_only = nred == 1 && red[0] == t->ndim - 1;
-    if (kind != LOGSUMEXP && last_only && ctx->backend->softmax_rows &&
-        clb_tensor_is_contiguous(t)) {
-        bool done = false;
-        int64_t len = t->shape[t->ndim - 1];
-        CLB_TRY(clb__tensor_new(ctx, t->dtype, t->ndim, t->shape, &r));
-        clb__softmax_rows_op sr = {.in = t->dtype, .log = kind == LOG_SOFTMAX,
-                                   .rows = t->numel / len, .len = len, .in_offset = t->offset,
-                                   .out_offset = r->offset, .pair_offset = pair->offset};
-        void *h[3] = {r->storage->handle, t->storage->handle, pair->storage->handle};
-        CLB_TRY(ctx->backend->softmax_rows(ctx, &sr, h, &done));
-        if (done) {
-            *out = r;
-            r = NULL;
-            goto cleanup;
-        }
-        clb_tensor_release(r);
-        r = NULL;
-    }
     if (kind == SOFTMAX)
         CLB_TRY(clb_eval(ctx, half ? "float16(exp(x - m) / s)" : "exp(x - m) / s", 3, xms, xms_in,
                          out));

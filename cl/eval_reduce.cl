@@ -979,22 +979,57 @@ __kernel void clb_online_merge(__global clb_acc_t *out, __global const clb_acc_t
 #if CLB_SOFTMAX_ROWS
 /* softmax and log_softmax over C-contiguous rows on CPU devices, in one kernel
    (-DCLB_SOFTMAX_ROWS=1, the input dtype in CLB_IN1_DTYPE, the arithmetic in
-   the accumulator dtype, rounded once to the input's as clb_eval does). One
-   work item per row, 16-wide vectors. The row is read from memory once; what
-   follows finds it in the core's cache (a 4096-float row is 16 KiB):
+   the accumulator dtype, rounded once to the input's as clb_eval does). A work
+   item takes rows_per_item consecutive rows, 16-wide vectors; each row is read
+   from memory once, and what follows finds it in the core's cache (a
+   4096-float row is 16 KiB):
      pass 1: m = max(x) (NaN makes the sum, and so every output, NaN);
-     pass 2: s = sum of exp(x - m), 1 where x == m (an infinite maximum); with
-             CLB_SM_STORE_E (float32 and float64 softmax) each exp(x - m)
-             stored to out as it is summed: one exp per value;
-     pass 3: out *= 1 / s where pass 2 stored the exps; otherwise (float16,
-             whose stored exps would be rounded twice, and log_softmax) from x
-             again: exp(x - m) / s, or (x - m) - log(s).
-   That is how PyTorch's CPU softmax works too; against the online pair of
+     pass 2: s = sum of exp(x - m), 1 where x == m (an infinite maximum); the
+             exps go to the work item's scratch (CLB_SM_SCRATCH: rows up to
+             the scratch the host gives) or, for longer float32 / float64
+             softmax rows, to out (CLB_SM_STORE_E); meanwhile the next row is
+             prefetched (CLB_SM_PREFETCH), so its reads overlap this row's exps;
+     pass 3: out = e / s from the stored exps (one exp per value), else from x
+             again: exp(x - m) / s, or (x - m) - log(s); streaming stores
+             where the host asks (CLB_SM_NT, float32, aligned rows).
+   That is the order of PyTorch's CPU softmax too; against the online pair of
    (max, sum) it costs one exp per value instead of two. */
 #ifndef CLB_SM_LOG
 #define CLB_SM_LOG 0
 #endif
-#define CLB_SM_STORE_E (!CLB_SM_LOG && CLB_IN1_DTYPE != 9)
+#ifndef CLB_SM_SCRATCH
+#define CLB_SM_SCRATCH 0
+#endif
+#ifndef CLB_SM_PREFETCH
+#define CLB_SM_PREFETCH 0
+#endif
+#ifndef CLB_SM_NT
+#define CLB_SM_NT 0
+#endif
+#define CLB_SM_USE_SCRATCH (CLB_SM_SCRATCH && !CLB_SM_LOG)
+#define CLB_SM_STORE_E (!CLB_SM_USE_SCRATCH && !CLB_SM_LOG && CLB_IN1_DTYPE != 9)
+#if CLB_SM_PREFETCH && defined(__has_builtin)
+#if __has_builtin(__builtin_prefetch)
+#define CLB_SM_PF(p) __builtin_prefetch((p), 0, 3)
+#endif
+#endif
+#ifndef CLB_SM_PF
+#define CLB_SM_PF(p) ((void)0)
+#endif
+#if CLB_SM_NT && CLB_IN1_DTYPE == 10 && defined(__has_builtin)
+#if __has_builtin(__builtin_nontemporal_store)
+#define CLB_SM_NT_OK 1
+#endif
+#endif
+#ifndef CLB_SM_NT_OK
+#define CLB_SM_NT_OK 0
+#endif
+/* Streaming stores are weakly ordered: fenced before the kernel ends. */
+#if CLB_SM_NT_OK && __has_builtin(__builtin_ia32_sfence)
+#define CLB_NT_FENCE_SM() __builtin_ia32_sfence()
+#elif CLB_SM_NT_OK
+#define CLB_NT_FENCE_SM() mem_fence(CLK_GLOBAL_MEM_FENCE)
+#endif
 #if CLB_IN1_DTYPE == 9
 #define CLB_SM_LOAD16(p, at) vload_half16(0, (p) + (at))
 #define CLB_SM_STORE16(v, p, at) vstore_half16((v), 0, (p) + (at))
@@ -1027,13 +1062,36 @@ static clb_acc_t clb_sm_hsum16(clb_smv_t v)
     return c.lo + c.hi;
 }
 
+/* The output vector y at out + b + j: streaming where it may. */
+#if CLB_SM_NT_OK
+#define CLB_SM_PUT16(y, at)                                                                        \
+    do {                                                                                           \
+        if (nt_row)                                                                                \
+            __builtin_nontemporal_store((y), (__global float16 *)(out + (at)));                    \
+        else                                                                                       \
+            CLB_SM_STORE16((y), out, (at));                                                        \
+    } while (0)
+#else
+#define CLB_SM_PUT16(y, at) CLB_SM_STORE16((y), out, (at))
+#endif
+
 __kernel void clb_softmax_rows(__global CLB_STORAGE(CLB_IN1_DTYPE) *out,
                                __global const CLB_STORAGE(CLB_IN1_DTYPE) *in, long in_offset,
-                               long out_offset, long rows, long len)
+                               long out_offset, long rows, long len, long rows_per_item,
+                               __local clb_acc_t *scratch)
 {
+    (void)scratch;
     const long vlen = len / 16 * 16;
-    for (long row = (long)get_global_id(0); row < rows; row += (long)get_global_size(0)) {
+    const long r0 = (long)get_global_id(0) * rows_per_item;
+    const long r1 = min(r0 + rows_per_item, rows);
+    for (long row = r0; row < r1; row++) {
         const long a = in_offset + row * len, b = out_offset + row * len;
+        /* the next row of this item, prefetched during pass 2 */
+        __global const CLB_STORAGE(CLB_IN1_DTYPE) *const next = in + a + (row + 1 < r1 ? len : 0);
+        (void)next;
+#if CLB_SM_NT_OK
+        const bool nt_row = CLB_ALIGNED(out + b, 16);
+#endif
         /* pass 1: the maximum; NaN does not win fmax, and pass 2 makes s NaN */
         clb_smv_t m0 = (clb_smv_t)(-INFINITY), m1 = m0;
         long j = 0;
@@ -1044,12 +1102,19 @@ __kernel void clb_softmax_rows(__global CLB_STORAGE(CLB_IN1_DTYPE) *out,
         for (; j < vlen; j += 16) m0 = fmax(m0, CLB_SM_LOAD16(in, a + j));
         clb_acc_t m = clb_sm_hmax16(fmax(m0, m1));
         for (; j < len; j++) m = fmax(m, CLB_SM_LOAD1(in, a + j));
-        /* pass 2: the sum of exp(x - m), stored where pass 3 reuses it */
+        /* pass 2: the sum of exp(x - m), the exps kept where pass 3 reuses them */
         clb_smv_t s0 = 0, s1 = 0;
         for (j = 0; j + 32 <= vlen; j += 32) {
+            if (row + 1 < r1) {
+                CLB_SM_PF(next + j);
+                CLB_SM_PF(next + j + 16);
+            }
             const clb_smv_t x0 = CLB_SM_LOAD16(in, a + j), x1 = CLB_SM_LOAD16(in, a + j + 16);
             const clb_smv_t e0 = exp(x0 - m), e1 = exp(x1 - m);
-#if CLB_SM_STORE_E
+#if CLB_SM_USE_SCRATCH
+            vstore16(e0, 0, scratch + j);
+            vstore16(e1, 0, scratch + j + 16);
+#elif CLB_SM_STORE_E
             CLB_SM_STORE16(e0, out, b + j);
             CLB_SM_STORE16(e1, out, b + j + 16);
 #endif
@@ -1058,7 +1123,9 @@ __kernel void clb_softmax_rows(__global CLB_STORAGE(CLB_IN1_DTYPE) *out,
         }
         for (; j < vlen; j += 16) {
             const clb_smv_t x0 = CLB_SM_LOAD16(in, a + j), e0 = exp(x0 - m);
-#if CLB_SM_STORE_E
+#if CLB_SM_USE_SCRATCH
+            vstore16(e0, 0, scratch + j);
+#elif CLB_SM_STORE_E
             CLB_SM_STORE16(e0, out, b + j);
 #endif
             s0 += CLB_SM_TERM16(x0, e0, m);
@@ -1066,7 +1133,9 @@ __kernel void clb_softmax_rows(__global CLB_STORAGE(CLB_IN1_DTYPE) *out,
         clb_acc_t s = clb_sm_hsum16(s0 + s1);
         for (; j < len; j++) {
             const clb_acc_t x = CLB_SM_LOAD1(in, a + j), e = exp(x - m);
-#if CLB_SM_STORE_E
+#if CLB_SM_USE_SCRATCH
+            scratch[j] = e;
+#elif CLB_SM_STORE_E
             CLB_SM_STORE1(e, out, b + j);
 #endif
             s += x == m ? (clb_acc_t)1 : e;
@@ -1078,17 +1147,21 @@ __kernel void clb_softmax_rows(__global CLB_STORAGE(CLB_IN1_DTYPE) *out,
         const clb_acc_t inv = (clb_acc_t)1 / s;
 #endif
         for (j = 0; j < vlen; j += 16) {
-#if CLB_SM_STORE_E
+#if CLB_SM_USE_SCRATCH
+            const clb_smv_t y = vload16(0, scratch + j) * inv;
+#elif CLB_SM_STORE_E
             const clb_smv_t y = CLB_SM_LOAD16((__global const CLB_STORAGE(CLB_IN1_DTYPE) *)out, b + j) * inv;
 #elif CLB_SM_LOG
             const clb_smv_t y = (CLB_SM_LOAD16(in, a + j) - m) - ls;
 #else
             const clb_smv_t y = exp(CLB_SM_LOAD16(in, a + j) - m) * inv;
 #endif
-            CLB_SM_STORE16(y, out, b + j);
+            CLB_SM_PUT16(y, b + j);
         }
         for (; j < len; j++) {
-#if CLB_SM_STORE_E
+#if CLB_SM_USE_SCRATCH
+            const clb_acc_t y = scratch[j] * inv;
+#elif CLB_SM_STORE_E
             const clb_acc_t y = CLB_SM_LOAD1(out, b + j) * inv;
 #elif CLB_SM_LOG
             const clb_acc_t y = (CLB_SM_LOAD1(in, a + j) - m) - ls;
@@ -1098,5 +1171,8 @@ __kernel void clb_softmax_rows(__global CLB_STORAGE(CLB_IN1_DTYPE) *out,
             CLB_SM_STORE1(y, out, b + j);
         }
     }
+#if CLB_SM_NT_OK
+    CLB_NT_FENCE_SM();
+#endif
 }
 #endif

@@ -456,6 +456,43 @@ static void softmax_host_body(clb_context *ctx, const char *sel)
     }
 }
 
+/* The CPU row kernel's forms (cl/eval_reduce.cl, clb_softmax_rows): items of
+   several rows with a partial last one, and rows longer than its scratch (the
+   exps stored to the output, or computed twice for float16). */
+static void softmax_rows_body(clb_context *ctx, const char *sel)
+{
+    const int64_t shapes[2][2] = {{600, 37}, {3, 20000}};
+    const clb_dtype dts[3] = {CLB_FLOAT16, CLB_FLOAT32, CLB_FLOAT64};
+    for (int sh = 0; sh < 2; sh++) {
+        for (int k = 0; k < 3; k++) {
+            clb_tensor *t = random_tensor(ctx, dts[k], 2, shapes[sh], 31 + (uint64_t)k, false);
+            clb_tensor *h = on_host(t);
+            for (int kind = 0; kind < 2; kind++) {
+                clb_tensor *got = NULL, *want = NULL;
+                clb_status st = kind == 0 ? clb_softmax(t, 1, &got) : clb_log_softmax(t, 1, &got);
+                if (dts[k] == CLB_FLOAT64 && !CLBT_F64(ctx, st)) continue;
+                CLBT_OK(st);
+                CLBT_OK(kind == 0 ? clb_softmax(h, 1, &want) : clb_log_softmax(h, 1, &want));
+                char what[128];
+                snprintf(what, sizeof what, "softmax rows kind %d %s (%lld, %lld) on %s", kind,
+                         clb_dtype_name(dts[k]), (long long)shapes[sh][0],
+                         (long long)shapes[sh][1], sel);
+                clbt_assert_matches_host(got, want, dts[k] == CLB_FLOAT16 ? 4e-3 : 1e-5, 1e-7, what);
+                clb_tensor_release(got);
+                clb_tensor_release(want);
+            }
+            clb_tensor_release(h);
+            clb_tensor_release(t);
+        }
+    }
+}
+
+static void test_softmax_rows(void **state)
+{
+    (void)state;
+    clbt_for_each_device(softmax_rows_body);
+}
+
 static void test_softmax_vs_host(void **state)
 {
     (void)state;
@@ -704,8 +741,9 @@ int main(void)
         cmocka_unit_test(test_var_values),          cmocka_unit_test(test_var_accuracy),
         cmocka_unit_test(test_var_vs_host),         cmocka_unit_test(test_arg_values),
         cmocka_unit_test(test_arg_vs_host),         cmocka_unit_test(test_softmax_values),
-        cmocka_unit_test(test_softmax_vs_host),     cmocka_unit_test(test_eval_reduce),
-        cmocka_unit_test(test_eval_reduce_paths), cmocka_unit_test(test_sum_accuracy), cmocka_unit_test(test_eval_reduce_memory),
+        cmocka_unit_test(test_softmax_vs_host),     cmocka_unit_test(test_softmax_rows),
+        cmocka_unit_test(test_eval_reduce),         cmocka_unit_test(test_eval_reduce_paths),
+        cmocka_unit_test(test_sum_accuracy),        cmocka_unit_test(test_eval_reduce_memory),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     clbt_host_shared_release();

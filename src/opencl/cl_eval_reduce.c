@@ -145,6 +145,11 @@ static bool cpu_paths(const clb_context *ctx)
    per step: neighbouring lines prefetch together). */
 #define VEC 16
 #define KVEC 64
+/* softmax's row kernel: items of consecutive rows (each prefetches its next
+   row), and the most scratch an item keeps a row's exps in (64 KiB: a core's
+   L2 holds it with the rows). */
+#define SOFTMAX_ITEMS 256
+#define SOFTMAX_SCRATCH_MAX ((size_t)64 << 10)
 
 /* What one call folds: a clb_reduce_op, or the moments of clb_var / clb_std. */
 typedef struct er_job {
@@ -476,31 +481,49 @@ clb_status clb__cl_softmax_rows(clb_context *ctx, const clb__softmax_rows_op *op
     clb__cl_kernel *k = NULL;
     cl_int err = CL_SUCCESS;
     *done = false;
-    /* Where a work-group is a loop (PoCL): one item per row streams it; elsewhere
-       neighbouring items must touch neighbouring elements, which clb_eval does. */
+    /* Where a work-group is a loop (PoCL): one item per row block streams it;
+       elsewhere neighbouring items must touch neighbouring elements, which
+       clb_eval does. */
     if (!cpu_paths(ctx) || op->rows == 0) return CLB_OK;
     if (op->in == CLB_FLOAT64 && !ctx->info.has_fp64)
         return clb__fail(CLB_ERR_DTYPE, "softmax of float64 on OpenCL device %s, which has no "
                                         "cl_khr_fp64",
                          ctx->info.name);
     clb_dtype acc = op->in == CLB_FLOAT64 ? CLB_FLOAT64 : CLB_FLOAT32;
-    clb__kernel_define defs[] = {{"CLB_SOFTMAX_ROWS", 1}, {"CLB_IN1_DTYPE", op->in},
-                                 {"CLB_ACC_DTYPE", acc},  {"CLB_EXPR_DTYPE", acc},
-                                 {"CLB_OUT_DTYPE", acc},  {"CLB_SM_LOG", op->log},
-                                 {"CLB_VLOAD_ALIGNED", clb__cl_vload_aligned(cl)}};
+    /* The row's exps in the item's local scratch where the row fits in a
+       core's cache with room to spare; longer rows store them to out or
+       compute them twice (cl/eval_reduce.cl). */
+    size_t scratch = (size_t)op->len * clb_dtype_size(acc);
+    bool use_scratch = !op->log && scratch <= SOFTMAX_SCRATCH_MAX && scratch <= cl->local_mem_bytes;
+    int64_t items = op->rows < SOFTMAX_ITEMS ? op->rows : SOFTMAX_ITEMS;
+    int64_t per = (op->rows + items - 1) / items;
+    items = (op->rows + per - 1) / per;
+    clb__kernel_define defs[] = {
+        {"CLB_SOFTMAX_ROWS", 1},
+        {"CLB_IN1_DTYPE", op->in},
+        {"CLB_ACC_DTYPE", acc},
+        {"CLB_EXPR_DTYPE", acc},
+        {"CLB_OUT_DTYPE", acc},
+        {"CLB_SM_LOG", op->log},
+        {"CLB_SM_SCRATCH", use_scratch},
+        {"CLB_SM_PREFETCH", cl->loops},
+        {"CLB_SM_NT", clb__cl_streaming(cl, op->rows * op->len * (int64_t)clb_dtype_size(op->in))},
+        {"CLB_VLOAD_ALIGNED", clb__cl_vload_aligned(cl)}};
     char options[CLB__KERNEL_OPTIONS_MAX];
     CLB_TRY(clb__kernel_options(defs, (int)(sizeof defs / sizeof defs[0]), options, sizeof options));
     CLB_TRY(clb__program_cache_get(cl->programs, CLB__KERNEL_EVAL_REDUCE, options, &program));
     CLB_TRY(clb__cl_kernel_for(cl, CLB__KERNEL_EVAL_REDUCE, program, 3, "clb_softmax_rows", &k));
     cl_kernel kernel = k->kernel;
-    const cl_long scal[4] = {op->in_offset, op->out_offset, op->rows, op->len};
+    const cl_long scal[5] = {op->in_offset, op->out_offset, op->rows, op->len, per};
     cl_uint arg = 0;
     for (int i = 0; i < 2 && err == CL_SUCCESS; i++)
         err = clSetKernelArg(kernel, arg++, sizeof(cl_mem), &handles[i]);
-    for (int i = 0; i < 4 && err == CL_SUCCESS; i++)
+    for (int i = 0; i < 5 && err == CL_SUCCESS; i++)
         err = clSetKernelArg(kernel, arg++, sizeof(cl_long), &scal[i]);
+    if (err == CL_SUCCESS)
+        err = clSetKernelArg(kernel, arg++, use_scratch ? scratch : clb_dtype_size(acc), NULL);
     CLB_CL_CHECK(err, "clSetKernelArg");
-    size_t local = 1, global = (size_t)(op->rows < 65536 ? op->rows : 65536);
+    size_t local = 1, global = (size_t)items;
     err = clEnqueueNDRangeKernel(cl->queue, kernel, 1, NULL, &global, &local, 0, NULL, NULL);
     if (CLB__FAULT(CLB__FAULT_ENQUEUE)) err = CL_OUT_OF_RESOURCES;
     CLB_CL_CHECK(err, "clEnqueueNDRangeKernel");

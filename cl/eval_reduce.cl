@@ -984,7 +984,8 @@ __kernel void clb_online_merge(__global clb_acc_t *out, __global const clb_acc_t
    from memory once, and what follows finds it in the core's cache (a
    4096-float row is 16 KiB):
      pass 1: m = max(x) (NaN makes the sum, and so every output, NaN);
-     pass 2: s = sum of exp(x - m), 1 where x == m (an infinite maximum); the
+     pass 2: s = sum of exp(x - m), 1 where x == m (an infinite maximum, whose
+             outputs stay exp(inf - inf) = NaN, as NumPy's); the
              exps go to the work item's scratch (CLB_SM_SCRATCH: rows up to
              the scratch the host gives) or, for longer float32 / float64
              softmax rows, to out (CLB_SM_STORE_E); meanwhile the next row is
@@ -1043,9 +1044,6 @@ __kernel void clb_online_merge(__global clb_acc_t *out, __global const clb_acc_t
 #define CLB_SM_LOAD1(p, at) CLB_CONVERT(CLB_ACC_DTYPE, CLB_IN1_DTYPE, CLB_LOAD(CLB_IN1_DTYPE, p, at))
 #define CLB_SM_STORE1(v, p, at) CLB_STORE(CLB_IN1_DTYPE, p, at, CLB_CONVERT(CLB_IN1_DTYPE, CLB_ACC_DTYPE, v))
 typedef CLB_CAT(CLB_STORAGE(CLB_ACC_DTYPE), 16) clb_smv_t;
-/* x's term of s: e = exp(x - m), 1 where x == m (an infinite maximum), as the
-   online fold counts it; the outputs keep exp(x - m), NaN there (NumPy). */
-#define CLB_SM_TERM16(x, e, m) select((e), (clb_smv_t)1, isequal((x), (clb_smv_t)(m)))
 
 static clb_acc_t clb_sm_hmax16(clb_smv_t v)
 {
@@ -1118,8 +1116,8 @@ __kernel void clb_softmax_rows(__global CLB_STORAGE(CLB_IN1_DTYPE) *out,
             CLB_SM_STORE16(e0, out, b + j);
             CLB_SM_STORE16(e1, out, b + j + 16);
 #endif
-            s0 += CLB_SM_TERM16(x0, e0, m);
-            s1 += CLB_SM_TERM16(x1, e1, m);
+            s0 += e0;
+            s1 += e1;
         }
         for (; j < vlen; j += 16) {
             const clb_smv_t x0 = CLB_SM_LOAD16(in, a + j), e0 = exp(x0 - m);
@@ -1128,7 +1126,7 @@ __kernel void clb_softmax_rows(__global CLB_STORAGE(CLB_IN1_DTYPE) *out,
 #elif CLB_SM_STORE_E
             CLB_SM_STORE16(e0, out, b + j);
 #endif
-            s0 += CLB_SM_TERM16(x0, e0, m);
+            s0 += e0;
         }
         clb_acc_t s = clb_sm_hsum16(s0 + s1);
         for (; j < len; j++) {
@@ -1138,7 +1136,17 @@ __kernel void clb_softmax_rows(__global CLB_STORAGE(CLB_IN1_DTYPE) *out,
 #elif CLB_SM_STORE_E
             CLB_SM_STORE1(e, out, b + j);
 #endif
-            s += x == m ? (clb_acc_t)1 : e;
+            s += e;
+        }
+        /* An infinite maximum: exp(inf - inf) is NaN, and the online fold
+           counts each x == m as 1 instead; the sum again with that rule (rare,
+           so outside the loop above). */
+        if (isinf(m)) {
+            s = 0;
+            for (j = 0; j < len; j++) {
+                const clb_acc_t x = CLB_SM_LOAD1(in, a + j);
+                s += x == m ? (clb_acc_t)1 : exp(x - m);
+            }
         }
         /* pass 3: the outputs */
 #if CLB_SM_LOG

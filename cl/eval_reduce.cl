@@ -96,6 +96,9 @@
 #ifndef CLB_KLANES
 #define CLB_KLANES 0
 #endif
+#ifndef CLB_KTILE /* runs of CLB_VEC outputs per work item with CLB_KLANES (the tiled walk) */
+#define CLB_KTILE 1
+#endif
 #ifndef CLB_MOMENTS
 #define CLB_MOMENTS 0
 #endif
@@ -424,6 +427,14 @@ typedef CLB_CAT(CLB_STORAGE(CLB_ACC_DTYPE), 16) clb_accv_t;
     __global const CLB_STORAGE(CLB_IN##k##_DTYPE) *const p##k = rp##k;                             \
     const clb_index o##k = v * si##k;                                                              \
     (void)p##k, (void)o##k
+/* Lane v of run w of a tile (l0 = w * CLB_VEC) at reduced index i. */
+#define CLB_TILE_BASE(k)                                                                           \
+    __global const CLB_STORAGE(CLB_IN##k##_DTYPE) *const rq##k =                                   \
+        p##k + (qo##k + i * si##k + (clb_index)l0 * ki##k)
+#define CLB_TILE_PTR(k)                                                                            \
+    __global const CLB_STORAGE(CLB_IN##k##_DTYPE) *const p##k = rq##k;                             \
+    const clb_index o##k = v * ki##k;                                                              \
+    (void)p##k, (void)o##k
 /* The same across kept lanes: lane v of the step at reduced index i. */
 #define CLB_LANE_BASE(k)                                                                           \
     __global const CLB_STORAGE(CLB_IN##k##_DTYPE) *const rp##k = p##k + (qo##k + i * si##k)
@@ -625,6 +636,136 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
     acc = scratch[lx];
 #endif
     CLB_WRITE(o, acc, comp);
+
+#elif CLB_KLANES && CLB_KTILE > 1 && CLB_VLANES && !CLB_ONLINE
+    /* ---- a tile of CLB_KTILE runs of CLB_VEC neighbouring outputs per work
+       item, eight steps at a time: each of the eight rows is read as one long
+       segment (a stride the prefetchers follow, where 256 bytes a row ran at
+       half the column sum's speed), the eight values of a lane are combined in
+       registers (a sum, or the block's mean and M2) and folded into the lane's
+       state in private memory once (Kahan add, or Chan's merge) ---- */
+    (void)lx_count, (void)ly_count, (void)scratch;
+#define CLB_TW (CLB_VEC * CLB_KTILE)
+    const clb_index o = (clb_index)get_global_id(0) * CLB_TW;
+    if (o >= kept_numel || start >= end) return;
+    CLB_EACH(CLB_KEPT_BASE);
+    CLB_EACH(CLB_KI_DECL);
+    clb_acc_t lane[CLB_TW] __attribute__((aligned(64))), lcomp[CLB_TW] __attribute__((aligned(64)));
+#if CLB_MOMENTS
+    clb_acc_t pivot[CLB_TW] __attribute__((aligned(64)));
+#endif
+    clb_index r = start, q = r / n_inner, i = r - q * n_inner;
+    CLB_EACH(CLB_OUTER_OFF);
+    for (int w = 0; w < CLB_KTILE; w++) {
+        const int l0 = w * CLB_VEC;
+        _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++)
+        {
+#if CLB_MOMENTS
+            /* the pivot: the lane's first value of the whole reduced range, the
+               same in every chunk, so the chunks' shifted means merge */
+            clb_val_t val_;
+            {
+                const clb_index i = 0;
+                CLB_EACH(CLB_QO_IS_B);
+                CLB_EACH(CLB_TILE_BASE);
+                CLB_EACH(CLB_TILE_PTR);
+                CLB_EVAL_BODY
+            }
+            pivot[l0 + v] = CLB_TO_ACC(val_);
+#endif
+            lane[l0 + v] = CLB_MOMENTS ? 0 : CLB_IDENTITY;
+            lcomp[l0 + v] = 0;
+        }
+    }
+#if CLB_MOMENTS
+    clb_acc_t nl = 0;
+#endif
+    while (r < end) {
+        /* eight steps within one inner row, or one step */
+        const int steps = (r + 8 <= end && i + 8 <= n_inner) ? 8 : 1;
+        const clb_index ib = i;
+        for (int w = 0; w < CLB_KTILE; w++) {
+            const int l0 = w * CLB_VEC;
+            _Pragma("unroll") for (int u = 0; u < CLB_VEC / 16; u++)
+            {
+                clb_accv_t xb[8];
+                if (steps == 8) {
+                    _Pragma("unroll") for (int t = 0; t < 8; t++)
+                    {
+                        const clb_index i = ib + t;
+                        CLB_EACH(CLB_TILE_BASE);
+                        clb_acc_t vals[16];
+                        _Pragma("unroll") for (int v0 = 0; v0 < 16; v0++)
+                        {
+                            const int v = 16 * u + v0;
+                            clb_val_t val_;
+                            {
+                                CLB_EACH(CLB_TILE_PTR);
+                                CLB_EVAL_BODY
+                            }
+                            vals[v0] = CLB_TO_ACC(val_);
+                        }
+                        xb[t] = vload16(0, vals);
+                    }
+                } else {
+                    const clb_index i = ib;
+                    CLB_EACH(CLB_TILE_BASE);
+                    clb_acc_t vals[16];
+                    _Pragma("unroll") for (int v0 = 0; v0 < 16; v0++)
+                    {
+                        const int v = 16 * u + v0;
+                        clb_val_t val_;
+                        {
+                            CLB_EACH(CLB_TILE_PTR);
+                            CLB_EVAL_BODY
+                        }
+                        vals[v0] = CLB_TO_ACC(val_);
+                    }
+                    xb[0] = vload16(0, vals);
+                }
+                const int at = l0 + 16 * u;
+                clb_accv_t va = vload16(0, lane + at), vc = vload16(0, lcomp + at);
+#if CLB_MOMENTS
+                const clb_accv_t pv = vload16(0, pivot + at);
+                if (steps == 8) {
+                    _Pragma("unroll") for (int t = 0; t < 8; t++) xb[t] -= pv;
+                    clb_acc_t na = nl;
+                    CLB_MBLOCK_MERGE(va, vc, na, xb, 8);
+                } else {
+                    const clb_acc_t n1 = nl + 1;
+                    CLB_VFOLD(va, vc, xb[0] - pv, (clb_acc_t)1 / n1);
+                }
+#else
+                if (steps == 8) {
+                    const clb_accv_t bs = ((xb[0] + xb[1]) + (xb[2] + xb[3])) +
+                                          ((xb[4] + xb[5]) + (xb[6] + xb[7]));
+                    CLB_VFOLD(va, vc, bs, 0);
+                } else {
+                    CLB_VFOLD(va, vc, xb[0], 0);
+                }
+#endif
+                vstore16(va, 0, lane + at);
+                vstore16(vc, 0, lcomp + at);
+            }
+        }
+#if CLB_MOMENTS
+        nl += steps;
+#endif
+        r += steps;
+        i += steps;
+        if (i >= n_inner) {
+            i = 0;
+            ++q;
+            CLB_EACH(CLB_OUTER_OFF);
+        }
+    }
+    for (int t = 0; t < CLB_TW; t++) {
+#if CLB_KAHAN
+        lane[t] -= lcomp[t];
+#endif
+        CLB_WRITE(o + t, lane[t], lcomp[t]);
+    }
+#undef CLB_TW
 
 #elif CLB_KLANES
     /* ---- CLB_VEC neighbouring outputs per work item, lane v output o + v ---- */
@@ -949,6 +1090,7 @@ __kernel void clb_moments_merge(__global CLB_STORAGE(CLB_OUT_DTYPE) *out,
     for (int c = 0; c < chunks; c++) {
         const clb_index at = (o * chunks + c) * 2;
         const clb_index len = min(chunk, red_numel - (clb_index)c * chunk);
+        if (len <= 0) break; /* past the range: nothing folded there */
         clb_chan(&n, &mean, &m2, (clb_acc_t)len, partial[at], partial[at + 1]);
     }
     CLB_STORE(CLB_OUT_DTYPE, out, out_offset + o,

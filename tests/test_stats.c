@@ -612,10 +612,51 @@ static void eval_reduce_paths_body(clb_context *ctx, const char *sel)
     }
 }
 
+/* Column reductions of loads-only expressions on CPU devices: the tiled walk of
+   cl/eval_reduce.cl (runs of 64 outputs, eight rows at a time; 1024 columns are
+   16 runs, 256 are 4), with a tail of rows, and with the rows split into chunks
+   whose partials merge (9000 rows). */
+static void column_tiles_body(clb_context *ctx, const char *sel)
+{
+    if (clbt_is_simulator(ctx)) return;
+    const int64_t shapes[3][2] = {{50, 1024}, {9000, 256}, {21, 320}};
+    const char *names[1] = {"x"};
+    const clb_dtype dts[2] = {CLB_FLOAT32, CLB_FLOAT64};
+    const int ax[1] = {0};
+    for (int c = 0; c < 3; c++) {
+        for (int k = 0; k < 2; k++) {
+            clb_tensor *x = random_tensor(ctx, dts[k], 2, shapes[c], 71 + (uint64_t)c, false);
+            clb_tensor *hx = on_host(x);
+            const clb_tensor *in[1] = {x}, *hin[1] = {hx};
+            for (int f = 0; f < 3; f++) {
+                clb_tensor *got = NULL, *want = NULL;
+                clb_status st = f == 2 ? clb_var(x, 1, ax, 1, 0, &got)
+                                       : clb_eval_reduce(ctx, "x", 1, names, in,
+                                                         f ? CLB_MEAN : CLB_SUM, 1, ax, 0, &got);
+                if (dts[k] == CLB_FLOAT64 && !CLBT_F64(ctx, st)) break;
+                CLBT_OK(st);
+                CLBT_OK(f == 2 ? clb_var(hx, 1, ax, 1, 0, &want)
+                               : clb_eval_reduce(clbt_host_shared(), "x", 1, names, hin,
+                                                 f ? CLB_MEAN : CLB_SUM, 1, ax, 0, &want));
+                char what[160];
+                snprintf(what, sizeof what, "column %s of (%lld, %lld) %s on %s",
+                         f == 2 ? "var" : f ? "mean" : "sum", (long long)shapes[c][0],
+                         (long long)shapes[c][1], clb_dtype_name(dts[k]), sel);
+                clbt_assert_matches_host(got, want, 1e-5, 1e-5, what);
+                clb_tensor_release(got);
+                clb_tensor_release(want);
+            }
+            clb_tensor_release(x);
+            clb_tensor_release(hx);
+        }
+    }
+}
+
 static void test_eval_reduce_paths(void **state)
 {
     (void)state;
     clbt_for_each_device(eval_reduce_paths_body);
+    clbt_for_each_device(column_tiles_body);
 }
 
 /* 2^24-element float32 sums (clb_eval_reduce and clb_reduce) against float64:

@@ -145,6 +145,9 @@ static bool cpu_paths(const clb_context *ctx)
    per step: neighbouring lines prefetch together). */
 #define VEC 16
 #define KVEC 64
+/* Runs of KVEC outputs one item takes at most in the tiled walk (16 runs: 4 KiB
+   of a float32 row per step). */
+#define KTILE_MAX 16
 /* softmax's row kernel: items of consecutive rows (each prefetches its next
    row), and the most scratch an item keeps a row's exps in (64 KiB: a core's
    L2 holds it with the rows). */
@@ -203,6 +206,7 @@ static clb_status run(clb_context *ctx, const clb__expr *e, const er_job *job,
     int64_t etrips = element_trips(e);
     int64_t wg = 1, lx = 1, ly = 1, chunks = 1;
     bool klanes = false;
+    int64_t ktile = 1;
     if (tree) {
         while (wg * 2 <= (int64_t)cl->max_item_size && wg < 256) wg *= 2;
         /* Lanes along whichever of the innermost kept and reduced axes moves fastest
@@ -244,7 +248,15 @@ static clb_status run(clb_context *ctx, const clb__expr *e, const er_job *job,
         }
         kfast = kfast && moving;
         klanes = kfast;
-        int64_t items = klanes ? t->kept_numel / KVEC : t->kept_numel;
+        /* The tiled walk (eight steps at a time over several runs of KVEC
+           outputs) where the lanes are vectors: float sums and moments of
+           loads-only expressions. */
+        bool tiled = klanes && loads_only(e) && !job->online &&
+                     (job->moments || ((op->op == CLB_SUM || op->op == CLB_MEAN) &&
+                                       (acc == CLB_FLOAT32 || acc == CLB_FLOAT64)));
+        while (tiled && ktile < KTILE_MAX && t->kshape[t->kdim - 1] % (KVEC * ktile * 2) == 0)
+            ktile *= 2;
+        int64_t items = klanes ? t->kept_numel / (KVEC * ktile) : t->kept_numel;
         chunks = items >= LOOP_ITEMS ? 1 : (LOOP_ITEMS + items - 1) / items;
         int64_t most = t->red_numel / LOOP_MIN_CHUNK;
         if (chunks > most) chunks = most > 1 ? most : 1;
@@ -261,6 +273,9 @@ static clb_status run(clb_context *ctx, const clb__expr *e, const er_job *job,
     }
     int64_t chunk = (t->red_numel + chunks - 1) / chunks;
     if (chunk < 1) chunk = 1;
+    /* No empty chunks at the end (4097 rows in 128 chunks of 33 left three):
+       the merges count each chunk's values from its bounds. */
+    chunks = (t->red_numel + chunk - 1) / chunk;
     bool final = chunks == 1;
 
     /* 32-bit indices unless some offset, count or the walk's overshoot needs more. */
@@ -305,6 +320,7 @@ static clb_status run(clb_context *ctx, const clb__expr *e, const er_job *job,
          append(&options, &olen, " -DCLB_RDIM=%" PRId64, t->rdim) &&
          append(&options, &olen, " -DCLB_TREE=%" PRId64, tree) &&
          append(&options, &olen, " -DCLB_KLANES=%" PRId64, klanes) &&
+         append(&options, &olen, " -DCLB_KTILE=%" PRId64, ktile) &&
          append(&options, &olen, " -DCLB_VEC=%" PRId64, klanes ? KVEC : VEC) &&
          append(&options, &olen, " -DCLB_MOMENTS=%" PRId64, job->moments) &&
          append(&options, &olen, " -DCLB_ONLINE=%" PRId64, job->online) &&
@@ -389,7 +405,7 @@ static clb_status run(clb_context *ctx, const clb__expr *e, const er_job *job,
     if (err == CL_SUCCESS) err = clSetKernelArg(kernel, arg++, sizeof(cl_mem), &table);
     if (err == CL_SUCCESS) err = clSetKernelArg(kernel, arg++, sizeof zero, &zero);
     CLB_CL_CHECK(err, "clSetKernelArg");
-    int64_t groups_x = ((klanes ? t->kept_numel / KVEC : t->kept_numel) + lx - 1) / lx;
+    int64_t groups_x = ((klanes ? t->kept_numel / (KVEC * ktile) : t->kept_numel) + lx - 1) / lx;
     size_t local[2] = {(size_t)wg, 1}, global[2] = {(size_t)(groups_x * wg), (size_t)chunks};
     err = clEnqueueNDRangeKernel(cl->queue, kernel, 2, NULL, global, local, 0, NULL, NULL);
     if (CLB__FAULT(CLB__FAULT_ENQUEUE)) err = CL_OUT_OF_RESOURCES;

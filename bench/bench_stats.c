@@ -118,6 +118,39 @@ static clb_status run_matmul(void *u)
     return st;
 }
 
+/* einsum "bij,bjk->bik" against clb_matmul back to back, the order swapped
+   every pair (in the rounds above, einsum follows the memory-bound cases and
+   matmul follows einsum): the ratio of the medians, matmul's time over einsum's. */
+static double einsum_pairs(clb_context *ctx, int pairs, double *med_e, double *med_m)
+{
+    double *te = malloc((size_t)pairs * sizeof *te), *tm = malloc((size_t)pairs * sizeof *tm);
+    if (!te || !tm) {
+        free(te);
+        free(tm);
+        return 0;
+    }
+    for (int p = 0; p < pairs; p++) {
+        for (int h = 0; h < 2; h++) {
+            const int einsum_now = (h == 0) == (p % 2 == 0);
+            double t0 = clbb_now();
+            clb_status st = einsum_now ? run_einsum_bmm(NULL) : run_matmul(NULL);
+            if (st == CLB_OK) st = clb_finish(ctx);
+            double dt = clbb_now() - t0;
+            if (st != CLB_OK) {
+                free(te);
+                free(tm);
+                return 0;
+            }
+            (einsum_now ? te : tm)[p] = dt;
+        }
+    }
+    *med_e = clbb_sort_median(te, pairs);
+    *med_m = clbb_sort_median(tm, pairs);
+    free(te);
+    free(tm);
+    return *med_e > 0 ? *med_m / *med_e : 0;
+}
+
 /* ---- the NumPy / PyTorch server (bench/torch_ref.py, as bench_peers drives it) ---- */
 
 static peer pe;
@@ -291,6 +324,11 @@ int main(int argc, char **argv)
             printf("  (%.1f%% of matmul's time)", 100.0 * res[k + 1].median_s / res[k].median_s);
         printf("\n");
     }
+    double me = 0, mm = 0, pr = einsum_pairs(ctx, quick ? 5 : 15, &me, &mm);
+    if (pr > 0)
+        printf("  einsum bij,bjk->bik vs clb_matmul, %d pairs back to back (order swapped each "
+               "pair): %.2f / %.2f ms, %.1f%% of matmul's time\n",
+               quick ? 5 : 15, me * 1e3, mm * 1e3, 100.0 * pr);
 #if CLB_BENCH_STREAM_REF
     if (ref_at >= 0 && res[ref_at].status == CLB_OK)
         printf("  %-34s %10.2f %8.2f %7.1f%%  (C, OpenMP on %d threads, on the host)\n",

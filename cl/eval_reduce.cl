@@ -638,6 +638,24 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
     CLB_WRITE(o, acc, comp);
 
 #elif CLB_KLANES && CLB_KTILE > 1 && CLB_VLANES && !CLB_ONLINE
+    /* The 16 lanes 16 u .. 16 u + 15 of tile run w (l0) at reduced index at_i, as a vector. */
+#define CLB_TILE_FILL16(dst, at_i)                                                                 \
+    do {                                                                                           \
+        const clb_index i = (at_i);                                                                \
+        CLB_EACH(CLB_TILE_BASE);                                                                   \
+        clb_acc_t vals[16];                                                                        \
+        _Pragma("unroll") for (int v0 = 0; v0 < 16; v0++)                                          \
+        {                                                                                          \
+            const int v = 16 * u + v0;                                                             \
+            clb_val_t val_;                                                                        \
+            {                                                                                      \
+                CLB_EACH(CLB_TILE_PTR);                                                            \
+                CLB_EVAL_BODY                                                                      \
+            }                                                                                      \
+            vals[v0] = CLB_TO_ACC(val_);                                                           \
+        }                                                                                          \
+        (dst) = vload16(0, vals);                                                                  \
+    } while (0)
     /* ---- a tile of CLB_KTILE runs of CLB_VEC neighbouring outputs per work
        item, eight steps at a time: each of the eight rows is read as one long
        segment (a stride the prefetchers follow, where 256 bytes a row ran at
@@ -690,38 +708,9 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
             {
                 clb_accv_t xb[8];
                 if (steps == 8) {
-                    _Pragma("unroll") for (int t = 0; t < 8; t++)
-                    {
-                        const clb_index i = ib + t;
-                        CLB_EACH(CLB_TILE_BASE);
-                        clb_acc_t vals[16];
-                        _Pragma("unroll") for (int v0 = 0; v0 < 16; v0++)
-                        {
-                            const int v = 16 * u + v0;
-                            clb_val_t val_;
-                            {
-                                CLB_EACH(CLB_TILE_PTR);
-                                CLB_EVAL_BODY
-                            }
-                            vals[v0] = CLB_TO_ACC(val_);
-                        }
-                        xb[t] = vload16(0, vals);
-                    }
+                    _Pragma("unroll") for (int t = 0; t < 8; t++) CLB_TILE_FILL16(xb[t], ib + t);
                 } else {
-                    const clb_index i = ib;
-                    CLB_EACH(CLB_TILE_BASE);
-                    clb_acc_t vals[16];
-                    _Pragma("unroll") for (int v0 = 0; v0 < 16; v0++)
-                    {
-                        const int v = 16 * u + v0;
-                        clb_val_t val_;
-                        {
-                            CLB_EACH(CLB_TILE_PTR);
-                            CLB_EVAL_BODY
-                        }
-                        vals[v0] = CLB_TO_ACC(val_);
-                    }
-                    xb[0] = vload16(0, vals);
+                    CLB_TILE_FILL16(xb[0], ib);
                 }
                 const int at = l0 + 16 * u;
                 clb_accv_t va = vload16(0, lane + at), vc = vload16(0, lcomp + at);
@@ -766,6 +755,7 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
         CLB_WRITE(o + t, lane[t], lcomp[t]);
     }
 #undef CLB_TW
+#undef CLB_TILE_FILL16
 
 #elif CLB_KLANES
     /* ---- CLB_VEC neighbouring outputs per work item, lane v output o + v ---- */
@@ -912,8 +902,10 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
         while (r < end) {
             const clb_index m = min(n_inner - i, end - r); /* left in this inner row */
             clb_index j = 0;
-#if CLB_VLANES && CLB_ONLINE
-            /* Blocks of 8 runs: one rescale per block, so about one exp per value. */
+#if CLB_VLANES && (CLB_ONLINE || CLB_MOMENTS)
+            /* Blocks of 8 runs, 8 values per lane at a time: online softmax
+               rescales once per block (about one exp per value); var merges the
+               block's mean and M2 (one division per block). */
             for (; j + 8 * CLB_VEC <= m; j += 8 * CLB_VEC) {
                 const clb_index i0 = i + j;
                 CLB_EACH(CLB_RUN_BASE);
@@ -927,6 +919,7 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
                     }
                     vals[v] = CLB_TO_ACC(val_);
                 }
+#if CLB_ONLINE
                 clb_accv_t bm = vload16(0, vals);
                 _Pragma("unroll") for (int u = 1; u < 8; u++) bm = fmax(bm, vload16(u, vals));
                 const clb_accv_t mn = fmax(vl, bm);
@@ -934,26 +927,11 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
                 _Pragma("unroll") for (int u = 1; u < 8; u++) add += CLB_VRATIO(vload16(u, vals), mn);
                 vc = vc * CLB_VRATIO(vl, mn) + add;
                 vl = mn;
-            }
-#endif
-#if CLB_VLANES && CLB_MOMENTS
-            /* Blocks of 8 runs: 8 values per lane at a time. */
-            for (; j + 8 * CLB_VEC <= m; j += 8 * CLB_VEC) {
-                const clb_index i0 = i + j;
-                CLB_EACH(CLB_RUN_BASE);
-                clb_acc_t vals[8 * CLB_VEC];
-                _Pragma("unroll") for (int v = 0; v < 8 * CLB_VEC; v++)
-                {
-                    clb_val_t val_;
-                    {
-                        CLB_EACH(CLB_RUN_PTR);
-                        CLB_EVAL_BODY
-                    }
-                    vals[v] = CLB_TO_ACC(val_);
-                }
+#else
                 clb_accv_t xb[8];
                 _Pragma("unroll") for (int u = 0; u < 8; u++) xb[u] = vload16(u, vals) - pivot;
                 CLB_MBLOCK_MERGE(vl, vc, nl, xb, 8);
+#endif
             }
 #endif
             for (; j + CLB_VEC <= m; j += CLB_VEC) {

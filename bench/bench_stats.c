@@ -271,8 +271,7 @@ int main(int argc, char **argv)
     int ref_at = -1;
 #if CLB_BENCH_STREAM_REF
     clbb_stream sref;
-    int have_ref = clbb_stream_setup(CLBB_S_ROWSUM, R, C, 1, 47, &sref) == 0;
-    if (have_ref) {
+    if (clbb_stream_setup(CLBB_S_ROWSUM, R, C, 1, 47, &sref) == 0) {
         ref_at = ntimed;
         timed[ntimed++] = (clbb_timed){run_stream_ref, &sref, clbb_stream_bytes(&sref)};
     }
@@ -335,7 +334,7 @@ int main(int argc, char **argv)
                "C read limit (row sums, r)", res[ref_at].median_s * 1e3, res[ref_at].gbps,
                res[0].gbps > 0 ? 100.0 * res[ref_at].gbps / res[0].gbps : 0.0,
                clbb_stream_threads());
-    if (have_ref) clbb_stream_close(&sref);
+    if (ref_at >= 0) clbb_stream_close(&sref);
 #else
     (void)ref_at;
 #endif

@@ -53,6 +53,15 @@
 #else
 #define CLB_NT_FENCE() ((void)0)
 #endif
+/* One compensated (Kahan) step: s += x with the running error in c, values of
+   type T (a scalar or a vector accumulator). */
+#define CLB_KAHAN_STEP(T, s, c, x)                                                                 \
+    do {                                                                                           \
+        const T y_ = (x) - (c);                                                                    \
+        const T t_ = (s) + y_;                                                                     \
+        (c) = (t_ - (s)) - y_;                                                                     \
+        (s) = t_;                                                                                  \
+    } while (0)
 /* Whether p is aligned for a vector store of n elements of its type (n a power of 2). */
 #define CLB_ALIGNED(p, n) ((((uintptr_t)(p)) & ((n) * sizeof(*(p)) - 1)) == 0)
 /* Loads the n elements at p as one vector of type VT (n elements of p's type).

@@ -254,15 +254,19 @@ static clb_acc_t clb_ratio(clb_acc_t a, clb_acc_t b)
     } while (0)
 #endif
 #if CLB_KAHAN
-#define CLB_FOLD(acc, comp, x)                                                                     \
-    do {                                                                                           \
-        clb_acc_t y_ = (x) - (comp);                                                               \
-        clb_acc_t t_ = (acc) + y_;                                                                 \
-        (comp) = (t_ - (acc)) - y_;                                                                \
-        (acc) = t_;                                                                                \
-    } while (0)
+#define CLB_FOLD(acc, comp, x) CLB_KAHAN_STEP(clb_acc_t, acc, comp, x)
 #else
 #define CLB_FOLD(acc, comp, x) ((acc) = CLB_COMBINE((acc), (x)))
+#endif
+/* Folds one value x into (acc, comp) by the kernel's kind: Welford's step on
+   x - pv with inv = 1 / count (CLB_MOMENTS), the online pair (CLB_ONLINE), or
+   the reduction's fold; pv and inv are unused but with CLB_MOMENTS. */
+#if CLB_MOMENTS
+#define CLB_FOLD_ONE(acc, comp, x, pv, inv) CLB_MFOLD(acc, comp, (x) - (pv), inv)
+#elif CLB_ONLINE
+#define CLB_FOLD_ONE(acc, comp, x, pv, inv) CLB_OFOLD(acc, comp, x)
+#else
+#define CLB_FOLD_ONE(acc, comp, x, pv, inv) CLB_FOLD(acc, comp, x)
 #endif
 #define CLB_TO_ACC(v) CLB_CONVERT(CLB_ACC_DTYPE, CLB_EXPR_DTYPE, v)
 
@@ -280,13 +284,7 @@ static clb_acc_t clb_ratio(clb_acc_t a, clb_acc_t b)
 #if CLB_VLANES
 typedef CLB_CAT(CLB_STORAGE(CLB_ACC_DTYPE), 16) clb_accv_t;
 #if CLB_KAHAN
-#define CLB_VFOLD(s, c, x, inv)                                                                    \
-    do {                                                                                           \
-        const clb_accv_t y_ = (x) - (c);                                                           \
-        const clb_accv_t t_ = (s) + y_;                                                            \
-        (c) = (t_ - (s)) - y_;                                                                     \
-        (s) = t_;                                                                                  \
-    } while (0)
+#define CLB_VFOLD(s, c, x, inv) CLB_KAHAN_STEP(clb_accv_t, s, c, x)
 #elif CLB_MOMENTS
 #define CLB_VFOLD(s, c, x, inv)                                                                    \
     do {                                                                                           \
@@ -427,17 +425,11 @@ typedef CLB_CAT(CLB_STORAGE(CLB_ACC_DTYPE), 16) clb_accv_t;
     __global const CLB_STORAGE(CLB_IN##k##_DTYPE) *const p##k = rp##k;                             \
     const clb_index o##k = v * si##k;                                                              \
     (void)p##k, (void)o##k
-/* Lane v of run w of a tile (l0 = w * CLB_VEC) at reduced index i. */
-#define CLB_TILE_BASE(k)                                                                           \
-    __global const CLB_STORAGE(CLB_IN##k##_DTYPE) *const rq##k =                                   \
-        p##k + (qo##k + i * si##k + (clb_index)l0 * ki##k)
-#define CLB_TILE_PTR(k)                                                                            \
-    __global const CLB_STORAGE(CLB_IN##k##_DTYPE) *const p##k = rq##k;                             \
-    const clb_index o##k = v * ki##k;                                                              \
-    (void)p##k, (void)o##k
-/* The same across kept lanes: lane v of the step at reduced index i. */
+/* The same across kept lanes: lane l0 + v of the step at reduced index i (l0:
+   the first lane of a tile's run, 0 without tiles). */
 #define CLB_LANE_BASE(k)                                                                           \
-    __global const CLB_STORAGE(CLB_IN##k##_DTYPE) *const rp##k = p##k + (qo##k + i * si##k)
+    __global const CLB_STORAGE(CLB_IN##k##_DTYPE) *const rp##k =                                   \
+        p##k + (qo##k + i * si##k + (clb_index)l0 * ki##k)
 #define CLB_LANE_PTR(k)                                                                            \
     __global const CLB_STORAGE(CLB_IN##k##_DTYPE) *const p##k = rp##k;                             \
     const clb_index o##k = v * ki##k;                                                              \
@@ -446,6 +438,18 @@ typedef CLB_CAT(CLB_STORAGE(CLB_ACC_DTYPE), 16) clb_accv_t;
 
 /* The result of the body: the value in a register. */
 #define CLB_RESULT(x) val_ = (x)
+
+/* The expression's value at output o's first reduced position, into dst: var's
+   pivot, the same in every chunk so that the chunks' shifted means merge. */
+#define CLB_FIRST_VALUE(dst)                                                                       \
+    do {                                                                                           \
+        clb_val_t val_;                                                                            \
+        const clb_index i = 0;                                                                     \
+        CLB_EACH(CLB_QO_IS_B);                                                                     \
+        CLB_EACH(CLB_AT);                                                                          \
+        CLB_EVAL_BODY                                                                              \
+        (dst) = CLB_TO_ACC(val_);                                                                  \
+    } while (0)
 
 #if CLB_MOMENTS
 /* Chan's merge of (nb, mb, Mb) into (na, ma, Ma). */
@@ -548,14 +552,7 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
     if (o < kept_numel && r < end) {
         CLB_EACH(CLB_KEPT_BASE);
 #if CLB_MOMENTS
-        {
-            clb_val_t val_;
-            const clb_index i = 0;
-            CLB_EACH(CLB_QO_IS_B);
-            CLB_EACH(CLB_AT);
-            CLB_EVAL_BODY
-            pivot = CLB_TO_ACC(val_);
-        }
+        CLB_FIRST_VALUE(pivot);
 #endif
         clb_index q = r / n_inner, i = r - q * n_inner;
         CLB_EACH(CLB_OUTER_OFF);
@@ -568,12 +565,8 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
             }
 #if CLB_MOMENTS
             nl += 1;
-            CLB_MFOLD(acc, comp, CLB_TO_ACC(val_) - pivot, (clb_acc_t)1 / nl);
-#elif CLB_ONLINE
-            CLB_OFOLD(acc, comp, CLB_TO_ACC(val_));
-#else
-            CLB_FOLD(acc, comp, CLB_TO_ACC(val_));
 #endif
+            CLB_FOLD_ONE(acc, comp, CLB_TO_ACC(val_), pivot, (clb_acc_t)1 / nl);
             r += step;
             i += step;
             if (i >= n_inner) {
@@ -642,14 +635,14 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
 #define CLB_TILE_FILL16(dst, at_i)                                                                 \
     do {                                                                                           \
         const clb_index i = (at_i);                                                                \
-        CLB_EACH(CLB_TILE_BASE);                                                                   \
+        CLB_EACH(CLB_LANE_BASE);                                                                   \
         clb_acc_t vals[16];                                                                        \
         _Pragma("unroll") for (int v0 = 0; v0 < 16; v0++)                                          \
         {                                                                                          \
             const int v = 16 * u + v0;                                                             \
             clb_val_t val_;                                                                        \
             {                                                                                      \
-                CLB_EACH(CLB_TILE_PTR);                                                            \
+                CLB_EACH(CLB_LANE_PTR);                                                            \
                 CLB_EVAL_BODY                                                                      \
             }                                                                                      \
             vals[v0] = CLB_TO_ACC(val_);                                                           \
@@ -685,8 +678,8 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
             {
                 const clb_index i = 0;
                 CLB_EACH(CLB_QO_IS_B);
-                CLB_EACH(CLB_TILE_BASE);
-                CLB_EACH(CLB_TILE_PTR);
+                CLB_EACH(CLB_LANE_BASE);
+                CLB_EACH(CLB_LANE_PTR);
                 CLB_EVAL_BODY
             }
             pivot[l0 + v] = CLB_TO_ACC(val_);
@@ -806,6 +799,7 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
         nl += 1;
         const clb_acc_t inv = (clb_acc_t)1 / nl;
 #endif
+        const int l0 = 0;
         CLB_EACH(CLB_LANE_BASE);
 #if CLB_VLANES
         clb_acc_t vals[CLB_VEC];
@@ -834,13 +828,7 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
                 CLB_EACH(CLB_LANE_PTR);
                 CLB_EVAL_BODY
             }
-#if CLB_MOMENTS
-            CLB_MFOLD(lane[v], lcomp[v], CLB_TO_ACC(val_) - pivot[v], inv);
-#elif CLB_ONLINE
-            CLB_OFOLD(lane[v], lcomp[v], CLB_TO_ACC(val_));
-#else
-            CLB_FOLD(lane[v], lcomp[v], CLB_TO_ACC(val_));
-#endif
+            CLB_FOLD_ONE(lane[v], lcomp[v], CLB_TO_ACC(val_), pivot[v], inv);
         }
 #endif
         if (++i == n_inner) {
@@ -878,14 +866,7 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
     if (start < end) {
         CLB_EACH(CLB_KEPT_BASE);
 #if CLB_MOMENTS
-        {
-            clb_val_t val_;
-            const clb_index i = 0;
-            CLB_EACH(CLB_QO_IS_B);
-            CLB_EACH(CLB_AT);
-            CLB_EVAL_BODY
-            pivot = CLB_TO_ACC(val_);
-        }
+        CLB_FIRST_VALUE(pivot);
 #endif
         clb_index r = start, q = r / n_inner, i = r - q * n_inner;
         CLB_EACH(CLB_OUTER_OFF);
@@ -965,13 +946,7 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
                         CLB_EACH(CLB_RUN_PTR);
                         CLB_EVAL_BODY
                     }
-#if CLB_MOMENTS
-                    CLB_MFOLD(lane[v], lcomp[v], CLB_TO_ACC(val_) - pivot, inv);
-#elif CLB_ONLINE
-                    CLB_OFOLD(lane[v], lcomp[v], CLB_TO_ACC(val_));
-#else
-                    CLB_FOLD(lane[v], lcomp[v], CLB_TO_ACC(val_));
-#endif
+                    CLB_FOLD_ONE(lane[v], lcomp[v], CLB_TO_ACC(val_), pivot, inv);
                 }
 #endif
             }
@@ -987,12 +962,8 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
                 }
 #if CLB_MOMENTS
                 nt += 1;
-                CLB_MFOLD(acc, comp, CLB_TO_ACC(val_) - pivot, (clb_acc_t)1 / nt);
-#elif CLB_ONLINE
-                CLB_OFOLD(acc, comp, CLB_TO_ACC(val_));
-#else
-                CLB_FOLD(acc, comp, CLB_TO_ACC(val_));
 #endif
+                CLB_FOLD_ONE(acc, comp, CLB_TO_ACC(val_), pivot, (clb_acc_t)1 / nt);
             }
             r += m;
             i += m;

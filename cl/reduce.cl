@@ -111,13 +111,7 @@ typedef clb_acc_t clb_out_t;
 #define CLB_LOAD_ACC(p, i) CLB_CONVERT(CLB_ACC_DTYPE, CLB_IN_DTYPE, CLB_LOAD(CLB_IN_DTYPE, p, i))
 
 #if CLB_KAHAN
-#define CLB_FOLD(x)                                                                                \
-    do {                                                                                           \
-        clb_acc_t y_ = (x) - comp;                                                                 \
-        clb_acc_t t_ = acc + y_;                                                                   \
-        comp = (t_ - acc) - y_;                                                                    \
-        acc = t_;                                                                                  \
-    } while (0)
+#define CLB_FOLD(x) CLB_KAHAN_STEP(clb_acc_t, acc, comp, x)
 #else
 #define CLB_FOLD(x) (acc = CLB_COMBINE(acc, (x)))
 #endif
@@ -256,13 +250,7 @@ typedef float16 clb_acc16_t;
 #define CLB_VLOAD16(p, off) CLB_VLOAD_A(float16, 16, (p) + (off))
 #endif
 
-#define CLB_KAHAN_ADD(s, c, x)                                                                     \
-    do {                                                                                           \
-        clb_acc16_t y_ = (x) - (c);                                                                \
-        clb_acc16_t t_ = (s) + y_;                                                                 \
-        (c) = (t_ - (s)) - y_;                                                                     \
-        (s) = t_;                                                                                  \
-    } while (0)
+#define CLB_KAHAN_ADD(s, c, x) CLB_KAHAN_STEP(clb_acc16_t, s, c, x)
 
 static clb_acc_t clb_hsum16(clb_acc16_t v)
 {
@@ -440,12 +428,7 @@ __kernel void clb_reduce_cols_lanes(__global clb_out_t *out, __global const clb_
     clb_index q = r / n_inner, i = r - q * n_inner, qoff = 0;
     CLB_OFFSET_OF(q, red_ndim - 1, CLB_RSHAPE, CLB_RSTRIDE, qoff);
     clb_acc_t sum = 0, cmp = 0;
-#define CLB_KAHAN1(x)                                                                              \
-    do {                                                                                           \
-        clb_acc_t y_ = (x) - cmp, t_ = sum + y_;                                                   \
-        cmp = (t_ - sum) - y_;                                                                     \
-        sum = t_;                                                                                  \
-    } while (0)
+#define CLB_KAHAN1(x) CLB_KAHAN_STEP(clb_acc_t, sum, cmp, x)
     if (red_ndim == 1) { /* one reduced axis (the usual case after coalescing): a plain stride */
         for (clb_index at = base + r * s_inner; r < end; ++r, at += s_inner)
             CLB_KAHAN1(CLB_LOAD_ACC(in, at));

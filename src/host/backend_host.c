@@ -153,23 +153,35 @@ static void reduce_visit(const int64_t *offsets, void *user)
     *acc = clb__binary_eval(s->fold, s->acc_dtype, *acc, clb__operand_read(&s->in, offsets[1], s->acc_dtype));
 }
 
+/* count zeroed accumulators of `size` bytes each for the reduction `what`:
+   CLB_ERR_OUT_OF_MEMORY, naming it, when they cannot be addressed or allocated. */
+static clb_status alloc_accumulators(int64_t count, size_t size, const char *what, void **out)
+{
+    *out = NULL;
+    if ((uint64_t)count > SIZE_MAX / size)
+        return clb__fail(CLB_ERR_OUT_OF_MEMORY,
+                         "host backend: %s of %lld output elements needs more accumulator "
+                         "memory than can be addressed",
+                         what, (long long)count);
+    size_t n = (size_t)count;
+    *out = calloc(n ? n : 1, size);
+    if (!*out)
+        return clb__fail(CLB_ERR_OUT_OF_MEMORY,
+                         "host backend: allocation of %zu bytes of %s accumulators failed",
+                         n * size, what);
+    return CLB_OK;
+}
+
 static clb_status host_reduce(clb_context *ctx, const clb__reduce_op *op, const clb__plan *plan,
                               void *const *handles)
 {
     (void)ctx;
     size_t n = (size_t)op->out_numel;
-    if ((uint64_t)op->out_numel > SIZE_MAX / sizeof(clb__value))
-        return clb__fail(CLB_ERR_OUT_OF_MEMORY,
-                         "host backend: %s of %lld output elements needs more accumulator "
-                         "memory than can be addressed",
-                         clb_reduce_op_name(op->op), (long long)op->out_numel);
     reduce_state s = {fold_op(op->op), accumulator_dtype(op->op, op->in), NULL, plan->offsets[0],
                       clb__operand_of(handles[1], op->in)};
-    s.acc = malloc(n ? n * sizeof *s.acc : 1);
-    if (!s.acc)
-        return clb__fail(CLB_ERR_OUT_OF_MEMORY,
-                         "host backend: malloc of %zu bytes of %s accumulators failed",
-                         n * sizeof *s.acc, clb_reduce_op_name(op->op));
+    clb_status st =
+        alloc_accumulators(op->out_numel, sizeof *s.acc, clb_reduce_op_name(op->op), (void **)&s.acc);
+    if (st != CLB_OK) return st;
     for (size_t j = 0; j < n; j++)
         s.acc[j] = fold_identity(op->op, s.acc_dtype);
 
@@ -207,19 +219,12 @@ static clb_status host_eval_reduce(clb_context *ctx, const clb__expr *e, const c
     (void)ctx;
     clb_status st = CLB_OK;
     size_t n = (size_t)op->out_numel;
-    if ((uint64_t)op->out_numel > SIZE_MAX / sizeof(clb__value))
-        return clb__fail(CLB_ERR_OUT_OF_MEMORY,
-                         "host backend: %s of %lld output elements needs more accumulator "
-                         "memory than can be addressed",
-                         clb_reduce_op_name(op->op), (long long)op->out_numel);
     eval_reduce_state s = {{fold_op(op->op), accumulator_dtype(op->op, op->in), NULL,
                             plan->offsets[0], clb__operand_of(handles[0], op->out)},
                            op->in};
-    s.r.acc = malloc(n ? n * sizeof *s.r.acc : 1);
-    if (!s.r.acc)
-        return clb__fail(CLB_ERR_OUT_OF_MEMORY,
-                         "host backend: malloc of %zu bytes of %s accumulators failed",
-                         n * sizeof *s.r.acc, clb_reduce_op_name(op->op));
+    st = alloc_accumulators(op->out_numel, sizeof *s.r.acc, clb_reduce_op_name(op->op),
+                            (void **)&s.r.acc);
+    if (st != CLB_OK) return st;
     for (size_t j = 0; j < n; j++) s.r.acc[j] = fold_identity(op->op, s.r.acc_dtype);
     st = clb__expr_host_each(e, plan, handles, in, eval_reduce_visit, &s);
     if (st == CLB_OK) {
@@ -263,17 +268,10 @@ static clb_status host_eval_moments(clb_context *ctx, const clb__expr *e, const 
 {
     (void)ctx;
     size_t n = (size_t)op->out_numel;
-    if ((uint64_t)op->out_numel > SIZE_MAX / sizeof(moments_acc))
-        return clb__fail(CLB_ERR_OUT_OF_MEMORY,
-                         "host backend: var of %lld output elements needs more accumulator memory "
-                         "than can be addressed",
-                         (long long)op->out_numel);
-    moments_state s = {calloc(n ? n : 1, sizeof(moments_acc)), plan->offsets[0], op->in};
-    if (!s.acc)
-        return clb__fail(CLB_ERR_OUT_OF_MEMORY,
-                         "host backend: calloc of %zu bytes of var accumulators failed",
-                         n * sizeof(moments_acc));
-    clb_status st = clb__expr_host_each(e, plan, handles, in, moments_visit, &s);
+    moments_state s = {NULL, plan->offsets[0], op->in};
+    clb_status st = alloc_accumulators(op->out_numel, sizeof *s.acc, "var", (void **)&s.acc);
+    if (st != CLB_OK) return st;
+    st = clb__expr_host_each(e, plan, handles, in, moments_visit, &s);
     if (st == CLB_OK) {
         clb__operand out = clb__operand_of(handles[0], op->out);
         /* NumPy divides by max(count - ddof, 0): 0 gives inf, or nan for 0 / 0. */
@@ -322,21 +320,15 @@ static clb_status host_eval_online(clb_context *ctx, const clb__expr *e, const c
 {
     (void)ctx;
     size_t n = (size_t)op->out_numel;
-    if ((uint64_t)op->out_numel > SIZE_MAX / (2 * sizeof(double)))
-        return clb__fail(CLB_ERR_OUT_OF_MEMORY,
-                         "host backend: softmax of %lld rows needs more accumulator memory than "
-                         "can be addressed",
-                         (long long)op->out_numel);
-    online_state s = {malloc((n ? n : 1) * 2 * sizeof(double)), plan->offsets[0], op->in};
-    if (!s.pair)
-        return clb__fail(CLB_ERR_OUT_OF_MEMORY,
-                         "host backend: malloc of %zu bytes of softmax accumulators failed",
-                         n * 2 * sizeof(double));
+    online_state s = {NULL, plan->offsets[0], op->in};
+    clb_status st =
+        alloc_accumulators(op->out_numel, 2 * sizeof(double), "softmax", (void **)&s.pair);
+    if (st != CLB_OK) return st;
     for (size_t j = 0; j < n; j++) {
         s.pair[2 * j] = -INFINITY;
         s.pair[2 * j + 1] = 0;
     }
-    clb_status st = clb__expr_host_each(e, plan, handles, in, online_visit, &s);
+    st = clb__expr_host_each(e, plan, handles, in, online_visit, &s);
     if (st == CLB_OK) {
         clb__operand out = clb__operand_of(handles[0], op->out);
         for (size_t j = 0; j < 2 * n; j++) {

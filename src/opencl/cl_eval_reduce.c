@@ -71,17 +71,6 @@ static clb_dtype accumulator(clb_reduce_op op, clb_dtype in)
     return CLB_INT64;
 }
 
-/* Loop iterations the expression's scalar rules may cost per element (as expr_cl.c). */
-static int64_t element_trips(const clb__expr *e)
-{
-    int64_t trips = 1;
-    for (int i = 0; i < e->count; i++) {
-        const clb__expr_node *n = &e->nodes[i];
-        if (n->kind == CLB__EXPR_BINARY) trips += clb__cl_op_trips(true, n->op, n->compute) - 1;
-    }
-    return trips;
-}
-
 /* Whether the expression only loads and converts its inputs: cl/eval_reduce.cl's
    vector lanes pay off there (var, softmax); with arithmetic in the body the
    compiler's own vectorisation of the scalar lanes was about 2x faster (pairwise
@@ -111,13 +100,6 @@ static int64_t groups_wanted(const clb_context *ctx)
 {
     int64_t cus = ctx->info.compute_units > 0 ? ctx->info.compute_units : 1;
     return clb__cl_impl((clb_context *)ctx)->loops ? 4 * cus : 16 * cus;
-}
-
-static int64_t pow2_at_least(int64_t v)
-{
-    int64_t p = 1;
-    while (p < v) p *= 2;
-    return p;
 }
 
 /* Whether the CPU decompositions run (cl/eval_reduce.cl's CLB_TREE=0, the
@@ -203,7 +185,7 @@ static clb_status run(clb_context *ctx, const clb__expr *e, const er_job *job,
     /* The decomposition (cl/eval_reduce.cl): a lane tree where work items run
        across SIMD lanes, ordered walks of CLB_VEC lanes where a group is a loop. */
     bool tree = !cpu_paths(ctx);
-    int64_t etrips = element_trips(e);
+    int64_t etrips = clb__expr_cl_trips(e);
     int64_t wg = 1, lx = 1, ly = 1, chunks = 1;
     bool klanes = false;
     int64_t ktile = 1;
@@ -223,15 +205,7 @@ static clb_status run(clb_context *ctx, const clb__expr *e, const er_job *job,
            a lane per output walks them; a tree per output would cost more than
            its few elements (llvmpipe: 0.10 -> 0.5 GFLOP/s, N = M = 512, D = 64). */
         if (row && t->red_numel <= SHORT_RANGE && t->kept_numel >= 16 * wg) row = false;
-        if (row) {
-            ly = pow2_at_least(t->red_numel);
-            if (ly > wg) ly = wg;
-            lx = wg / ly;
-        } else {
-            lx = pow2_at_least(t->kept_numel);
-            if (lx > wg) lx = wg;
-            ly = wg / lx;
-        }
+        clb__cl_tree_lanes(row, t->red_numel, t->kept_numel, wg, &lx, &ly);
         int64_t groups_x = (t->kept_numel + lx - 1) / lx, want = groups_wanted(ctx);
         chunks = groups_x >= want ? 1 : (want + groups_x - 1) / groups_x;
         int64_t by_work = t->red_numel / (ly * 32);

@@ -27,5 +27,7 @@ clb_status clb__cl_softmax_rows(clb_context *ctx, const clb__softmax_rows_op *op
    dtype; *defines is malloc'd. CLB_ERR_DTYPE (naming fn) for float64 arithmetic
    on a device without cl_khr_fp64. */
 clb_status clb__expr_cl_body(clb_context *ctx, const char *fn, const clb__expr *e, char **defines);
+/* Loop iterations e's scalar rules may cost per element (clb__cl_op_trips). */
+int64_t clb__expr_cl_trips(const clb__expr *e);
 
 #endif /* CLB_CL_EVAL_REDUCE_H */

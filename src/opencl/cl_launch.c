@@ -460,3 +460,23 @@ clb_status clb__cl_each_piece(const clb__plan *plan, const clb__cl_pieces *piece
     free(piece);
     return st;
 }
+
+static int64_t pow2_at_least(int64_t v)
+{
+    int64_t p = 1;
+    while (p < v) p *= 2;
+    return p;
+}
+
+void clb__cl_tree_lanes(bool row, int64_t red, int64_t kept, int64_t wg, int64_t *lx, int64_t *ly)
+{
+    if (row) {
+        *ly = pow2_at_least(red > 0 ? red : 1);
+        if (*ly > wg) *ly = wg;
+        *lx = wg / *ly;
+    } else {
+        *lx = pow2_at_least(kept);
+        if (*lx > wg) *lx = wg;
+        *ly = wg / *lx;
+    }
+}

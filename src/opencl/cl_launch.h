@@ -184,6 +184,12 @@ void clb__cl_rows_geometry(const clb__cl_context *cl, const clb__cl_kernel *k, b
    remainder call fmod, whose loop (libclc's) runs once per bit of exponent
    difference; integer powers square once per exponent bit. */
 int64_t clb__cl_op_trips(bool binary, int op, clb_dtype compute);
+
+/* A reduction tree's work-group of wg items (a power of two): with `row`, ly
+   lanes per output along the reduced range (the smallest power of two >= red,
+   at most wg) and lx = wg / ly outputs; else lx outputs (the same rule over
+   kept) and ly = wg / lx lanes each. */
+void clb__cl_tree_lanes(bool row, int64_t red, int64_t kept, int64_t wg, int64_t *lx, int64_t *ly);
 /* Elements per CPU block: enough that a block's loop amortizes its launch. */
 #define CLB__CL_CPU_ELEMENTS_PER_GROUP 32768
 

@@ -40,13 +40,6 @@ static int64_t abs64(int64_t v)
     return v < 0 ? -v : v;
 }
 
-static int64_t pow2_at_least(int64_t v)
-{
-    int64_t p = 1;
-    while (p < v) p *= 2;
-    return p;
-}
-
 /* The plan orders axes by the output's stride, so kept axes (nonzero output
    stride) come first in output row-major order, and reduced axes (stride 0)
    follow sorted by input stride and already coalesced: the innermost reduced
@@ -191,15 +184,7 @@ static clb_status run_pass(clb_context *ctx, const reduce_launch *l, const reduc
     int64_t rin = abs64(t->rstride[t->red_ndim - 1]);
     bool row = t->kept_numel <= 1 || (rin < kin && t->red_numel > 1);
     int64_t lx, ly;
-    if (row) {
-        ly = pow2_at_least(t->red_numel > 0 ? t->red_numel : 1);
-        if (ly > wg) ly = wg;
-        lx = wg / ly;
-    } else {
-        lx = pow2_at_least(t->kept_numel);
-        if (lx > wg) lx = wg;
-        ly = wg / lx;
-    }
+    clb__cl_tree_lanes(row, t->red_numel, t->kept_numel, wg, &lx, &ly);
     int64_t groups_x = (t->kept_numel + lx - 1) / lx;
 
     int64_t chunks = chunks_wanted > 1 ? chunks_wanted : 1;

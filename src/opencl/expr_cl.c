@@ -260,8 +260,7 @@ typedef struct eval_launch {
     int64_t element_trips; /* loop iterations one element may cost (clb__cl_op_trips) */
 } eval_launch;
 
-/* Loop iterations the expression's scalar rules may cost per element. */
-static int64_t element_trips(const clb__expr *e)
+int64_t clb__expr_cl_trips(const clb__expr *e)
 {
     int64_t trips = 1;
     for (int i = 0; i < e->count; i++) {
@@ -367,7 +366,7 @@ clb_status clb__expr_cl_run(clb_context *ctx, const clb__expr *e, const clb__pla
     bool nt = clb__cl_streaming(cl, plan->numel * (int64_t)clb_dtype_size(out));
     CLB_TRY(options_for(ctx, e, plan, wide, vec, blocked, nt, out, in, &options));
     CLB_TRY(clb__program_cache_get(cl->programs, CLB__KERNEL_EVAL, options, &program));
-    eval_launch launch = {cl, program, handles, wide, flat, blocked, vec, element_trips(e)};
+    eval_launch launch = {cl, program, handles, wide, flat, blocked, vec, clb__expr_cl_trips(e)};
     st = clb__cl_each_piece(plan, &pieces, run_piece, &launch);
 cleanup:
     free(options);

@@ -78,8 +78,8 @@ static clb_status setup(clb_context *ctx, clb__cl_context *cl)
     CLB_CL_CHECK(err, "clGetDeviceInfo(CL_DEVICE_MAX_WORK_ITEM_SIZES)");
     cl->max_item_size = sizes[0] ? sizes[0] : 1;
     cl_ulong lmem = 0;
-    if (clGetDeviceInfo(cl->device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof lmem, &lmem, NULL) != CL_SUCCESS)
-        lmem = 0;
+    err = clGetDeviceInfo(cl->device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof lmem, &lmem, NULL);
+    CLB_CL_CHECK(err, "clGetDeviceInfo(CL_DEVICE_LOCAL_MEM_SIZE)");
     cl->local_mem_bytes = (uint64_t)lmem;
 
     cl->buffers.context = cl->context;

@@ -19,7 +19,7 @@ typedef struct clb__cl_context {
     cl_device_id device;
     bool device_retained; /* the application's device (clb_context_create_from_cl) */
     size_t max_item_size; /* CL_DEVICE_MAX_WORK_ITEM_SIZES[0] */
-    uint64_t local_mem_bytes; /* CL_DEVICE_LOCAL_MEM_SIZE (0 if the driver would not say) */
+    uint64_t local_mem_bytes; /* CL_DEVICE_LOCAL_MEM_SIZE */
     clb__buffer_env buffers;
     int64_t host_tiny_max; /* maps of up to this many elements may run on the host (cl_map.c) */
     clb__program_cache *programs;

@@ -321,10 +321,7 @@ static clb_status run_fast(clb_context *ctx, const reduce_launch *l, const reduc
     /* Where work items run across SIMD lanes (llvmpipe): a group fills them. */
     if (!cl->loops) local = FAST_LANE_GROUP;
     if (kind == FAST_COLS) {
-        cl_ulong lmem = 0;
-        err = clGetDeviceInfo(cl->device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof lmem, &lmem, NULL);
-        CLB_CL_CHECK(err, "clGetDeviceInfo(CL_DEVICE_LOCAL_MEM_SIZE)");
-        int64_t fits = (int64_t)(lmem / 2 / (local * 2 * clb_dtype_size(l->acc)));
+        int64_t fits = (int64_t)(cl->local_mem_bytes / 2 / (local * 2 * clb_dtype_size(l->acc)));
         tile = col_tile(t, fits < col_tile_max(ctx) ? fits : col_tile_max(ctx));
         owners = col_owners(t, tile);
     }

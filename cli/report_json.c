@@ -9,7 +9,7 @@ static void json_number(FILE *f, const char *key, double v, int known)
 {
     fprintf(f, ", \"%s\": ", key);
     if (known)
-        fprintf(f, "%.6g", v);
+        fprintf(f, "%.17g", v);
     else
         fputs("null", f);
 }

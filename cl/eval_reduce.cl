@@ -309,18 +309,26 @@ typedef CLB_CAT(CLB_STORAGE(CLB_ACC_DTYPE), 16) clb_accv_t;
    the lanes' (mean, M2) = (vm, vM) of na values each: the block's mean and M2
    two-pass in registers, then Chan's merge, one division per block. Against a
    Welford step per value this takes no dependent chain through the
-   accumulators and no division per step. */
+   accumulators and no division per step. B is even: the block's sum is a
+   pairwise tree and its M2 two interleaved chains, so the dependent chain
+   within a block is short and the core overlaps neighbouring blocks. */
 #define CLB_MBLOCK_MERGE(vm, vM, na, x, B)                                                         \
     do {                                                                                           \
-        clb_accv_t bs_ = (x)[0];                                                                   \
-        _Pragma("unroll") for (int u_ = 1; u_ < (B); u_++) bs_ += (x)[u_];                         \
-        const clb_accv_t bm_ = bs_ * ((clb_acc_t)1 / (clb_acc_t)(B));                              \
-        clb_accv_t b2_ = 0;                                                                        \
-        _Pragma("unroll") for (int u_ = 0; u_ < (B); u_++)                                         \
+        clb_accv_t t_[(B)];                                                                        \
+        _Pragma("unroll") for (int u_ = 0; u_ < (B); u_++) t_[u_] = (x)[u_];                       \
+        _Pragma("unroll") for (int s_ = 1; s_ < (B); s_ *= 2)                                      \
         {                                                                                          \
-            const clb_accv_t d_ = (x)[u_] - bm_;                                                   \
-            b2_ = fma(d_, d_, b2_);                                                                \
+            _Pragma("unroll") for (int u_ = 0; u_ + s_ < (B); u_ += 2 * s_) t_[u_] += t_[u_ + s_]; \
         }                                                                                          \
+        const clb_accv_t bm_ = t_[0] * ((clb_acc_t)1 / (clb_acc_t)(B));                            \
+        clb_accv_t b2_ = 0, b2o_ = 0;                                                              \
+        _Pragma("unroll") for (int u_ = 0; u_ < (B); u_ += 2)                                      \
+        {                                                                                          \
+            const clb_accv_t d_ = (x)[u_] - bm_, e_ = (x)[u_ + 1] - bm_;                           \
+            b2_ = fma(d_, d_, b2_);                                                                \
+            b2o_ = fma(e_, e_, b2o_);                                                              \
+        }                                                                                          \
+        b2_ += b2o_;                                                                               \
         const clb_acc_t n_ = (na) + (clb_acc_t)(B), w_ = (clb_acc_t)(B) / n_;                      \
         const clb_accv_t dm_ = bm_ - (vm);                                                         \
         (vm) = fma(dm_, (clb_accv_t)w_, (vm));                                                     \
@@ -661,9 +669,13 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
     if (o >= kept_numel || start >= end) return;
     CLB_EACH(CLB_KEPT_BASE);
     CLB_EACH(CLB_KI_DECL);
-    clb_acc_t lane[CLB_TW] __attribute__((aligned(64))), lcomp[CLB_TW] __attribute__((aligned(64)));
+    /* The lanes' state as vectors (aligned whole-register loads and stores),
+       read as scalars through lane / lcomp / pivot. */
+    clb_accv_t lane_v[CLB_TW / 16], lcomp_v[CLB_TW / 16];
+    clb_acc_t *const lane = (clb_acc_t *)lane_v, *const lcomp = (clb_acc_t *)lcomp_v;
 #if CLB_MOMENTS
-    clb_acc_t pivot[CLB_TW] __attribute__((aligned(64)));
+    clb_accv_t pivot_v[CLB_TW / 16];
+    clb_acc_t *const pivot = (clb_acc_t *)pivot_v;
 #endif
     clb_index r = start, q = r / n_inner, i = r - q * n_inner;
     CLB_EACH(CLB_OUTER_OFF);
@@ -705,10 +717,10 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
                 } else {
                     CLB_TILE_FILL16(xb[0], ib);
                 }
-                const int at = l0 + 16 * u;
-                clb_accv_t va = vload16(0, lane + at), vc = vload16(0, lcomp + at);
+                const int at = l0 / 16 + u;
+                clb_accv_t va = lane_v[at], vc = lcomp_v[at];
 #if CLB_MOMENTS
-                const clb_accv_t pv = vload16(0, pivot + at);
+                const clb_accv_t pv = pivot_v[at];
                 if (steps == 8) {
                     _Pragma("unroll") for (int t = 0; t < 8; t++) xb[t] -= pv;
                     clb_acc_t na = nl;
@@ -726,8 +738,8 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
                     CLB_VFOLD(va, vc, xb[0], 0);
                 }
 #endif
-                vstore16(va, 0, lane + at);
-                vstore16(vc, 0, lcomp + at);
+                lane_v[at] = va;
+                lcomp_v[at] = vc;
             }
         }
 #if CLB_MOMENTS

@@ -56,30 +56,61 @@ __kernel void clb_argreduce(__global const CLB_STORAGE(CLB_IN_DTYPE) *in, __glob
 #else
 #define CLB_ARG_VLOAD(p, at) vload16(0, (p) + (at))
 #endif
+#define CLB_ARG_CHAINS 4
+/* Lanes where x replaces the best so far b: strictly better, or the first NaN. */
+#if CLB_ARGMIN
+#define CLB_ARG_WINS16(x, b) (isless((x), (b)) | (isnan(x) & ~isnan(b)))
+#else
+#define CLB_ARG_WINS16(x, b) (isgreater((x), (b)) | (isnan(x) & ~isnan(b)))
+#endif
     for (long row = (long)get_global_id(0); row < rows; row += (long)get_global_size(0)) {
         const long base = in_offset + row * len;
         arg_t best = 0;
         long bi = -1, r = 0;
         if (len >= 16) {
-            /* lane v's candidates are elements v + 16 k: later ones win only strictly */
-            float16 vb = CLB_ARG_VLOAD(in, base);
-            int16 vi = (int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), step = 16;
-            int16 at = vi;
-            for (r = 16; r + 16 <= len; r += 16) {
+            /* Four chains of 16 lanes: chain c takes the vectors 4 k + c of the
+               row (after the first, which starts every chain), so four compares
+               are in flight instead of one chain of dependent selects. In a
+               lane, later elements win only strictly; the chains and lanes then
+               merge by value and the smaller index (clb_arg_wins). */
+            const int16 lane = (int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+            float16 vb[CLB_ARG_CHAINS];
+            int16 vi[CLB_ARG_CHAINS];
+            _Pragma("unroll") for (int c = 0; c < CLB_ARG_CHAINS; c++)
+            {
+                vb[c] = CLB_ARG_VLOAD(in, base);
+                vi[c] = lane;
+            }
+            for (r = 16; r + 16 * CLB_ARG_CHAINS <= len; r += 16 * CLB_ARG_CHAINS) {
+                _Pragma("unroll") for (int c = 0; c < CLB_ARG_CHAINS; c++)
+                {
+                    const int at = (int)r + 16 * c;
+                    const float16 x = CLB_ARG_VLOAD(in, base + at);
+                    const int16 win = CLB_ARG_WINS16(x, vb[c]);
+                    vb[c] = select(vb[c], x, win);
+                    vi[c] = select(vi[c], lane + at, win);
+                }
+            }
+            for (; r + 16 <= len; r += 16) {
                 const float16 x = CLB_ARG_VLOAD(in, base + r);
-                at += step;
-#if CLB_ARGMIN
-                const int16 win = isless(x, vb) | (isnan(x) & ~isnan(vb));
-#else
-                const int16 win = isgreater(x, vb) | (isnan(x) & ~isnan(vb));
-#endif
-                vb = select(vb, x, win);
-                vi = select(vi, at, win);
+                const int16 win = CLB_ARG_WINS16(x, vb[0]);
+                vb[0] = select(vb[0], x, win);
+                vi[0] = select(vi[0], lane + (int)r, win);
+            }
+            /* the chains into chain 0, lane by lane: better, or as good (both
+               NaN included) with the smaller index */
+            _Pragma("unroll") for (int c = 1; c < CLB_ARG_CHAINS; c++)
+            {
+                const int16 tie = (isequal(vb[c], vb[0]) | (isnan(vb[c]) & isnan(vb[0]))) &
+                                  (vi[c] < vi[0]);
+                const int16 win = CLB_ARG_WINS16(vb[c], vb[0]) | tie;
+                vb[0] = select(vb[0], vb[c], win);
+                vi[0] = select(vi[0], vi[c], win);
             }
             float lb[16];
             int li16[16];
-            vstore16(vb, 0, lb);
-            vstore16(vi, 0, li16);
+            vstore16(vb[0], 0, lb);
+            vstore16(vi[0], 0, li16);
             for (int v = 0; v < 16; v++)
                 if (clb_arg_wins(lb[v], li16[v], best, bi)) {
                     best = lb[v];

@@ -306,6 +306,30 @@ static void arg_values_body(clb_context *ctx, const char *sel)
     clb_tensor_release(r);
     clb_tensor_release(tl);
 
+    /* Rows long enough for the four chains of the vector scan (vectors 4 k + c
+       of a row in chain c, the first vector in every chain, the vectors after
+       the last whole group of four in chain 0, then the scalar tail): ties
+       in one lane (index mod 16) of several chains, where the chains' merge
+       must keep the first index, NaNs in one lane of two chains, a NaN in the
+       tail, a tie between chain 0's last vector and the tail. */
+    float cx[4 * 200];
+    for (int i = 0; i < 4 * 200; i++) cx[i] = (float)(i % 7);
+    cx[69] = cx[37] = cx[117] = cx[149] = cx[198] = 9; /* row 0, lane 5: chains 3, 1, 2, 0; tail */
+    cx[92] = cx[108] = cx[60] = cx[172] = -3;           /* lane 12: chains 0, 1, 2, 0 */
+    cx[200 + 88] = cx[200 + 40] = NAN, cx[200 + 3] = 9; /* row 1, lane 8: chains 0 and 1 */
+    cx[400 + 199] = NAN, cx[400 + 4] = -9;              /* row 2: NaN in the tail */
+    cx[600 + 180] = cx[600 + 196] = 9, cx[600] = -1;    /* row 3: chain 0's last vector, tail */
+    clb_tensor *tc = f32(ctx, 2, (int64_t[]){4, 200}, cx);
+    CLBT_OK(clb_argmax(tc, 1, 0, &r));
+    const double cm[4] = {37, 40, 199, 180};
+    expect_values(r, cm, 4, 0, "argmax across the scan's chains", sel);
+    clb_tensor_release(r);
+    CLBT_OK(clb_argmin(tc, 1, 0, &r));
+    const double cn[4] = {60, 40, 199, 0};
+    expect_values(r, cn, 4, 0, "argmin across the scan's chains", sel);
+    clb_tensor_release(r);
+    clb_tensor_release(tc);
+
     const int64_t zshape[2] = {3, 0};
     clb_tensor *z = NULL;
     CLBT_OK(clb_tensor_empty(ctx, CLB_FLOAT32, 2, zshape, &z));

@@ -611,14 +611,17 @@ static void fused(const char *selector)
         unsetenv("CLB_ARGREDUCE_LANES");
         fused_on(forced, f ? "CPU form" : "tree form");
         if (f == 1) {
-            /* argmax's vector scan: rows of 16 lanes and a tail, float32 and float16 */
-            const int64_t shape[2] = {3, 37};
-            for (int k = 0; k < 2; k++) {
-                clb_dtype dt = k ? CLB_FLOAT16 : CLB_FLOAT32;
+            /* argmax's vector scan, float32 and float16: rows of one chain of 16
+               lanes and a tail (37), and of the four chains, chain 0's vectors
+               after them and a tail (211) */
+            for (int k = 0; k < 4; k++) {
+                clb_dtype dt = k % 2 ? CLB_FLOAT16 : CLB_FLOAT32;
+                const int64_t shape[2] = {3, k < 2 ? 37 : 211};
                 clb_tensor *h = make(host, dt, 2, shape, 7u), *d = on(forced, h), *hr = NULL,
                            *dr = NULL;
                 char what[64];
-                snprintf(what, sizeof what, "argmax vector scan of %s", clb_dtype_name(dt));
+                snprintf(what, sizeof what, "argmax vector scan of %s (%lld)", clb_dtype_name(dt),
+                         (long long)shape[1]);
                 clb_status hs = clb_argmax(h, 1, 0, &hr);
                 if (hs == CLB_OK && !declined(clb_argmax(d, 1, 0, &dr), what)) compare(dr, hr, what);
                 clb_tensor_release(hr), clb_tensor_release(dr);

@@ -23,12 +23,21 @@ clb_status clb__cl_argreduce(clb_context *ctx, const clb__argreduce_op *op, void
                          "%s of float64 needs float64 arithmetic, which OpenCL device %s does not "
                          "support (no cl_khr_fp64); use the host backend or a float32 input",
                          op->is_min ? "argmin" : "argmax", ctx->info.name);
-    /* Lanes: see below; one lane on CPU devices, where float16 / float32 rows
-       get the 16-wide vector scan (cl/argreduce.cl's CLB_ARG_VEC). */
-    size_t want = ctx->options.argreduce_lanes  ? (size_t)ctx->options.argreduce_lanes
-                  : ctx->info.type == CLB_DEVICE_CPU ? 1
-                                                     : 64;
-    bool vec = want == 1 && (op->in == CLB_FLOAT32 || op->in == CLB_FLOAT16) &&
+    /* Lanes per row (a power of two up to 64 the kernel and device allow, no
+       more than the row, below). Where a work-group is a loop (PoCL): one work
+       item per row, scanning it contiguously (lanes would stride through the
+       row), and float16 / float32 rows get the 16-wide vector scan
+       (cl/argreduce.cl's CLB_ARG_VEC). Where work items run across SIMD lanes:
+       on a CPU (llvmpipe) 16, one or two SIMD vectors of them (a (2048, 4096)
+       float32 argmax on llvmpipe: 117 ms with one lane, 20 with 8 or 16, 29 with
+       32 (its preferred multiple) or 64: a wider tree's barriers cost more than
+       its lanes gain); on other devices 64. CLB_ARGREDUCE_LANES forces a count
+       (the tests cover the 64-lane tree on CPUs). */
+    size_t lanes = ctx->options.argreduce_lanes     ? (size_t)ctx->options.argreduce_lanes
+                   : cl->loops                      ? 1
+                   : ctx->info.type == CLB_DEVICE_CPU ? 16
+                                                      : 64;
+    bool vec = lanes == 1 && (op->in == CLB_FLOAT32 || op->in == CLB_FLOAT16) &&
                op->len <= INT32_MAX - 16;
     clb__kernel_define defs[] = {{"CLB_IN_DTYPE", op->in}, {"CLB_ARGMIN", op->is_min},
                                  {"CLB_ARG_VEC", vec}};
@@ -44,11 +53,6 @@ clb_status clb__cl_argreduce(clb_context *ctx, const clb__argreduce_op *op, void
     for (cl_uint i = 0; i < 4 && err == CL_SUCCESS; i++)
         err = clSetKernelArg(kernel, 2 + i, sizeof(cl_long), &scal[i]);
     CLB_CL_CHECK(err, "clSetKernelArg");
-    /* Lanes: a power of two up to 64 the kernel and device allow, no more than the row. */
-    /* CPU devices: one work item per row, scanning it contiguously (a work-group
-       there is a loop over its items, and lanes would stride through the row);
-       CLB_ARGREDUCE_LANES forces a count (the tests cover the 64-lane tree on CPUs). */
-    size_t lanes = want;
     while (lanes & (lanes - 1)) lanes &= lanes - 1; /* a power of two: the tree halves */
     while (lanes > 1 && (lanes > k->wg_max || (int64_t)lanes / 2 >= op->len)) lanes /= 2;
     size_t groups = op->rows < MAX_GROUPS ? (size_t)op->rows : MAX_GROUPS;

@@ -263,6 +263,22 @@ static void test_var_vs_host(void **state)
 
 /* ---- argmax / argmin ------------------------------------------------------------- */
 
+/* argmax and argmin of t along axis (no keepdim) against the expected indices. */
+static void expect_args(const clb_tensor *t, int axis, const double *imax, const double *imin,
+                        int64_t n, const char *what, const char *sel)
+{
+    clb_tensor *r = NULL;
+    char msg[96];
+    CLBT_OK(clb_argmax(t, axis, 0, &r));
+    snprintf(msg, sizeof msg, "argmax %s", what);
+    expect_values(r, imax, n, 0, msg, sel);
+    clb_tensor_release(r);
+    CLBT_OK(clb_argmin(t, axis, 0, &r));
+    snprintf(msg, sizeof msg, "argmin %s", what);
+    expect_values(r, imin, n, 0, msg, sel);
+    clb_tensor_release(r);
+}
+
 static void arg_values_body(clb_context *ctx, const char *sel)
 {
     const int64_t shape[2] = {3, 4};
@@ -279,14 +295,8 @@ static void arg_values_body(clb_context *ctx, const char *sel)
     const double an1[3] = {3, 0, 0};
     expect_values(r, an1, 3, 0, "argmin axis -1", sel);
     clb_tensor_release(r);
-    CLBT_OK(clb_argmax(t, 0, 0, &r));
-    const double am0[4] = {1, 0, 1, 1};
-    expect_values(r, am0, 4, 0, "argmax axis 0", sel);
-    clb_tensor_release(r);
-    CLBT_OK(clb_argmin(t, 0, 0, &r));
-    const double an0[4] = {1, 2, 1, 0};
-    expect_values(r, an0, 4, 0, "argmin axis 0", sel);
-    clb_tensor_release(r);
+    const double am0[4] = {1, 0, 1, 1}, an0[4] = {1, 2, 1, 0};
+    expect_args(t, 0, am0, an0, 4, "axis 0", sel);
 
     /* Rows long enough for the vector scan of CPU devices (16 lanes, then a tail):
        ties across lanes, the first NaN, and a NaN in the tail. */
@@ -296,14 +306,8 @@ static void arg_values_body(clb_context *ctx, const char *sel)
     lx[40 + 30] = lx[40 + 33] = NAN, lx[40 + 3] = 9; /* row 1: NaN at 30 (lane 14) and 33 */
     lx[80 + 38] = NAN, lx[80 + 4] = -9;              /* row 2: NaN in the tail */
     clb_tensor *tl = f32(ctx, 2, (int64_t[]){3, 40}, lx);
-    CLBT_OK(clb_argmax(tl, 1, 0, &r));
-    const double lm[3] = {5, 30, 38};
-    expect_values(r, lm, 3, 0, "argmax of long rows", sel);
-    clb_tensor_release(r);
-    CLBT_OK(clb_argmin(tl, 1, 0, &r));
-    const double ln[3] = {2, 30, 38};
-    expect_values(r, ln, 3, 0, "argmin of long rows", sel);
-    clb_tensor_release(r);
+    const double lm[3] = {5, 30, 38}, ln[3] = {2, 30, 38};
+    expect_args(tl, 1, lm, ln, 3, "of long rows", sel);
     clb_tensor_release(tl);
 
     /* Rows long enough for the four chains of the vector scan (vectors 4 k + c
@@ -320,14 +324,8 @@ static void arg_values_body(clb_context *ctx, const char *sel)
     cx[400 + 199] = NAN, cx[400 + 4] = -9;              /* row 2: NaN in the tail */
     cx[600 + 180] = cx[600 + 196] = 9, cx[600] = -1;    /* row 3: chain 0's last vector, tail */
     clb_tensor *tc = f32(ctx, 2, (int64_t[]){4, 200}, cx);
-    CLBT_OK(clb_argmax(tc, 1, 0, &r));
-    const double cm[4] = {37, 40, 199, 180};
-    expect_values(r, cm, 4, 0, "argmax across the scan's chains", sel);
-    clb_tensor_release(r);
-    CLBT_OK(clb_argmin(tc, 1, 0, &r));
-    const double cn[4] = {60, 40, 199, 0};
-    expect_values(r, cn, 4, 0, "argmin across the scan's chains", sel);
-    clb_tensor_release(r);
+    const double cm[4] = {37, 40, 199, 180}, cn[4] = {60, 40, 199, 0};
+    expect_args(tc, 1, cm, cn, 4, "across the scan's chains", sel);
     clb_tensor_release(tc);
 
     const int64_t zshape[2] = {3, 0};

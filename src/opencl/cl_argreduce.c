@@ -28,14 +28,11 @@ clb_status clb__cl_argreduce(clb_context *ctx, const clb__argreduce_op *op, void
        item per row, scanning it contiguously (lanes would stride through the
        row), and float16 / float32 rows get the 16-wide vector scan
        (cl/argreduce.cl's CLB_ARG_VEC). Where work items run across SIMD lanes:
-       on a CPU (llvmpipe) 16, one or two SIMD vectors of them (a (2048, 4096)
-       float32 argmax on llvmpipe: 117 ms with one lane, 20 with 8 or 16, 29 with
-       32 (its preferred multiple) or 64: a wider tree's barriers cost more than
-       its lanes gain); on other devices 64. CLB_ARGREDUCE_LANES forces a count
-       (the tests cover the 64-lane tree on CPUs). */
+       on a CPU (llvmpipe) CLB__CL_CPU_ROW_LANES, on other devices 64.
+       CLB_ARGREDUCE_LANES forces a count (the tests cover the 64-lane tree on CPUs). */
     size_t lanes = ctx->options.argreduce_lanes     ? (size_t)ctx->options.argreduce_lanes
                    : cl->loops                      ? 1
-                   : ctx->info.type == CLB_DEVICE_CPU ? 16
+                   : ctx->info.type == CLB_DEVICE_CPU ? CLB__CL_CPU_ROW_LANES
                                                       : 64;
     bool vec = lanes == 1 && (op->in == CLB_FLOAT32 || op->in == CLB_FLOAT16) &&
                op->len <= INT32_MAX - 16;

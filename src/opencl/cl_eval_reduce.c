@@ -205,6 +205,8 @@ static clb_status run(clb_context *ctx, const clb__expr *e, const er_job *job,
            a lane per output walks them; a tree per output would cost more than
            its few elements (llvmpipe: 0.10 -> 0.5 GFLOP/s, N = M = 512, D = 64). */
         if (row && t->red_numel <= SHORT_RANGE && t->kept_numel >= 16 * wg) row = false;
+        if (row && ctx->info.type == CLB_DEVICE_CPU && wg > CLB__CL_CPU_ROW_LANES)
+            wg = CLB__CL_CPU_ROW_LANES;
         clb__cl_tree_lanes(row, t->red_numel, t->kept_numel, wg, &lx, &ly);
         int64_t groups_x = (t->kept_numel + lx - 1) / lx, want = groups_wanted(ctx);
         chunks = groups_x >= want ? 1 : (want + groups_x - 1) / groups_x;

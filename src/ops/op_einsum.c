@@ -161,16 +161,10 @@ static clb_status einsum_matmul(clb_tensor *const *views, int nids, int nout, co
     CLB_TRY(clb_reshape(m, no, oshape, &mr));
     for (int g = 0; g < nout; g++) perm_o[g] = pos[g];
     CLB_TRY(clb_permute(mr, perm_o, &mp));
-    if (mp->dtype != dt) {
+    if (mp->dtype != dt)
         CLB_TRY(clb_cast(mp, dt, out));
-    } else if (clb_tensor_is_contiguous(mp)) {
-        /* The product is already in the output order ("bij,bjk->bik"): the
-           result is the product itself, without a copy. */
-        *out = mp;
-        mp = NULL;
-    } else {
+    else /* the product itself where it is in the output order ("bij,bjk->bik") */
         CLB_TRY(clb_contiguous(mp, out));
-    }
     *done = true;
 cleanup:
     clb_tensor_release(pa);

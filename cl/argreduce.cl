@@ -1,18 +1,19 @@
 /* Index of the extreme along the rows of a C-contiguous (rows, len) input:
  * out[out_offset + row] = the first r whose element in[in_offset + row * len + r]
  * is the largest (CLB_ARGMIN=0) or smallest (CLB_ARGMIN=1), a NaN counting as
- * the extreme (the first NaN wins), as numpy.argmax / argmin.
+ * the extreme (the first NaN wins), as numpy.argmax / argmin. The op layer
+ * makes the input contiguous with the reduced axis last (src/ops/op_stats.c).
  *
- * One work-group per row (groups stride over the rows): each lane scans every
- * lanes-th element keeping its first best, then the lanes merge by a tree in
- * local memory, where a tie goes to the smaller index. The op layer makes the
- * input contiguous with the reduced axis last (src/ops/op_stats.c).
+ * One work-group per segment (a row, or a piece of one; groups stride over the
+ * segments): each lane scans every lanes-th element keeping its first best,
+ * then the lanes merge by a tree in local memory, where a tie goes to the
+ * smaller index. Rows in several pieces then go through clb_argreduce_merge.
  *
- * CLB_ARG_VEC=1 (float16 and float32 on CPU devices, one lane per group): the
- * row is scanned as 16 vector lanes (lane v: elements v, v + 16, ...), each
+ * CLB_ARG_VEC=1 (float16 and float32 where a work-group is a loop, one lane per
+ * group): the segment is scanned as four chains of 16 vector lanes, each lane
  * keeping its first best value and index with vector compares and selects, so
- * the scan streams at memory speed; then the 16 lanes and the row's tail merge
- * with the same rule. */
+ * the scan streams at memory speed; then the chains, the 16 lanes and the
+ * segment's tail merge with the same rule. */
 
 #ifndef CLB_IN_DTYPE
 #define CLB_IN_DTYPE 10
@@ -47,9 +48,17 @@ static bool clb_arg_wins(arg_t b, long ib, arg_t a, long ia)
 #endif
 }
 
+/* Segment s = (row, piece) = (s / pieces, s % pieces) of the launch covers
+   elements [piece * chunk, min(len, piece * chunk + chunk)) of its row; the
+   index (within the row) of its first best element goes to out[out_offset + s].
+   With one piece a row that is the row's result; with more, clb_argreduce_merge
+   folds each row's pieces (long rows on few outputs, and rows longer than a
+   loop-limited device lets one work item scan). */
 __kernel void clb_argreduce(__global const CLB_STORAGE(CLB_IN_DTYPE) *in, __global long *out,
-                            long in_offset, long out_offset, long rows, long len)
+                            long in_offset, long out_offset, long rows, long len, long chunk,
+                            long pieces)
 {
+    const long segments = rows * pieces;
 #if CLB_ARG_VEC
 #if CLB_IN_DTYPE == 9
 #define CLB_ARG_VLOAD(p, at) vload_half16(0, (p) + (at))
@@ -63,25 +72,26 @@ __kernel void clb_argreduce(__global const CLB_STORAGE(CLB_IN_DTYPE) *in, __glob
 #else
 #define CLB_ARG_WINS16(x, b) (isgreater((x), (b)) | (isnan(x) & ~isnan(b)))
 #endif
-    for (long row = (long)get_global_id(0); row < rows; row += (long)get_global_size(0)) {
-        const long base = in_offset + row * len;
+    for (long s = (long)get_global_id(0); s < segments; s += (long)get_global_size(0)) {
+        const long row = s / pieces, r0 = (s - row * pieces) * chunk;
+        const long base = in_offset + row * len, end = min(len, r0 + chunk);
         arg_t best = 0;
-        long bi = -1, r = 0;
-        if (len >= 16) {
+        long bi = -1, r = r0;
+        if (end - r0 >= 16) {
             /* Four chains of 16 lanes: chain c takes the vectors 4 k + c of the
-               row (after the first, which starts every chain), so four compares
-               are in flight instead of one chain of dependent selects. In a
-               lane, later elements win only strictly; the chains and lanes then
-               merge by value and the smaller index (clb_arg_wins). */
+               segment (after the first, which starts every chain), so four
+               compares are in flight instead of one chain of dependent selects.
+               In a lane, later elements win only strictly; the chains and lanes
+               then merge by value and the smaller index (clb_arg_wins). */
             const int16 lane = (int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
             float16 vb[CLB_ARG_CHAINS];
             int16 vi[CLB_ARG_CHAINS];
             _Pragma("unroll") for (int c = 0; c < CLB_ARG_CHAINS; c++)
             {
-                vb[c] = CLB_ARG_VLOAD(in, base);
-                vi[c] = lane;
+                vb[c] = CLB_ARG_VLOAD(in, base + r0);
+                vi[c] = lane + (int)r0;
             }
-            for (r = 16; r + 16 * CLB_ARG_CHAINS <= len; r += 16 * CLB_ARG_CHAINS) {
+            for (r = r0 + 16; r + 16 * CLB_ARG_CHAINS <= end; r += 16 * CLB_ARG_CHAINS) {
                 _Pragma("unroll") for (int c = 0; c < CLB_ARG_CHAINS; c++)
                 {
                     const int at = (int)r + 16 * c;
@@ -91,7 +101,7 @@ __kernel void clb_argreduce(__global const CLB_STORAGE(CLB_IN_DTYPE) *in, __glob
                     vi[c] = select(vi[c], lane + at, win);
                 }
             }
-            for (; r + 16 <= len; r += 16) {
+            for (; r + 16 <= end; r += 16) {
                 const float16 x = CLB_ARG_VLOAD(in, base + r);
                 const int16 win = CLB_ARG_WINS16(x, vb[0]);
                 vb[0] = select(vb[0], x, win);
@@ -117,24 +127,25 @@ __kernel void clb_argreduce(__global const CLB_STORAGE(CLB_IN_DTYPE) *in, __glob
                     bi = li16[v];
                 }
         }
-        for (; r < len; r++) {
+        for (; r < end; r++) {
             arg_t v = CLB_LOAD(CLB_IN_DTYPE, in, base + r);
             if (clb_arg_wins(v, r, best, bi)) {
                 best = v;
                 bi = r;
             }
         }
-        out[out_offset + row] = bi;
+        out[out_offset + s] = bi;
     }
 #else
     __local arg_t lv[CLB_ARG_LANES];
     __local long li[CLB_ARG_LANES];
     const int lane = (int)get_local_id(0), lanes = (int)get_local_size(0);
-    for (long row = (long)get_group_id(0); row < rows; row += (long)get_num_groups(0)) {
+    for (long s = (long)get_group_id(0); s < segments; s += (long)get_num_groups(0)) {
+        const long row = s / pieces, r0 = (s - row * pieces) * chunk;
+        const long base = in_offset + row * len, end = min(len, r0 + chunk);
         arg_t best = 0;
         long bi = -1;
-        const long base = in_offset + row * len;
-        for (long r = lane; r < len; r += lanes) {
+        for (long r = r0 + lane; r < end; r += lanes) {
             arg_t v = CLB_LOAD(CLB_IN_DTYPE, in, base + r);
             if (clb_arg_wins(v, r, best, bi)) {
                 best = v;
@@ -144,15 +155,36 @@ __kernel void clb_argreduce(__global const CLB_STORAGE(CLB_IN_DTYPE) *in, __glob
         lv[lane] = best;
         li[lane] = bi;
         barrier(CLK_LOCAL_MEM_FENCE);
-        for (int s = lanes / 2; s > 0; s >>= 1) {
-            if (lane < s && clb_arg_wins(lv[lane + s], li[lane + s], lv[lane], li[lane])) {
-                lv[lane] = lv[lane + s];
-                li[lane] = li[lane + s];
+        for (int w = lanes / 2; w > 0; w >>= 1) {
+            if (lane < w && clb_arg_wins(lv[lane + w], li[lane + w], lv[lane], li[lane])) {
+                lv[lane] = lv[lane + w];
+                li[lane] = li[lane + w];
             }
             barrier(CLK_LOCAL_MEM_FENCE);
         }
-        if (lane == 0) out[out_offset + row] = li[0];
+        if (lane == 0) out[out_offset + s] = li[0];
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 #endif
+}
+
+/* Each row's result from its pieces' (part[row * pieces + p], indices within
+   the row, in the order of the row): the first best, by clb_arg_wins. */
+__kernel void clb_argreduce_merge(__global const CLB_STORAGE(CLB_IN_DTYPE) *in,
+                                  __global long *out, __global const long *part, long in_offset,
+                                  long out_offset, long rows, long len, long pieces)
+{
+    for (long row = (long)get_global_id(0); row < rows; row += (long)get_global_size(0)) {
+        arg_t best = 0;
+        long bi = -1;
+        for (long p = 0; p < pieces; p++) {
+            const long at = part[row * pieces + p];
+            const arg_t v = CLB_LOAD(CLB_IN_DTYPE, in, in_offset + row * len + at);
+            if (clb_arg_wins(v, at, best, bi)) {
+                best = v;
+                bi = at;
+            }
+        }
+        out[out_offset + row] = bi;
+    }
 }

@@ -507,9 +507,10 @@ static void argreductions(clb_context *ctx)
     char what[128];
     for (int c = 0; c < NCLASSES; c++) {
         clb_dtype dt = class_dtypes[c];
-        /* Rows shorter and longer than the 64 lanes, and one of a single element. */
-        static const int64_t shapes[3][2] = {{3, 5}, {2, 130}, {4, 1}};
-        for (int k = 0; k < 3; k++) {
+        /* Rows shorter and longer than the 64 lanes, one of a single element, and
+           (one class) rows long enough to split into pieces and their merge. */
+        static const int64_t shapes[4][2] = {{3, 5}, {2, 130}, {4, 1}, {2, 33000}};
+        for (int k = 0; k < (c == 0 ? 4 : 3); k++) {
             clb_tensor *h = make(host, dt, 2, shapes[k], 71u + (unsigned)c), *d = on(ctx, h);
             for (int is_min = 0; is_min < 2; is_min++) {
                 clb_tensor *hr = NULL, *dr = NULL;
@@ -612,11 +613,11 @@ static void fused(const char *selector)
         fused_on(forced, f ? "CPU form" : "tree form");
         if (f == 1) {
             /* argmax's vector scan, float32 and float16: rows of one chain of 16
-               lanes and a tail (37), and of the four chains, chain 0's vectors
-               after them and a tail (211) */
-            for (int k = 0; k < 4; k++) {
+               lanes and a tail (37), of the four chains, chain 0's vectors after
+               them and a tail (211), and (float32) in pieces (33000) */
+            for (int k = 0; k < 5; k++) {
                 clb_dtype dt = k % 2 ? CLB_FLOAT16 : CLB_FLOAT32;
-                const int64_t shape[2] = {3, k < 2 ? 37 : 211};
+                const int64_t shape[2] = {k < 4 ? 3 : 2, k < 2 ? 37 : k < 4 ? 211 : 33000};
                 clb_tensor *h = make(host, dt, 2, shape, 7u), *d = on(forced, h), *hr = NULL,
                            *dr = NULL;
                 char what[64];

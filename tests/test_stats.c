@@ -328,6 +328,22 @@ static void arg_values_body(clb_context *ctx, const char *sel)
     expect_args(tc, 1, cm, cn, 4, "across the scan's chains", sel);
     clb_tensor_release(tc);
 
+    /* Few long rows: split into pieces (cl_argreduce.c's PIECE_MIN, 4 of about
+       17500 here) whose results merge per row, the first best winning across
+       pieces; on a loop-limited device the pieces also keep each work item's
+       scan within its budget. */
+    const int64_t plen = 70000;
+    float *px = malloc((size_t)(2 * plen) * sizeof *px);
+    assert_non_null(px);
+    for (int64_t i = 0; i < 2 * plen; i++) px[i] = (float)(i % 7);
+    px[100] = px[17600] = px[69990] = 9, px[35000] = px[52600] = -3; /* row 0: pieces 0, 1, 3; 1, 2 */
+    px[plen + 60000] = NAN, px[plen + 5] = 9, px[plen + 6] = -9;     /* row 1: NaN in piece 3 */
+    clb_tensor *tp = f32(ctx, 2, (int64_t[]){2, plen}, px);
+    free(px);
+    const double pm[2] = {100, 60000}, pn[2] = {35000, 60000};
+    expect_args(tp, 1, pm, pn, 2, "of rows in pieces", sel);
+    clb_tensor_release(tp);
+
     const int64_t zshape[2] = {3, 0};
     clb_tensor *z = NULL;
     CLBT_OK(clb_tensor_empty(ctx, CLB_FLOAT32, 2, zshape, &z));
@@ -368,6 +384,25 @@ static void arg_host_body(clb_context *ctx, const char *sel)
                 clb_tensor_release(got);
                 clb_tensor_release(want);
             }
+        }
+        clb_tensor_release(h);
+        clb_tensor_release(t);
+    }
+    /* Long rows of ties in pieces, the vector scan's dtype and an integer one. */
+    const clb_dtype pdt[2] = {CLB_FLOAT32, CLB_INT32};
+    for (int k = 0; k < 2; k++) {
+        clb_tensor *t = random_tensor(ctx, pdt[k], 2, (int64_t[]){3, 40000}, 77 + (uint64_t)k, true);
+        clb_tensor *h = on_host(t);
+        for (int is_min = 0; is_min < 2; is_min++) {
+            clb_tensor *got = NULL, *want = NULL;
+            CLBT_OK(is_min ? clb_argmin(t, 1, 0, &got) : clb_argmax(t, 1, 0, &got));
+            CLBT_OK(is_min ? clb_argmin(h, 1, 0, &want) : clb_argmax(h, 1, 0, &want));
+            char what[128];
+            snprintf(what, sizeof what, "%s of %s rows in pieces on %s", is_min ? "argmin" : "argmax",
+                     clb_dtype_name(pdt[k]), sel);
+            clbt_assert_matches_host(got, want, CLBT_EXACT, 0, what);
+            clb_tensor_release(got);
+            clb_tensor_release(want);
         }
         clb_tensor_release(h);
         clb_tensor_release(t);

@@ -1,5 +1,6 @@
 /* Driver of cl/argreduce.cl: argmax / argmin along contiguous rows, one
- * work-group per row (groups stride over the rows beyond the launch's). */
+ * work-group per segment (a row, or a piece of a long one; groups stride over
+ * the segments beyond the launch's), then one merge per row in pieces. */
 #include "cl_launch.h"
 
 #include "cl_errors.h"
@@ -7,8 +8,19 @@
 #include "fault.h"
 #include "kernels.h"
 
-/* At most this many groups per launch; each then takes every n-th row. */
+/* At most this many groups per launch; each then takes every n-th segment. */
 #define MAX_GROUPS 65536
+/* Fewest elements of a piece when rows split to keep the device busy. */
+#define PIECE_MIN 16384
+
+/* Enqueues kernel over `groups` groups of `local` items. */
+static clb_status launch(clb__cl_context *cl, cl_kernel kernel, size_t groups, size_t local)
+{
+    size_t global = groups * local;
+    cl_int err = clEnqueueNDRangeKernel(cl->queue, kernel, 1, NULL, &global, &local, 0, NULL, NULL);
+    if (CLB__FAULT(CLB__FAULT_ENQUEUE)) err = CL_OUT_OF_RESOURCES;
+    return err == CL_SUCCESS ? CLB_OK : clb__cl_fail(err, "clEnqueueNDRangeKernel");
+}
 
 clb_status clb__cl_argreduce(clb_context *ctx, const clb__argreduce_op *op, void *const *handles)
 {
@@ -16,16 +28,18 @@ clb_status clb__cl_argreduce(clb_context *ctx, const clb__argreduce_op *op, void
     clb__cl_context *cl = clb__cl_impl(ctx);
     cl_program program = NULL;
     clb__cl_kernel *k = NULL; /* cached; the cache stays locked until the launch is enqueued */
+    cl_mem part = NULL;
     cl_int err = CL_SUCCESS;
+    const char *fn = op->is_min ? "argmin" : "argmax";
     if (op->rows == 0) return CLB_OK;
     if (op->in == CLB_FLOAT64 && !ctx->info.has_fp64)
         return clb__fail(CLB_ERR_DTYPE,
                          "%s of float64 needs float64 arithmetic, which OpenCL device %s does not "
                          "support (no cl_khr_fp64); use the host backend or a float32 input",
-                         op->is_min ? "argmin" : "argmax", ctx->info.name);
-    /* Lanes per row (a power of two up to 64 the kernel and device allow, no
+                         fn, ctx->info.name);
+    /* Lanes per segment (a power of two up to 64 the kernel and device allow, no
        more than the row, below). Where a work-group is a loop (PoCL): one work
-       item per row, scanning it contiguously (lanes would stride through the
+       item per segment, scanning it contiguously (lanes would stride through the
        row), and float16 / float32 rows get the 16-wide vector scan
        (cl/argreduce.cl's CLB_ARG_VEC). Where work items run across SIMD lanes:
        on a CPU (llvmpipe) CLB__CL_CPU_ROW_LANES, on other devices 64.
@@ -43,21 +57,73 @@ clb_status clb__cl_argreduce(clb_context *ctx, const clb__argreduce_op *op, void
     CLB_TRY(clb__program_cache_get(cl->programs, CLB__KERNEL_ARGREDUCE, options, &program));
     CLB_TRY(clb__cl_kernel_for(cl, CLB__KERNEL_ARGREDUCE, program, 0,
                                clb__kernel_function(CLB__KERNEL_ARGREDUCE), &k));
-    cl_kernel kernel = k->kernel;
-    const cl_long scal[4] = {op->in_offset, op->out_offset, op->rows, op->len};
-    err = clSetKernelArg(kernel, 0, sizeof(cl_mem), &handles[1]);
-    if (err == CL_SUCCESS) err = clSetKernelArg(kernel, 1, sizeof(cl_mem), &handles[0]);
-    for (cl_uint i = 0; i < 4 && err == CL_SUCCESS; i++)
-        err = clSetKernelArg(kernel, 2 + i, sizeof(cl_long), &scal[i]);
-    CLB_CL_CHECK(err, "clSetKernelArg");
     while (lanes & (lanes - 1)) lanes &= lanes - 1; /* a power of two: the tree halves */
     while (lanes > 1 && (lanes > k->wg_max || (int64_t)lanes / 2 >= op->len)) lanes /= 2;
-    size_t groups = op->rows < MAX_GROUPS ? (size_t)op->rows : MAX_GROUPS;
-    size_t local = lanes, global = groups * lanes;
-    err = clEnqueueNDRangeKernel(cl->queue, kernel, 1, NULL, &global, &local, 0, NULL, NULL);
-    if (CLB__FAULT(CLB__FAULT_ENQUEUE)) err = CL_OUT_OF_RESOURCES;
-    CLB_CL_CHECK(err, "clEnqueueNDRangeKernel");
+
+    /* Pieces per row: few rows split into pieces of at least PIECE_MIN elements
+       until the segments fill the device; on a loop-limited device
+       (CLB__QUIRK_LOOP_LIMIT) no work item scans more than half its budget, and
+       each takes one segment (no stride over them) and the merge one row. */
+    const bool limited = cl->max_trips < INT64_MAX;
+    int64_t cus = clb__cl_compute_units(cl), pieces = 1;
+    int64_t want = (cl->loops ? 64 : 16) * (cus > 0 ? cus : 1);
+    if (op->rows < want) {
+        int64_t p = (want + op->rows - 1) / op->rows, most = op->len / PIECE_MIN;
+        pieces = p < most ? p : most > 1 ? most : 1;
+    }
+    if (limited) {
+        int64_t budget = cl->max_trips / 2, per = vec ? 16 : (int64_t)lanes;
+        int64_t need = (op->len + budget * per - 1) / (budget * per);
+        if (need > pieces) pieces = need;
+        if (pieces > budget)
+            CLB_FAIL(CLB_ERR_UNSUPPORTED,
+                     "%s of rows of %lld elements on OpenCL device %s: its driver ends a work "
+                     "item's loops after %lld iterations (quirk loop-limit), and rows this long "
+                     "need more pieces than one work item can merge; reshape the rows shorter "
+                     "or use the host backend",
+                     fn, (long long)op->len, ctx->info.name, (long long)cl->max_trips);
+    }
+    int64_t chunk = (op->len + pieces - 1) / pieces;
+    chunk = (chunk + 63) / 64 * 64; /* whole vectors of the scan per piece */
+    pieces = (op->len + chunk - 1) / chunk;
+    const int64_t segments = op->rows * pieces;
+    if (pieces > 1) {
+        part = clCreateBuffer(cl->context, CL_MEM_READ_WRITE, (size_t)segments * sizeof(cl_long),
+                              NULL, &err);
+        if (CLB__FAULT(CLB__FAULT_BUFFER)) err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
+        CLB_CL_CHECK(err, "clCreateBuffer (argreduce pieces)");
+    }
+
+    cl_kernel kernel = k->kernel;
+    cl_mem dst = pieces > 1 ? part : (cl_mem)handles[0];
+    const cl_long scal[6] = {op->in_offset, pieces > 1 ? 0 : op->out_offset, op->rows, op->len,
+                             chunk, pieces};
+    err = clSetKernelArg(kernel, 0, sizeof(cl_mem), &handles[1]);
+    if (err == CL_SUCCESS) err = clSetKernelArg(kernel, 1, sizeof(cl_mem), &dst);
+    for (cl_uint i = 0; i < 6 && err == CL_SUCCESS; i++)
+        err = clSetKernelArg(kernel, 2 + i, sizeof(cl_long), &scal[i]);
+    CLB_CL_CHECK(err, "clSetKernelArg");
+    CLB_TRY(launch(cl, kernel, (size_t)(limited || segments < MAX_GROUPS ? segments : MAX_GROUPS),
+                   lanes));
+    clb__cl_kernel_unlock(cl);
+    k = NULL;
+
+    if (pieces > 1) {
+        CLB_TRY(clb__cl_kernel_for(cl, CLB__KERNEL_ARGREDUCE, program, 1, "clb_argreduce_merge",
+                                   &k));
+        kernel = k->kernel;
+        const cl_long sm[5] = {op->in_offset, op->out_offset, op->rows, op->len, pieces};
+        err = clSetKernelArg(kernel, 0, sizeof(cl_mem), &handles[1]);
+        if (err == CL_SUCCESS) err = clSetKernelArg(kernel, 1, sizeof(cl_mem), &handles[0]);
+        if (err == CL_SUCCESS) err = clSetKernelArg(kernel, 2, sizeof(cl_mem), &part);
+        for (cl_uint i = 0; i < 5 && err == CL_SUCCESS; i++)
+            err = clSetKernelArg(kernel, 3 + i, sizeof(cl_long), &sm[i]);
+        CLB_CL_CHECK(err, "clSetKernelArg");
+        CLB_TRY(launch(cl, kernel,
+                       (size_t)(limited || op->rows < MAX_GROUPS ? op->rows : MAX_GROUPS), 1));
+    }
 cleanup:
     if (k) clb__cl_kernel_unlock(cl);
+    if (part) clReleaseMemObject(part);
     return st;
 }

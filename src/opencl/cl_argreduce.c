@@ -13,10 +13,13 @@
 /* Fewest elements of a piece when rows split to keep the device busy. */
 #define PIECE_MIN 16384
 
-/* Enqueues kernel over `groups` groups of `local` items. */
-static clb_status launch(clb__cl_context *cl, cl_kernel kernel, size_t groups, size_t local)
+/* Enqueues kernel over one group of `local` items per unit of work (n of them),
+   at most MAX_GROUPS groups that stride over the rest, except on a loop-limited
+   device, where no group may take more than one. */
+static clb_status launch(clb__cl_context *cl, cl_kernel kernel, int64_t n, size_t local)
 {
-    size_t global = groups * local;
+    const bool stride = cl->max_trips == INT64_MAX && n > MAX_GROUPS;
+    size_t global = (size_t)(stride ? MAX_GROUPS : n) * local;
     cl_int err = clEnqueueNDRangeKernel(cl->queue, kernel, 1, NULL, &global, &local, 0, NULL, NULL);
     if (CLB__FAULT(CLB__FAULT_ENQUEUE)) err = CL_OUT_OF_RESOURCES;
     return err == CL_SUCCESS ? CLB_OK : clb__cl_fail(err, "clEnqueueNDRangeKernel");
@@ -64,14 +67,13 @@ clb_status clb__cl_argreduce(clb_context *ctx, const clb__argreduce_op *op, void
        until the segments fill the device; on a loop-limited device
        (CLB__QUIRK_LOOP_LIMIT) no work item scans more than half its budget, and
        each takes one segment (no stride over them) and the merge one row. */
-    const bool limited = cl->max_trips < INT64_MAX;
     int64_t cus = clb__cl_compute_units(cl), pieces = 1;
     int64_t want = (cl->loops ? 64 : 16) * (cus > 0 ? cus : 1);
     if (op->rows < want) {
         int64_t p = (want + op->rows - 1) / op->rows, most = op->len / PIECE_MIN;
         pieces = p < most ? p : most > 1 ? most : 1;
     }
-    if (limited) {
+    if (cl->max_trips < INT64_MAX) {
         int64_t budget = cl->max_trips / 2, per = vec ? 16 : (int64_t)lanes;
         int64_t need = (op->len + budget * per - 1) / (budget * per);
         if (need > pieces) pieces = need;
@@ -103,8 +105,7 @@ clb_status clb__cl_argreduce(clb_context *ctx, const clb__argreduce_op *op, void
     for (cl_uint i = 0; i < 6 && err == CL_SUCCESS; i++)
         err = clSetKernelArg(kernel, 2 + i, sizeof(cl_long), &scal[i]);
     CLB_CL_CHECK(err, "clSetKernelArg");
-    CLB_TRY(launch(cl, kernel, (size_t)(limited || segments < MAX_GROUPS ? segments : MAX_GROUPS),
-                   lanes));
+    CLB_TRY(launch(cl, kernel, segments, lanes));
     clb__cl_kernel_unlock(cl);
     k = NULL;
 
@@ -119,8 +120,7 @@ clb_status clb__cl_argreduce(clb_context *ctx, const clb__argreduce_op *op, void
         for (cl_uint i = 0; i < 5 && err == CL_SUCCESS; i++)
             err = clSetKernelArg(kernel, 3 + i, sizeof(cl_long), &sm[i]);
         CLB_CL_CHECK(err, "clSetKernelArg");
-        CLB_TRY(launch(cl, kernel,
-                       (size_t)(limited || op->rows < MAX_GROUPS ? op->rows : MAX_GROUPS), 1));
+        CLB_TRY(launch(cl, kernel, op->rows, 1));
     }
 cleanup:
     if (k) clb__cl_kernel_unlock(cl);

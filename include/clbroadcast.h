@@ -67,6 +67,18 @@ typedef enum clb_dtype {
 CLB_API size_t clb_dtype_size(clb_dtype t);                 /* 0 for an invalid value */
 CLB_API clb_dtype clb_promote_types(clb_dtype a, clb_dtype b); /* numpy.promote_types */
 
+/* ---- promotion rules and Python numbers (the everyday API's shared types) ---- */
+/* NUMPY, the default: NumPy 2 / NEP 50. TORCH: torch.result_type between tensors
+   (see clb_context_set_promotion). */
+typedef enum clb_promotion { CLB_PROMOTE_NUMPY = 0, CLB_PROMOTE_TORCH = 1 } clb_promotion;
+/* A Python bool, int or float next to tensors (NEP 50 "weak" scalar). */
+typedef enum clb_scalar_kind { CLB_SCALAR_BOOL = 0, CLB_SCALAR_INT, CLB_SCALAR_FLOAT } clb_scalar_kind;
+typedef struct clb_scalar {
+    clb_scalar_kind kind;
+    int64_t i;   /* the value of a BOOL (0 or 1) or an INT */
+    double  f;   /* the value of a FLOAT */
+} clb_scalar;
+
 typedef struct clb_context clb_context; /* one device, its queue, its kernel caches */
 typedef struct clb_tensor clb_tensor;   /* a view (dtype, shape, strides, offset) over refcounted storage */
 

@@ -367,6 +367,39 @@ typedef struct clb_matmul_tune_result {
 CLB_API clb_status clb_matmul_tune(clb_context *ctx, clb_dtype dtype, int max_candidates,
                                    clb_matmul_tune_result *out);
 
+/* ---- picking by index, order, running totals (the everyday API) ---------- */
+/* numpy.take(t, indices, axis): shape t.shape[:axis] + indices.shape + t.shape[axis+1:].
+   indices of any integer dtype; negative values count from the end; any value outside
+   [-n, n) gives CLB_ERR_INVALID_ARGUMENT, never an out-of-bounds read or a silent clamp
+   (OpenCL devices check on the device and report one flag with the result). */
+CLB_API clb_status clb_take(const clb_tensor *t, const clb_tensor *indices, int axis,
+                            clb_tensor **out);
+/* numpy.take_along_axis(t, indices, axis): t and indices have the same ndim and broadcast
+   against each other on every axis but `axis`; the result has the broadcast shape with
+   indices' size on `axis`. Index range as clb_take. */
+CLB_API clb_status clb_take_along_axis(const clb_tensor *t, const clb_tensor *indices, int axis,
+                                       clb_tensor **out);
+/* Stable sort along one axis; NaN sorts above every number (last ascending, first
+   descending; equal values keep their order either way), -0.0 equals 0.0. values and
+   indices (int64): either may be NULL, not both. */
+CLB_API clb_status clb_sort(const clb_tensor *t, int axis, int descending, clb_tensor **values,
+                            clb_tensor **indices);
+/* torch.topk: the k largest (largest != 0) or smallest along axis, in sorted order, equal
+   values by lower index first, NaN above every number; 0 <= k <= size of axis. */
+CLB_API clb_status clb_topk(const clb_tensor *t, int64_t k, int axis, int largest,
+                            clb_tensor **values, clb_tensor **indices);
+/* numpy.cumsum / numpy.cumprod along one axis. bool and integers accumulate in int64
+   (uint64 for unsigned), wrapping as NumPy; floats keep their dtype, each running total
+   within float tolerance of the exact one (a blocked scan: error near eps * log2 n). */
+CLB_API clb_status clb_cumsum(const clb_tensor *t, int axis, clb_tensor **out);
+CLB_API clb_status clb_cumprod(const clb_tensor *t, int axis, clb_tensor **out);
+/* numpy.nonzero as one (count, ndim) int64 tensor of indices in C order (numpy.argwhere),
+   and t[mask] (mask bool, broadcast to t's shape): the 1-D selection in C order. Their
+   size depends on the data: one count is read back, nothing else. */
+CLB_API clb_status clb_nonzero(const clb_tensor *t, clb_tensor **out);
+CLB_API clb_status clb_masked_select(const clb_tensor *t, const clb_tensor *mask,
+                                     clb_tensor **out);
+
 #ifdef __cplusplus
 }
 #endif

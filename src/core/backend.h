@@ -80,6 +80,57 @@ typedef struct clb__matmul_op {
     int impl; /* CLB__MATMUL_*: AUTO lets the backend choose; the tuning search asks for one */
 } clb__matmul_op;
 
+/* take / take_along_axis: a C-contiguous source (outer, n, inner) and a
+   C-contiguous output (outer, m, inner), out[o, j, i] = src[o, k, i] with
+   k = idx[idx_offset + o * idx_strides[0] + j * idx_strides[1] + i * idx_strides[2]]
+   (int64; uint64 indices as unsigned: idx_unsigned), k < 0 counting from n. An index
+   outside [-n, n) sets *bad (nothing read from outside src; that output element is
+   unspecified); every other element is written. */
+typedef struct clb__gather_op {
+    clb_dtype dtype;
+    bool idx_unsigned;
+    int64_t outer, n, m, inner;
+    int64_t idx_strides[3];
+    int64_t src_offset, idx_offset, out_offset;
+} clb__gather_op;
+
+/* Inclusive running sum (prod) along the middle axis of a C-contiguous
+   (outer, len, inner) input into a C-contiguous output of the same shape:
+   values converted to the accumulator dtype `out` (int64 / uint64 for bool and
+   integers, wrapping; the float dtype itself), floats by a blocked scan. */
+typedef struct clb__scan_op {
+    bool prod;
+    clb_dtype in, out;
+    int64_t outer, len, inner;
+    int64_t in_offset, out_offset;
+} clb__scan_op;
+
+/* Stable sort of each row of a C-contiguous (rows, len) input, len >= 1, by the
+   order of clb_sort (NaN above every number, -0.0 == 0.0, descending keeps equal
+   values in index order): values (dtype in, C-contiguous, may be absent: handle
+   NULL) and indices (int64, may be absent). handles: 0 = values, 1 = indices, 2 = in. */
+typedef struct clb__sort_op {
+    clb_dtype in;
+    bool descending;
+    int64_t rows, len;
+    int64_t in_offset, values_offset, indices_offset;
+} clb__sort_op;
+
+/* Stream compaction after a scan: for each of the n positions p whose
+   `scan` (int64, inclusive running count of a bool mask) rises there
+   (scan[p] != scan[p - 1], scan[-1] = 0), output slot s = scan[p] - 1 gets:
+   nonzero: the ndim C-order coordinates of p in `shape` (out int64, row s);
+   else the element src[src_offset + p] (C-contiguous, dtype). handles: 0 = out,
+   1 = scan, 2 = src (masked_select only). */
+typedef struct clb__compact_op {
+    bool coords;
+    clb_dtype dtype;
+    int64_t n;
+    int ndim;
+    int64_t shape[CLB_MAX_DIMS];
+    int64_t scan_offset, src_offset, out_offset;
+} clb__compact_op;
+
 typedef struct clb__backend {
     const char *name;
     void (*destroy)(clb_context *ctx); /* frees ctx->impl */
@@ -145,6 +196,16 @@ typedef struct clb__backend {
     clb_status (*copy_from)(clb_context *dst, void *dst_handle, size_t dst_offset,
                             clb_context *src, void *src_handle, size_t src_offset,
                             size_t nbytes, bool *done);
+    /* take / take_along_axis (clb__gather_op). handles: 0 = out, 1 = src, 2 = indices
+       (int64). *bad: some index out of range. */
+    clb_status (*gather)(clb_context *ctx, const clb__gather_op *op, void *const *handles,
+                         bool *bad);
+    /* cumsum / cumprod (clb__scan_op). handles: 0 = out, 1 = in. */
+    clb_status (*scan)(clb_context *ctx, const clb__scan_op *op, void *const *handles);
+    /* sort rows (clb__sort_op). */
+    clb_status (*sort)(clb_context *ctx, const clb__sort_op *op, void *const *handles);
+    /* nonzero / masked_select's scatter (clb__compact_op). */
+    clb_status (*compact)(clb_context *ctx, const clb__compact_op *op, void *const *handles);
 } clb__backend;
 
 /* Fills ctx->backend, ctx->impl and ctx->info for the host backend. */

@@ -13,6 +13,7 @@
 #include "buffer.h"
 #include "cl_errors.h"
 #include "cl_eval_reduce.h"
+#include "cl_index.h"
 #include "cl_quirks.h"
 #include "device_cl.h"
 #include "expr.h"
@@ -370,4 +371,8 @@ static const clb__backend cl_backend = {
     .eval_online = clb__cl_eval_online,
     .softmax_rows = clb__cl_softmax_rows,
     .copy_from = cl_copy_from,
+    .gather = clb__cl_gather,
+    .scan = clb__cl_scan,
+    .sort = clb__cl_sort,
+    .compact = clb__cl_compact,
 };

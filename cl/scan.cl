@@ -1,0 +1,101 @@
+/* Running sums and products (cumsum / cumprod) along the middle axis of a
+ * C-contiguous (outer, len, inner) input; src/opencl/cl_scan.c drives it.
+ *
+ * A blocked scan (reduce, scan the block totals, rescan): the axis is cut into
+ * nb blocks of `block` elements. clb_scan_totals gives each (o, block, i) its
+ * block's total; the host scans those totals the same way (recursively, in
+ * place), and clb_scan_apply rescans each block from the running total of the
+ * blocks before it, writing the output. Every work item runs one block in
+ * order, so no barrier or local memory is involved and a work item's loop is
+ * bounded by the block (loop-limited drivers). Work items next to each other
+ * take neighbouring i (coalesced where inner > 1) or neighbouring blocks.
+ *
+ * Accuracy: integer accumulators (long / ulong) wrap as NumPy's; float sums
+ * are compensated (Kahan) within a block and across blocks, so a total's error
+ * stays a few units of the last place however long the axis, where a plain
+ * running float sum would drift with its length. */
+
+#ifndef CLB_IN_DTYPE
+#define CLB_IN_DTYPE 10
+#endif
+#ifndef CLB_OUT_DTYPE
+#define CLB_OUT_DTYPE 10
+#endif
+#ifndef CLB_ACC_DTYPE
+#define CLB_ACC_DTYPE 10
+#endif
+#ifndef CLB_SCAN_PROD
+#define CLB_SCAN_PROD 0
+#endif
+
+#if (CLB_IN_DTYPE == 11 || CLB_ACC_DTYPE == 11) && !CLB_HAVE_FP64
+#error "float64 needs a device with cl_khr_fp64"
+#endif
+
+typedef CLB_STORAGE(CLB_ACC_DTYPE) acc_t;
+#define CLB_SCAN_FLOAT (CLB_ACC_DTYPE >= 9)
+#define CLB_SCAN_KAHAN (CLB_SCAN_FLOAT && !CLB_SCAN_PROD)
+
+#if CLB_SCAN_PROD
+#define CLB_SCAN_ID ((acc_t)1)
+#else
+#define CLB_SCAN_ID ((acc_t)0)
+#endif
+
+#define CLB_SCAN_LOAD(p, at) CLB_CONVERT(CLB_ACC_DTYPE, CLB_IN_DTYPE, CLB_LOAD(CLB_IN_DTYPE, p, at))
+
+/* One step of the running total s (with Kahan's correction c for float sums). */
+#if CLB_SCAN_PROD
+#define CLB_SCAN_STEP(s, c, x) ((s) = (s) * (x))
+#elif CLB_SCAN_KAHAN
+#define CLB_SCAN_STEP(s, c, x) CLB_KAHAN_STEP(acc_t, s, c, x)
+#else
+#define CLB_SCAN_STEP(s, c, x) ((s) = (s) + (x))
+#endif
+/* The running total's value: the sum less its correction (finite sums only). */
+#if CLB_SCAN_KAHAN
+#define CLB_SCAN_VALUE(s, c) (isfinite((s) - (c)) ? (s) - (c) : (s))
+#else
+#define CLB_SCAN_VALUE(s, c) (s)
+#endif
+
+/* Work item g = (o, b, i) over outer * nb * inner: the element offset of its
+   block's first element (relative to the (outer, len, inner) start) and range. */
+#define CLB_SCAN_UNIT(g, nb, inner, len, block, o, b, i, l0, l1)                                   \
+    const long i = (g) % (inner), t_ = (g) / (inner), b = t_ % (nb), o = t_ / (nb);                \
+    const long l0 = b * (block), l1 = min((long)(len), l0 + (block))
+
+__kernel void clb_scan_totals(__global const CLB_STORAGE(CLB_IN_DTYPE) *in,
+                              __global acc_t *totals, long in_offset, long len, long inner,
+                              long block, long nb, long count)
+{
+    const long g = (long)get_global_id(0);
+    if (g >= count) return;
+    CLB_SCAN_UNIT(g, nb, inner, len, block, o, b, i, l0, l1);
+    __global const CLB_STORAGE(CLB_IN_DTYPE) *p = in + in_offset + o * len * inner + i;
+    acc_t s = CLB_SCAN_ID, c = 0;
+    for (long l = l0; l < l1; l++) CLB_SCAN_STEP(s, c, CLB_SCAN_LOAD(p, l * inner));
+    totals[g] = CLB_SCAN_VALUE(s, c);
+}
+
+/* prefix: the inclusive scan of the block totals (NULL-safe: has_prefix 0 for
+   a single block). in and out may be one buffer (the totals scanned in place). */
+__kernel void clb_scan_apply(__global const CLB_STORAGE(CLB_IN_DTYPE) *in,
+                             __global CLB_STORAGE(CLB_OUT_DTYPE) *out,
+                             __global const acc_t *prefix, long in_offset, long out_offset,
+                             long len, long inner, long block, long nb, long has_prefix,
+                             long count)
+{
+    const long g = (long)get_global_id(0);
+    if (g >= count) return;
+    CLB_SCAN_UNIT(g, nb, inner, len, block, o, b, i, l0, l1);
+    const long base = o * len * inner + i;
+    __global const CLB_STORAGE(CLB_IN_DTYPE) *p = in + in_offset + base;
+    __global CLB_STORAGE(CLB_OUT_DTYPE) *q = out + out_offset + base;
+    acc_t s = has_prefix && b > 0 ? prefix[g - inner] : CLB_SCAN_ID, c = 0;
+    for (long l = l0; l < l1; l++) {
+        CLB_SCAN_STEP(s, c, CLB_SCAN_LOAD(p, l * inner));
+        CLB_STORE(CLB_OUT_DTYPE, q, l * inner,
+                  CLB_CONVERT(CLB_OUT_DTYPE, CLB_ACC_DTYPE, CLB_SCAN_VALUE(s, c)));
+    }
+}

@@ -1,0 +1,182 @@
+/* Stable sort of the rows of a C-contiguous (rows, len) input
+ * (src/opencl/cl_sort.c drives it): a merge sort whose first passes run in
+ * local memory.
+ *
+ * Every element becomes a (key, index) pair: the key is the value's bits made
+ * an unsigned integer in sort order (floats: -0.0 as 0.0, every NaN above
+ * +inf; signed integers: the sign bit flipped), inverted for a descending
+ * sort; the index is the element's position in its row. Pairs compare by key,
+ * then index, so every pair is distinct and any correct sorting network or
+ * merge gives the one stable order: equal values keep their order, ascending
+ * and descending alike.
+ *
+ * clb_sort_tile: one work-group per tile of `tile` (a power of two) elements
+ * of a row sorts its pairs with a bitonic network in local memory (padding
+ * pairs sort last and are never written). Bitonic because its compare-exchange
+ * pattern is fixed, so every work item of a group does the same work between
+ * barriers (no divergence on a GPU), and it needs no scratch beyond the tile.
+ * With one tile a row (direct) it writes the results.
+ * clb_sort_merge: each pass merges neighbouring sorted runs of `width` pairs:
+ * one work item per pair finds its rank in the partner run by binary search
+ * (merge path by ranks), so a pass is one launch over every element with no
+ * synchronisation, and rows longer than local memory need log2(len / tile)
+ * passes. clb_sort_finish writes the values (gathered from the input by index:
+ * -0.0 and NaN payloads come out as they went in) and the int64 indices. */
+
+#ifndef CLB_IN_DTYPE
+#define CLB_IN_DTYPE 10
+#endif
+#ifndef CLB_DESCENDING
+#define CLB_DESCENDING 0
+#endif
+
+#if CLB_IN_DTYPE == 7 || CLB_IN_DTYPE == 8 || CLB_IN_DTYPE == 11
+typedef ulong key_t;
+#define CLB_KEY_MAX ULONG_MAX
+#define CLB_SIGN_BIT 0x8000000000000000UL
+#else
+typedef uint key_t;
+#define CLB_KEY_MAX UINT_MAX
+#define CLB_SIGN_BIT 0x80000000U
+#endif
+
+/* Raw element type (values are moved as bits). */
+#if CLB_IN_DTYPE == 0 || CLB_IN_DTYPE == 1 || CLB_IN_DTYPE == 2
+typedef uchar elem_t;
+#elif CLB_IN_DTYPE == 3 || CLB_IN_DTYPE == 4 || CLB_IN_DTYPE == 9
+typedef ushort elem_t;
+#elif CLB_IN_DTYPE == 5 || CLB_IN_DTYPE == 6 || CLB_IN_DTYPE == 10
+typedef uint elem_t;
+#else
+typedef ulong elem_t;
+#endif
+
+/* The key of the element stored as bits e. */
+static key_t clb_sort_key(elem_t e)
+{
+    key_t k;
+#if CLB_IN_DTYPE == 9 || CLB_IN_DTYPE == 10 || CLB_IN_DTYPE == 11
+#if CLB_IN_DTYPE == 9
+    const ushort h = e;
+    const bool nan = (h & 0x7c00) == 0x7c00 && (h & 0x03ff) != 0;
+    /* A half's bits are ordered as a float's: the same sign-magnitude rule. */
+    const uint u = (h & 0x7fff) == 0 ? 0u : (uint)h << 16;
+#else
+    const bool nan = CLB_IN_DTYPE == 10 ? isnan(as_float((uint)e)) : false;
+    const key_t u0 = (key_t)e;
+    const key_t u = (u0 << 1) == 0 ? (key_t)0 : u0; /* -0.0 as 0.0 */
+#endif
+#if CLB_IN_DTYPE == 11
+    const bool isnan64 = ((e >> 52) & 0x7ff) == 0x7ff && (e & 0xfffffffffffffUL) != 0;
+    k = isnan64 ? CLB_KEY_MAX : (u & CLB_SIGN_BIT) ? ~u : (u | CLB_SIGN_BIT);
+#else
+    k = nan ? CLB_KEY_MAX : (u & CLB_SIGN_BIT) ? ~u : (u | CLB_SIGN_BIT);
+#endif
+#elif CLB_IN_DTYPE == 1
+    k = (key_t)(int)(char)e ^ CLB_SIGN_BIT;
+#elif CLB_IN_DTYPE == 3
+    k = (key_t)(int)(short)e ^ CLB_SIGN_BIT;
+#elif CLB_IN_DTYPE == 5 || CLB_IN_DTYPE == 7
+    k = (key_t)e ^ CLB_SIGN_BIT;
+#elif CLB_IN_DTYPE == 0
+    k = e != 0;
+#else
+    k = (key_t)e;
+#endif
+#if CLB_DESCENDING
+    k = ~k;
+#endif
+    return k;
+}
+
+/* Whether pair (ka, ia) sorts before (kb, ib). */
+#define CLB_PAIR_LESS(ka, ia, kb, ib) ((ka) < (kb) || ((ka) == (kb) && (ia) < (ib)))
+
+__kernel void clb_sort_tile(__global const elem_t *in, __global key_t *keys, __global uint *idx,
+                            __global elem_t *values, __global long *indices,
+                            __local key_t *lk, __local uint *li, long in_offset,
+                            long values_offset, long indices_offset, long len, long tile,
+                            long tiles, long direct)
+{
+    const long g = (long)(get_global_id(0) / get_local_size(0)), row = g / tiles, base = (g - row * tiles) * tile;
+    const int lid = (int)get_local_id(0), lsz = (int)get_local_size(0);
+    __global const elem_t *src = in + in_offset + row * len;
+    for (int p = lid; p < tile; p += lsz) {
+        const long j = base + p;
+        lk[p] = j < len ? clb_sort_key(src[j]) : CLB_KEY_MAX;
+        li[p] = j < len ? (uint)j : UINT_MAX;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int size = 2; size <= tile; size <<= 1) {
+        for (int stride = size >> 1; stride > 0; stride >>= 1) {
+            for (int t = lid; t < tile / 2; t += lsz) {
+                const int a = 2 * t - (t & (stride - 1)), b = a + stride;
+                const bool up = (a & size) == 0;
+                const key_t ka = lk[a], kb = lk[b];
+                const uint ia = li[a], ib = li[b];
+                if (CLB_PAIR_LESS(kb, ib, ka, ia) == up) {
+                    lk[a] = kb;
+                    lk[b] = ka;
+                    li[a] = ib;
+                    li[b] = ia;
+                }
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+    }
+    for (int p = lid; p < tile; p += lsz) {
+        const long j = base + p;
+        if (j >= len) continue;
+        if (direct) {
+            if (values_offset >= 0) values[values_offset + row * len + j] = src[li[p]];
+            if (indices_offset >= 0) indices[indices_offset + row * len + j] = (long)li[p];
+        } else {
+            keys[row * len + j] = lk[p];
+            idx[row * len + j] = li[p];
+        }
+    }
+}
+
+__kernel void clb_sort_merge(__global const key_t *kin, __global const uint *iin,
+                             __global key_t *kout, __global uint *iout, long len, long width,
+                             long count)
+{
+    const long g = (long)get_global_id(0);
+    if (g >= count) return;
+    const long row = g / len, p = g - row * len, b = p / width, start = b * width;
+    const long pstart = (b ^ 1) * width;
+    const key_t k = kin[g];
+    const uint i = iin[g];
+    __global key_t *ko = kout + row * len;
+    __global uint *io = iout + row * len;
+    if (pstart >= len) {
+        ko[p] = k;
+        io[p] = i;
+        return;
+    }
+    __global const key_t *pk = kin + row * len + pstart;
+    __global const uint *pi = iin + row * len + pstart;
+    long lo = 0, hi = min(width, len - pstart);
+    while (lo < hi) {
+        const long mid = (lo + hi) >> 1;
+        if (CLB_PAIR_LESS(pk[mid], pi[mid], k, i))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    const long at = min(start, pstart) + (p - start) + lo;
+    ko[at] = k;
+    io[at] = i;
+}
+
+__kernel void clb_sort_finish(__global const elem_t *in, __global const uint *idx,
+                              __global elem_t *values, __global long *indices, long in_offset,
+                              long values_offset, long indices_offset, long len, long count)
+{
+    const long g = (long)get_global_id(0);
+    if (g >= count) return;
+    const long row = g / len;
+    const uint i = idx[g];
+    if (values_offset >= 0) values[values_offset + g] = in[in_offset + row * len + i];
+    if (indices_offset >= 0) indices[indices_offset + g] = (long)i;
+}

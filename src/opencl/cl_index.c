@@ -1,0 +1,60 @@
+/* Helpers of cl_take.c, cl_scan.c and cl_sort.c (see cl_index.h). */
+#include "cl_index.h"
+
+#include "cl_errors.h"
+#include "fault.h"
+
+clb_status clb__cl_index_kernel(clb__cl_context *cl, clb__kernel_id id,
+                                const clb__kernel_define *defs, int ndefs, int variant,
+                                const char *name, clb__cl_kernel **out)
+{
+    char options[CLB__KERNEL_OPTIONS_MAX];
+    cl_program program = NULL;
+    *out = NULL;
+    clb_status st = clb__kernel_options(defs, ndefs, options, sizeof options);
+    if (st == CLB_OK) st = clb__program_cache_get(cl->programs, id, options, &program);
+    if (st == CLB_OK) st = clb__cl_kernel_for(cl, id, program, variant, name, out);
+    return st;
+}
+
+clb_status clb__cl_index_args(clb__cl_kernel *k, cl_uint first, int nmem, const cl_mem *mem,
+                              int nlong, const int64_t *longs)
+{
+    cl_int err = CL_SUCCESS;
+    for (int i = 0; i < nmem && err == CL_SUCCESS; i++)
+        err = clSetKernelArg(k->kernel, first + (cl_uint)i, sizeof(cl_mem), &mem[i]);
+    for (int i = 0; i < nlong && err == CL_SUCCESS; i++) {
+        cl_long v = longs[i];
+        err = clSetKernelArg(k->kernel, first + (cl_uint)(nmem + i), sizeof v, &v);
+    }
+    return err == CL_SUCCESS ? CLB_OK : clb__cl_fail(err, "clSetKernelArg");
+}
+
+clb_status clb__cl_index_buffer(clb__cl_context *cl, size_t nbytes, const char *what, cl_mem *out)
+{
+    cl_int err = CL_SUCCESS;
+    *out = clCreateBuffer(cl->context, CL_MEM_READ_WRITE, nbytes ? nbytes : 1, NULL, &err);
+    if (CLB__FAULT(CLB__FAULT_BUFFER)) {
+        if (*out) clReleaseMemObject(*out);
+        *out = NULL;
+        err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
+    }
+    if (err == CL_SUCCESS) return CLB_OK;
+    *out = NULL;
+    return clb__fail(err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES ||
+                             err == CL_INVALID_BUFFER_SIZE
+                         ? CLB_ERR_OUT_OF_MEMORY
+                         : CLB_ERR_OPENCL,
+                     "clCreateBuffer of %zu bytes (%s) failed with OpenCL error %d; free some "
+                     "tensors or use smaller ones",
+                     nbytes, what, (int)err);
+}
+
+clb_status clb__cl_index_fp64(clb_context *ctx, const char *fn, clb_dtype dtype)
+{
+    if (dtype != CLB_FLOAT64 || ctx->info.has_fp64) return CLB_OK;
+    return clb__fail(CLB_ERR_DTYPE,
+                     "%s of float64 needs float64 arithmetic, which OpenCL device %s does not "
+                     "support (no cl_khr_fp64); use the host backend or a float32 input",
+                     fn, ctx->info.name);
+}

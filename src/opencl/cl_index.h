@@ -1,0 +1,30 @@
+/* Shared pieces of the picking, ordering and running-total drivers
+ * (cl_take.c, cl_scan.c, cl_sort.c): the kernel of a specialisation, argument
+ * lists, scratch buffers and 1-D launches of one work item per unit. */
+#ifndef CLB_CL_INDEX_H
+#define CLB_CL_INDEX_H
+
+#include "cl_launch.h"
+#include "kernels.h"
+
+/* Kernel `name` of program (id, defines), found or built, returned locked. */
+clb_status clb__cl_index_kernel(clb__cl_context *cl, clb__kernel_id id,
+                                const clb__kernel_define *defs, int ndefs, int variant,
+                                const char *name, clb__cl_kernel **out);
+/* Sets arguments first.. of k: nmem buffers, then nlong cl_long values. */
+clb_status clb__cl_index_args(clb__cl_kernel *k, cl_uint first, int nmem, const cl_mem *mem,
+                              int nlong, const int64_t *longs);
+/* A device buffer of nbytes (at least 1) for scratch; what = its use, in messages. */
+clb_status clb__cl_index_buffer(clb__cl_context *cl, size_t nbytes, const char *what,
+                                cl_mem *out);
+/* CLB_ERR_DTYPE naming fn when dtype is float64 and the device lacks cl_khr_fp64. */
+clb_status clb__cl_index_fp64(clb_context *ctx, const char *fn, clb_dtype dtype);
+
+/* The backend slots (backend.h) these drivers fill. */
+clb_status clb__cl_gather(clb_context *ctx, const clb__gather_op *op, void *const *handles,
+                          bool *bad);
+clb_status clb__cl_scan(clb_context *ctx, const clb__scan_op *op, void *const *handles);
+clb_status clb__cl_sort(clb_context *ctx, const clb__sort_op *op, void *const *handles);
+clb_status clb__cl_compact(clb_context *ctx, const clb__compact_op *op, void *const *handles);
+
+#endif /* CLB_CL_INDEX_H */

@@ -1,0 +1,114 @@
+/* Driver of cl/scan.cl (cumsum / cumprod: a blocked scan) and cl/select.cl
+ * (the scatter of nonzero and masked_select). */
+#include "cl_index.h"
+
+#include "cl_errors.h"
+#include "dtype.h"
+
+/* Fewest elements a block: shorter ones would spend more on the totals' scan
+   than they gain in parallel work. */
+#define SCAN_MIN_BLOCK 64
+/* Most elements a block on devices without a loop limit. */
+#define SCAN_MAX_BLOCK 8192
+
+typedef struct scan_level {
+    bool prod;
+    clb_dtype in, out, acc;
+    int64_t outer, len, inner, in_offset, out_offset;
+} scan_level;
+
+/* Elements per block: enough blocks that outer * nb * inner work items fill
+   the device, none longer than a loop-limited work item may run. */
+static int64_t block_of(const clb__cl_context *cl, const scan_level *s)
+{
+    int64_t lines = s->outer * s->inner, units = (int64_t)clb__cl_compute_units(cl);
+    int64_t want = cl->loops ? 64 * units : 32768;
+    int64_t nb = lines >= want ? 1 : (want + lines - 1) / lines;
+    int64_t block = (s->len + nb - 1) / nb;
+    if (block < SCAN_MIN_BLOCK) block = SCAN_MIN_BLOCK;
+    int64_t most = cl->max_trips < INT64_MAX ? cl->max_trips / 2 : SCAN_MAX_BLOCK;
+    if (most > SCAN_MAX_BLOCK) most = SCAN_MAX_BLOCK;
+    return block < most ? block : most;
+}
+
+static clb_status scan_run(clb__cl_context *cl, const scan_level *s, cl_mem in, cl_mem out,
+                           int depth)
+{
+    clb_status st = CLB_OK;
+    clb__cl_kernel *k = NULL;
+    cl_mem totals = NULL;
+    const int64_t block = block_of(cl, s), nb = (s->len + block - 1) / block;
+    const int64_t units = s->outer * nb * s->inner;
+    clb__kernel_define defs[] = {{"CLB_IN_DTYPE", s->in}, {"CLB_OUT_DTYPE", s->out},
+                                 {"CLB_ACC_DTYPE", s->acc}, {"CLB_SCAN_PROD", s->prod}};
+    if (depth > 8)
+        return clb__fail(CLB_ERR_UNSUPPORTED, "cumsum/cumprod: an axis of %lld elements needs "
+                                              "more scan levels than this device allows",
+                         (long long)s->len);
+    if (nb > 1) {
+        CLB_TRY(clb__cl_index_buffer(cl, (size_t)units * clb_dtype_size(s->acc),
+                                     "the scan's block totals", &totals));
+        CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_SCAN, defs, 4, 0, "clb_scan_totals", &k));
+        const cl_mem mem[2] = {in, totals};
+        const int64_t longs[6] = {s->in_offset, s->len, s->inner, block, nb, units};
+        CLB_TRY(clb__cl_index_args(k, 0, 2, mem, 6, longs));
+        CLB_TRY(clb__cl_launch(cl, k->kernel, units));
+        clb__cl_kernel_unlock(cl);
+        k = NULL;
+        /* The totals' own inclusive scan, in place: (outer, nb, inner) of acc. */
+        const scan_level t = {.prod = s->prod, .in = s->acc, .out = s->acc, .acc = s->acc,
+                              .outer = s->outer, .len = nb, .inner = s->inner};
+        CLB_TRY(scan_run(cl, &t, totals, totals, depth + 1));
+    }
+    CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_SCAN, defs, 4, 1, "clb_scan_apply", &k));
+    const cl_mem mem[3] = {in, out, totals ? totals : out};
+    const int64_t longs[8] = {s->in_offset, s->out_offset, s->len, s->inner,
+                              block,        nb,            nb > 1,  units};
+    CLB_TRY(clb__cl_index_args(k, 0, 3, mem, 8, longs));
+    CLB_TRY(clb__cl_launch(cl, k->kernel, units));
+cleanup:
+    if (k) clb__cl_kernel_unlock(cl);
+    if (totals) clReleaseMemObject(totals); /* the queue keeps it until its kernels ran */
+    return st;
+}
+
+clb_status clb__cl_scan(clb_context *ctx, const clb__scan_op *op, void *const *handles)
+{
+    const char *fn = op->prod ? "cumprod" : "cumsum";
+    clb_status st = clb__cl_index_fp64(ctx, fn, op->out);
+    if (st != CLB_OK) return st;
+    scan_level s = {.prod = op->prod, .in = op->in, .out = op->out,
+                    .acc = op->out == CLB_FLOAT16 ? CLB_FLOAT32 : op->out,
+                    .outer = op->outer, .len = op->len, .inner = op->inner,
+                    .in_offset = op->in_offset, .out_offset = op->out_offset};
+    return scan_run(clb__cl_impl(ctx), &s, (cl_mem)handles[1], (cl_mem)handles[0], 0);
+}
+
+clb_status clb__cl_compact(clb_context *ctx, const clb__compact_op *op, void *const *handles)
+{
+    clb_status st = CLB_OK;
+    clb__cl_context *cl = clb__cl_impl(ctx);
+    clb__cl_kernel *k = NULL;
+    cl_mem shape = NULL;
+    cl_int err = CL_SUCCESS;
+    clb__kernel_define defs[] = {{"CLB_SELECT_COORDS", op->coords},
+                                 {"CLB_ELEM_BYTES", op->coords ? 8 : (int64_t)clb_dtype_size(op->dtype)}};
+    const int ndim = op->coords ? op->ndim : 0;
+    CLB_TRY(clb__cl_index_buffer(cl, (size_t)(ndim ? ndim : 1) * sizeof(cl_long),
+                                 "nonzero's shape", &shape));
+    if (ndim > 0) {
+        err = clEnqueueWriteBuffer(cl->queue, shape, CL_TRUE, 0, (size_t)ndim * sizeof(cl_long),
+                                   op->shape, 0, NULL, NULL);
+        CLB_CL_CHECK(err, "clEnqueueWriteBuffer (nonzero's shape)");
+    }
+    CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_SELECT, defs, 2, 0, "clb_select", &k));
+    const cl_mem mem[4] = {(cl_mem)handles[0], (cl_mem)handles[1],
+                           handles[2] ? (cl_mem)handles[2] : (cl_mem)handles[0], shape};
+    const int64_t longs[5] = {op->scan_offset, op->src_offset, op->out_offset, ndim, op->n};
+    CLB_TRY(clb__cl_index_args(k, 0, 4, mem, 5, longs));
+    CLB_TRY(clb__cl_launch(cl, k->kernel, op->n));
+cleanup:
+    if (k) clb__cl_kernel_unlock(cl);
+    if (shape) clReleaseMemObject(shape);
+    return st;
+}

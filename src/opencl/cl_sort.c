@@ -1,0 +1,105 @@
+/* Driver of cl/sort.cl: tiles sorted in local memory (bitonic), then merge
+ * passes over global memory until a run covers the row, then the values and
+ * indices written from the sorted pairs. */
+#include "cl_index.h"
+
+#include "cl_errors.h"
+#include "dtype.h"
+#include "fault.h"
+
+/* Most pairs a tile (a power of two): the bitonic network's cost grows with
+   log2(tile)^2, the merge passes' with log2(len / tile). */
+#define SORT_MAX_TILE 2048
+#define SORT_MAX_GROUPS ((int64_t)1 << 20)
+
+/* The tile: a power of two covering the row where it can, within local memory. */
+static int64_t tile_of(const clb__cl_context *cl, int64_t len, size_t pair_bytes)
+{
+    int64_t tile = 2;
+    while (tile < len && tile < SORT_MAX_TILE) tile *= 2;
+    while (tile > 2 && (uint64_t)tile * pair_bytes > cl->local_mem_bytes / 2) tile /= 2;
+    return tile;
+}
+
+static clb_status tile_pass(clb__cl_context *cl, clb__cl_kernel *k, const clb__sort_op *op,
+                            const cl_mem *mem, int64_t tile, size_t key_bytes, bool direct)
+{
+    const int64_t tiles = (op->len + tile - 1) / tile, groups = op->rows * tiles;
+    size_t lsz = k->wg_max < 256 ? k->wg_max : 256;
+    while (lsz > 1 && (int64_t)lsz > tile / 2) lsz /= 2;
+    cl_int err = clSetKernelArg(k->kernel, 5, (size_t)tile * key_bytes, NULL);
+    if (err == CL_SUCCESS) err = clSetKernelArg(k->kernel, 6, (size_t)tile * sizeof(cl_uint), NULL);
+    if (err != CL_SUCCESS) return clb__cl_fail(err, "clSetKernelArg");
+    const int64_t longs[7] = {op->in_offset,
+                              mem[3] ? op->values_offset : -1,
+                              mem[4] ? op->indices_offset : -1,
+                              op->len, tile, tiles, direct};
+    cl_mem m[5] = {mem[0], mem[1], mem[2], mem[3] ? mem[3] : mem[0], mem[4] ? mem[4] : mem[0]};
+    clb_status st = clb__cl_index_args(k, 0, 5, m, 0, NULL);
+    if (st == CLB_OK) st = clb__cl_index_args(k, 7, 0, NULL, 7, longs);
+    for (int64_t first = 0; st == CLB_OK && first < groups; first += SORT_MAX_GROUPS) {
+        size_t off = (size_t)first * lsz, n = (size_t)(groups - first < SORT_MAX_GROUPS
+                                                           ? groups - first
+                                                           : SORT_MAX_GROUPS);
+        size_t global = n * lsz;
+        err = clEnqueueNDRangeKernel(cl->queue, k->kernel, 1, &off, &global, &lsz, 0, NULL, NULL);
+        if (CLB__FAULT(CLB__FAULT_ENQUEUE)) err = CL_OUT_OF_RESOURCES;
+        if (err != CL_SUCCESS) st = clb__cl_fail(err, "clEnqueueNDRangeKernel (sort tiles)");
+    }
+    return st;
+}
+
+clb_status clb__cl_sort(clb_context *ctx, const clb__sort_op *op, void *const *handles)
+{
+    clb_status st = CLB_OK;
+    clb__cl_context *cl = clb__cl_impl(ctx);
+    clb__cl_kernel *k = NULL;
+    cl_mem keys[2] = {NULL, NULL}, idx[2] = {NULL, NULL};
+    if (op->len >= (int64_t)UINT32_MAX)
+        return clb__fail(CLB_ERR_UNSUPPORTED,
+                         "sort of rows of %lld elements on an OpenCL device: rows of at most "
+                         "%lld elements are supported; use the host backend",
+                         (long long)op->len, (long long)UINT32_MAX - 1);
+    const size_t key_bytes = clb_dtype_size(op->in) == 8 ? 8 : 4;
+    const int64_t tile = tile_of(cl, op->len, key_bytes + sizeof(cl_uint));
+    const bool direct = op->len <= tile;
+    const size_t n = (size_t)(op->rows * op->len);
+    clb__kernel_define defs[] = {{"CLB_IN_DTYPE", op->in}, {"CLB_DESCENDING", op->descending}};
+    if (!direct)
+        for (int b = 0; b < 2; b++) {
+            CLB_TRY(clb__cl_index_buffer(cl, n * key_bytes, "the sort's keys", &keys[b]));
+            CLB_TRY(clb__cl_index_buffer(cl, n * sizeof(cl_uint), "the sort's indices", &idx[b]));
+        }
+    const cl_mem in = (cl_mem)handles[2];
+    CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_SORT, defs, 2, 0, "clb_sort_tile", &k));
+    const cl_mem tmem[5] = {in, keys[0] ? keys[0] : in, idx[0] ? idx[0] : in,
+                            (cl_mem)handles[0], (cl_mem)handles[1]};
+    CLB_TRY(tile_pass(cl, k, op, tmem, tile, key_bytes, direct));
+    clb__cl_kernel_unlock(cl);
+    k = NULL;
+    if (direct) return CLB_OK;
+    int cur = 0;
+    for (int64_t width = tile; width < op->len; width *= 2, cur ^= 1) {
+        CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_SORT, defs, 2, 1, "clb_sort_merge", &k));
+        const cl_mem mem[4] = {keys[cur], idx[cur], keys[cur ^ 1], idx[cur ^ 1]};
+        const int64_t longs[3] = {op->len, width, (int64_t)n};
+        CLB_TRY(clb__cl_index_args(k, 0, 4, mem, 3, longs));
+        CLB_TRY(clb__cl_launch(cl, k->kernel, (int64_t)n));
+        clb__cl_kernel_unlock(cl);
+        k = NULL;
+    }
+    CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_SORT, defs, 2, 2, "clb_sort_finish", &k));
+    const cl_mem fmem[4] = {in, idx[cur], handles[0] ? (cl_mem)handles[0] : in,
+                            handles[1] ? (cl_mem)handles[1] : in};
+    const int64_t flongs[5] = {op->in_offset, handles[0] ? op->values_offset : -1,
+                               handles[1] ? op->indices_offset : -1, op->len, (int64_t)n};
+    CLB_TRY(clb__cl_index_args(k, 0, 4, fmem, 5, flongs));
+    CLB_TRY(clb__cl_launch(cl, k->kernel, (int64_t)n));
+cleanup:
+    if (k) clb__cl_kernel_unlock(cl);
+    for (int b = 0; b < 2; b++) {
+        if (keys[b]) clReleaseMemObject(keys[b]);
+        if (idx[b]) clReleaseMemObject(idx[b]);
+    }
+    return st;
+}

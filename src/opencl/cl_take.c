@@ -1,0 +1,45 @@
+/* Driver of cl/take.cl: take / take_along_axis as one gather launch, the index
+ * range checked by the kernel into a flag read back once with the result. */
+#include "cl_index.h"
+
+#include "cl_errors.h"
+#include "dtype.h"
+
+clb_status clb__cl_gather(clb_context *ctx, const clb__gather_op *op, void *const *handles,
+                          bool *bad)
+{
+    clb_status st = CLB_OK;
+    clb__cl_context *cl = clb__cl_impl(ctx);
+    clb__cl_kernel *k = NULL;
+    cl_mem flag = NULL;
+    cl_int zero = 0, got = 0, err = CL_SUCCESS;
+    *bad = false;
+    /* CPU devices that loop over a work-group copy runs; elsewhere one element a work item. */
+    const int64_t chunk = cl->loops ? 64 : 1;
+    const int64_t chunks = (op->inner + chunk - 1) / chunk, rows = op->outer * op->m;
+    clb__kernel_define defs[] = {{"CLB_ELEM_BYTES", (int64_t)clb_dtype_size(op->dtype)},
+                                 {"CLB_IDX_UNSIGNED", op->idx_unsigned},
+                                 {"CLB_TAKE_CHUNK", chunk}};
+    CLB_TRY(clb__cl_index_buffer(cl, sizeof zero, "take's index check", &flag));
+    err = clEnqueueWriteBuffer(cl->queue, flag, CL_FALSE, 0, sizeof zero, &zero, 0, NULL, NULL);
+    CLB_CL_CHECK(err, "clEnqueueWriteBuffer (take's index check)");
+    CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_TAKE, defs, 3, 0, "clb_take", &k));
+    const cl_mem mem[4] = {(cl_mem)handles[0], (cl_mem)handles[1], (cl_mem)handles[2], flag};
+    const int64_t longs[11] = {op->n,          op->m,          op->inner,      chunks,
+                               op->idx_strides[0], op->idx_strides[1], op->idx_strides[2],
+                               op->src_offset, op->idx_offset, op->out_offset, rows * chunks};
+    CLB_TRY(clb__cl_index_args(k, 0, 4, mem, 11, longs));
+    CLB_TRY(clb__cl_launch(cl, k->kernel, rows * chunks));
+    clb__cl_kernel_unlock(cl);
+    k = NULL;
+    err = clEnqueueReadBuffer(cl->queue, flag, CL_TRUE, 0, sizeof got, &got, 0, NULL, NULL);
+    CLB_CL_CHECK(err, "clEnqueueReadBuffer (take's index check)");
+    *bad = got != 0;
+cleanup:
+    if (k) clb__cl_kernel_unlock(cl);
+    if (flag) {
+        if (st != CLB_OK) clFinish(cl->queue); /* the write may still read `zero` */
+        clReleaseMemObject(flag);
+    }
+    return st;
+}

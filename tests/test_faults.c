@@ -212,6 +212,48 @@ static clb_status c_einsum(fixture *f, clb_tensor **o, void *h)
     return clb_einsum("ij,jk->ik", 2, in, &o[0]);
 }
 
+static clb_status c_take_along(fixture *f, clb_tensor **o, void *h)
+{
+    (void)h;
+    clb_tensor *idx = NULL;
+    clb_status st = clb_tensor_from_host(clb_tensor_context(f->a), CLB_INT8, 2,
+                                         (const int64_t[]){3, 1}, (const int8_t[]){0, -1, 2}, &idx);
+    if (st != CLB_OK) return st;
+    st = clb_take_along_axis(f->rev, idx, 1, &o[0]);
+    clb_tensor_release(idx);
+    return st;
+}
+static clb_status c_sort(fixture *f, clb_tensor **o, void *h)
+{
+    (void)h;
+    return clb_sort(f->rev, 0, 1, &o[0], &o[1]);
+}
+static clb_status c_topk(fixture *f, clb_tensor **o, void *h)
+{
+    (void)h;
+    return clb_topk(f->a, 2, -1, 1, &o[0], &o[1]);
+}
+static clb_status c_cumsum(fixture *f, clb_tensor **o, void *h)
+{
+    (void)h;
+    return clb_cumsum(f->wide, 1, &o[0]);
+}
+static clb_status c_masked_select(fixture *f, clb_tensor **o, void *h)
+{
+    (void)h;
+    clb_tensor *mask = NULL;
+    clb_status st = clb_binary(CLB_GT, f->a, f->bias, &mask);
+    if (st != CLB_OK) return st;
+    st = clb_masked_select(f->rev, mask, &o[0]);
+    clb_tensor_release(mask);
+    return st;
+}
+static clb_status c_nonzero(fixture *f, clb_tensor **o, void *h)
+{
+    (void)h;
+    return clb_nonzero(f->rev, &o[0]);
+}
+
 static const call calls[] = {
     {"from_host", c_from_host, 1},         {"empty", c_empty, 1},
     {"broadcast_to", c_broadcast_to, 1},   {"broadcast_tensors", c_broadcast_tensors, 2},
@@ -230,6 +272,9 @@ static const call calls[] = {
     {"var", c_var, 1},                     {"argmax", c_argmax, 1},
     {"softmax", c_softmax, 1},             {"eval_reduce", c_eval_reduce, 1},
     {"einsum", c_einsum, 1},
+    {"take_along_axis", c_take_along, 1},  {"sort", c_sort, 2},
+    {"topk", c_topk, 2},                   {"cumsum", c_cumsum, 1},
+    {"masked_select", c_masked_select, 1}, {"nonzero", c_nonzero, 1},
 };
 #define NCALLS ((int)(sizeof calls / sizeof calls[0]))
 

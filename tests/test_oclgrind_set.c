@@ -20,6 +20,10 @@
  *    columns and everything, with partials, in the lane-tree form and in the
  *    CPU forms (forced with CLB_REDUCE_FAST=1); argmax's vector scan (forced
  *    with CLB_ARGREDUCE_LANES=1);
+ *  - take_along_axis for each element width (int32 and uint64 indices), sort and
+ *    cumsum for each dtype class (rows in one local-memory tile, and float32 rows
+ *    of tiles and merge passes), cumprod in several scan blocks, nonzero and
+ *    masked_select;
  *  - streaming stores (forced on): copies, a repeat, a cast and adds;
  *  - negative strides (clb_slice): reversed and stepped views through copies,
  *    a cast, adds, an _into with a negative-stride out, reductions, eval and
@@ -529,6 +533,70 @@ static void argreductions(clb_context *ctx)
     }
 }
 
+/* ---- take, sort, scans, nonzero / masked_select (cl/take.cl, sort.cl, scan.cl,
+   select.cl): each element width of the gather, the sort's local-memory tile
+   (one tile a row, and tiles then merge passes) for each dtype class, the
+   blocked scan in one and in several levels, both scatters ---- */
+
+static void indexing(clb_context *ctx)
+{
+    char what[128];
+    static const clb_dtype widths[4] = {CLB_BOOL, CLB_INT16, CLB_FLOAT32, CLB_FLOAT64};
+    for (int w = 0; w < 4; w++) {
+        const int64_t ts[2] = {4, 5}, is[2] = {4, 2};
+        clb_tensor *h = make(host, widths[w], 2, ts, 5u), *d = on(ctx, h);
+        clb_tensor *hi0 = make(host, CLB_UINT8, 2, is, 9u), *hi = NULL, *di = NULL;
+        CLBT_OK(clb_cast(hi0, w == 1 ? CLB_UINT64 : CLB_INT32, &hi));
+        di = on(ctx, hi);
+        clb_tensor *hr = NULL, *dr = NULL;
+        snprintf(what, sizeof what, "take_along_axis of %s", clb_dtype_name(widths[w]));
+        if (clb_take_along_axis(h, hi, 1, &hr) == CLB_OK &&
+            !declined(clb_take_along_axis(d, di, 1, &dr), what))
+            compare(dr, hr, what);
+        clb_tensor_release(hr), clb_tensor_release(dr);
+        clb_tensor_release(h), clb_tensor_release(d), clb_tensor_release(hi0);
+        clb_tensor_release(hi), clb_tensor_release(di);
+    }
+    for (int c = 0; c < NCLASSES; c++) {
+        clb_dtype dt = class_dtypes[c];
+        static const int64_t shapes[3][2] = {{3, 7}, {2, 1}, {2, 2100}};
+        for (int k = 0; k < (c == 5 ? 3 : 2); k++) {
+            clb_tensor *h = make(host, dt, 2, shapes[k], 31u + (unsigned)c), *d = on(ctx, h);
+            clb_tensor *hv = NULL, *hx = NULL, *dv = NULL, *dx = NULL;
+            snprintf(what, sizeof what, "sort of %s (%lld, %lld)", clb_dtype_name(dt),
+                     (long long)shapes[k][0], (long long)shapes[k][1]);
+            if (clb_sort(h, 1, k == 0, &hv, &hx) == CLB_OK &&
+                !declined(clb_sort(d, 1, k == 0, &dv, &dx), what)) {
+                compare(dv, hv, what);
+                compare(dx, hx, what);
+            }
+            clb_tensor_release(hv), clb_tensor_release(hx);
+            clb_tensor_release(dv), clb_tensor_release(dx);
+            snprintf(what, sizeof what, "cumsum of %s (%lld, %lld)", clb_dtype_name(dt),
+                     (long long)shapes[k][0], (long long)shapes[k][1]);
+            if (clb_cumsum(h, 1, &hv) == CLB_OK && !declined(clb_cumsum(d, 1, &dv), what))
+                compare(dv, hv, what);
+            clb_tensor_release(hv), clb_tensor_release(dv);
+            clb_tensor_release(h), clb_tensor_release(d);
+        }
+    }
+    /* cumprod over a middle axis in several blocks; nonzero; masked_select */
+    const int64_t ms[3] = {2, 300, 3};
+    clb_tensor *h = make(host, CLB_FLOAT32, 3, ms, 3u), *d = on(ctx, h), *hr = NULL, *dr = NULL;
+    if (clb_cumprod(h, 1, &hr) == CLB_OK && !declined(clb_cumprod(d, 1, &dr), "cumprod"))
+        compare(dr, hr, "cumprod (2, 300, 3) axis 1");
+    clb_tensor_release(hr), clb_tensor_release(dr);
+    if (clb_nonzero(h, &hr) == CLB_OK && !declined(clb_nonzero(d, &dr), "nonzero"))
+        compare(dr, hr, "nonzero");
+    clb_tensor_release(hr), clb_tensor_release(dr);
+    clb_tensor *hm = make(host, CLB_BOOL, 2, (const int64_t[]){300, 3}, 4u), *dm = on(ctx, hm);
+    if (clb_masked_select(h, hm, &hr) == CLB_OK &&
+        !declined(clb_masked_select(d, dm, &dr), "masked_select"))
+        compare(dr, hr, "masked_select");
+    clb_tensor_release(hr), clb_tensor_release(dr);
+    clb_tensor_release(h), clb_tensor_release(d), clb_tensor_release(hm), clb_tensor_release(dm);
+}
+
 /* ---- fused broadcast reductions (cl/eval_reduce.cl) ---------------------------------- */
 
 #if CLB_HAVE_OPENCL
@@ -644,6 +712,7 @@ static void all(clb_context *ctx, const char *selector)
 #endif
     reductions(ctx, selector);
     argreductions(ctx);
+    indexing(ctx);
 #if CLB_HAVE_OPENCL
     fused(selector);
 #endif

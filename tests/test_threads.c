@@ -4,8 +4,8 @@
  * corrupts data fails the test, and the ThreadSanitizer build (./dev test)
  * reports races that happen not to corrupt anything.
  *
- * The mix: transfers, views, contiguous, cast, repeat, element-wise add and a
- * full sum, every one required on every device (casts to float64 refused
+ * The mix: transfers, views, contiguous, cast, repeat, element-wise add, a
+ * full sum, sort + cumsum, and take + masked_select, every one required on every device (casts to float64 refused
  * where the device has none). $CLB_TEST_THREAD_OPS overrides the 1,000. */
 #include "testutil.h"
 
@@ -74,7 +74,7 @@ static bool one_op(worker *w, clb_context *ctx, uint64_t *rng)
     for (int64_t i = 0; i < n; i++) av[i] = (int32_t)(clbt_rand(rng) % 100);
     WOK(w, clb_tensor_from_host(ctx, CLB_INT32, ndim, shape, av, &a));
 
-    switch (clbt_rand(rng) % 7) {
+    switch (clbt_rand(rng) % 9) {
     case 0: { /* transfer round trip */
         WOK(w, clb_tensor_to_host(a, outv, sizeof outv));
         for (int64_t i = 0; i < n; i++)
@@ -154,6 +154,53 @@ static bool one_op(worker *w, clb_context *ctx, uint64_t *rng)
         for (int64_t i = 0; i < n; i++)
             if (outv[i] != av[i] + bv[ndim ? i % last : 0])
                 WFAIL(w, "add: element %lld", (long long)i);
+        break;
+    }
+    case 7: { /* the values flattened: sorted descending, and their running sum */
+        int64_t flat = n, sorted[MAXN], sums[MAXN];
+        clb_tensor *fl = NULL, *srt = NULL;
+        WOK(w, clb_reshape(a, 1, &flat, &v));
+        clb_status s1 = clb_sort(v, 0, 1, &srt, NULL);
+        clb_status s2 = s1 == CLB_OK ? clb_cast(srt, CLB_INT64, &fl) : s1;
+        clb_status s3 = s2 == CLB_OK ? clb_tensor_to_host(fl, sorted, sizeof sorted) : s2;
+        clb_tensor_release(srt);
+        clb_tensor_release(fl);
+        WOK(w, s3);
+        int64_t total = 0, seen = 0;
+        for (int64_t i = 0; i < n; i++) total += av[i], seen += sorted[i];
+        for (int64_t i = 1; i < n; i++)
+            if (sorted[i] > sorted[i - 1]) WFAIL(w, "sort: element %lld out of order", (long long)i);
+        if (seen != total) WFAIL(w, "sort: the values changed");
+        WOK(w, clb_cumsum(v, 0, &r));
+        WOK(w, clb_tensor_to_host(r, sums, sizeof sums));
+        total = 0;
+        for (int64_t i = 0; i < n; i++)
+            if (sums[i] != (total += av[i])) WFAIL(w, "cumsum: element %lld", (long long)i);
+        break;
+    }
+    case 8: { /* the flattened values reversed by take, then those above 50 by masked_select */
+        int64_t flat = n, rev[MAXN];
+        for (int64_t i = 0; i < n; i++) rev[i] = n - 1 - i;
+        WOK(w, clb_reshape(a, 1, &flat, &v));
+        WOK(w, clb_tensor_from_host(ctx, CLB_INT64, 1, &flat, rev, &b));
+        clb_tensor *t = NULL, *mask = NULL, *fifty = NULL;
+        const int32_t f50 = 50;
+        clb_status s1 = clb_take(v, b, 0, &t);
+        if (s1 == CLB_OK) s1 = clb_tensor_from_host(ctx, CLB_INT32, 0, NULL, &f50, &fifty);
+        if (s1 == CLB_OK) s1 = clb_binary(CLB_GT, t, fifty, &mask);
+        if (s1 == CLB_OK) s1 = clb_masked_select(t, mask, &r);
+        clb_tensor_release(t);
+        clb_tensor_release(mask);
+        clb_tensor_release(fifty);
+        WOK(w, s1);
+        int64_t m = 0;
+        for (int64_t i = n - 1; i >= 0; i--)
+            if (av[i] > 50) outv[MAXN + m++] = av[i];
+        if (clb_tensor_numel(r) != m) WFAIL(w, "masked_select: %lld selected, expected %lld",
+                                            (long long)clb_tensor_numel(r), (long long)m);
+        WOK(w, clb_tensor_to_host(r, outv, sizeof(int32_t) * (size_t)m));
+        for (int64_t i = 0; i < m; i++)
+            if (outv[i] != outv[MAXN + i]) WFAIL(w, "take + masked_select: element %lld", (long long)i);
         break;
     }
     default: { /* sum of everything (int64 accumulator) */

@@ -216,8 +216,9 @@ static clb_status c_take_along(fixture *f, clb_tensor **o, void *h)
 {
     (void)h;
     clb_tensor *idx = NULL;
+    o[0] = NULL; /* the op below never runs when the indices fail */
     clb_status st = clb_tensor_from_host(clb_tensor_context(f->a), CLB_INT8, 2,
-                                         (const int64_t[]){3, 1}, (const int8_t[]){0, -1, 2}, &idx);
+                                         (const int64_t[]){3, 1}, (const int8_t[]){0, -1, 1}, &idx);
     if (st != CLB_OK) return st;
     st = clb_take_along_axis(f->rev, idx, 1, &o[0]);
     clb_tensor_release(idx);
@@ -242,9 +243,10 @@ static clb_status c_masked_select(fixture *f, clb_tensor **o, void *h)
 {
     (void)h;
     clb_tensor *mask = NULL;
+    o[0] = NULL; /* the op below never runs when the mask fails */
     clb_status st = clb_binary(CLB_GT, f->a, f->bias, &mask);
     if (st != CLB_OK) return st;
-    st = clb_masked_select(f->rev, mask, &o[0]);
+    st = clb_masked_select(f->a, mask, &o[0]);
     clb_tensor_release(mask);
     return st;
 }

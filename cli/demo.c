@@ -1158,6 +1158,102 @@ static void demo_dtypes(void)
     clb_tensor_release(r);
 }
 
+/* k-nearest neighbours without leaving the device: squared distances by a
+   broadcast reduction (no (N, M, D) intermediate), the k smallest per query
+   with clb_topk, and the neighbours' rows fetched with clb_take. */
+typedef struct knn_arg {
+    operand x, y; /* queries (N, 1, D), database (M, D) */
+    int64_t k;
+    int which; /* 0: distances of the k nearest, 1: their indices, 2: their rows */
+} knn_arg;
+
+static clb_status step_knn(clb_context *ctx, const void *arg, clb_tensor **out)
+{
+    const knn_arg *c = arg;
+    clb_tensor *x = NULL, *y = NULL, *d = NULL, *dist = NULL, *idx = NULL;
+    clb_status st;
+    TRY(upload(ctx, &c->x, &x));
+    TRY(upload(ctx, &c->y, &y));
+    const char *names[2] = {"x", "y"};
+    const clb_tensor *in[2] = {x, y};
+    static const int last[1] = {-1};
+    TRY(clb_eval_reduce(ctx, "(x - y) ** 2", 2, names, in, CLB_SUM, 1, last, 0, &d));
+    TRY(clb_topk(d, c->k, 1, 0, &dist, &idx));
+    if (c->which == 0) {
+        *out = dist;
+        dist = NULL;
+    } else if (c->which == 1) {
+        *out = idx;
+        idx = NULL;
+    } else {
+        st = clb_take(y, idx, 0, out);
+    }
+done:
+    clb_tensor_release(x);
+    clb_tensor_release(y);
+    clb_tensor_release(d);
+    clb_tensor_release(dist);
+    clb_tensor_release(idx);
+    return st;
+}
+
+static void demo_knn(void)
+{
+    section("16. k-nearest neighbours on the device: clb_eval_reduce, clb_topk, clb_take");
+    enum { N = 5, M = 64, D = 3, K = 8 };
+    static float x[N * D], y[M * D];
+    for (int i = 0; i < N * D; i++) x[i] = (float)((i * 37) % 17) / 4.0f;
+    for (int i = 0; i < M * D; i++) y[i] = (float)((i * 53) % 29) / 8.0f; /* sums exact in float32 */
+    knn_arg ka = {{CLB_FLOAT32, 3, {N, 1, D}, x}, {CLB_FLOAT32, 2, {M, D}, y}, K, 0};
+    printf("  queries x (%d, 1, %d), database y (%d, %d): d = sum((x - y) ** 2, axis=-1) is\n"
+           "  (%d, %d), never (%d, %d, %d); topk(d, %d, largest=0); take(y, idx, axis=0)\n",
+           N, D, M, D, N, M, N, M, D, K);
+    clb_tensor *dist = compute("the k smallest distances", step_knn, &ka);
+    ka.which = 1;
+    clb_tensor *idx = compute("their indices", step_knn, &ka);
+    ka.which = 2;
+    clb_tensor *rows = compute("their rows (take)", step_knn, &ka);
+    vals dv, iv, rv;
+    if (show("idx", idx, 5, &iv)) {
+        int ok = 1;
+        double want[N * K];
+        for (int q = 0; q < N; q++) { /* brute force: stable order of (distance, index) */
+            double dd[M];
+            int used[M] = {0};
+            for (int m = 0; m < M; m++) {
+                dd[m] = 0;
+                for (int j = 0; j < D; j++) {
+                    double t = (double)x[q * D + j] - (double)y[m * D + j];
+                    dd[m] += t * t;
+                }
+            }
+            for (int r = 0; r < K; r++) {
+                int best = -1;
+                for (int m = 0; m < M; m++)
+                    if (!used[m] && (best < 0 || dd[m] < dd[best])) best = m;
+                used[best] = 1;
+                want[q * K + r] = best;
+            }
+        }
+        for (int i = 0; i < N * K; i++) ok &= iv.v[i] == want[i];
+        verdict(ok, "the neighbours equal a brute-force search (ties by lower index)");
+        if (show(NULL, rows, 0, &rv)) {
+            int same = 1;
+            for (int i = 0; i < N * K; i++)
+                for (int j = 0; j < D; j++)
+                    same &= rv.v[i * D + j] == y[(int)iv.v[i] * D + j];
+            printf("  rows -> %s\n", shape_text(rv.ndim, rv.shape).s);
+            verdict(same, "take(y, idx, 0) gives each neighbour's row");
+            vals_free(&rv);
+        }
+        vals_free(&iv);
+    }
+    if (show("dist", dist, 5, &dv)) vals_free(&dv);
+    clb_tensor_release(dist);
+    clb_tensor_release(idx);
+    clb_tensor_release(rows);
+}
+
 int cmd_demo(int argc, char **argv)
 {
     const char *selector = NULL;
@@ -1225,6 +1321,7 @@ int cmd_demo(int argc, char **argv)
     demo_matmul();
     demo_dtypes();
     demo_stats();
+    demo_knn();
 
     clb_context_release(g.dev);
     clb_context_release(g.host);

@@ -13,6 +13,11 @@ Protocol (one line each way, on stdin / stdout):
                          torch_softmax (torch.softmax(dim=-1), new output) and
                          numpy_pairwise (((x - y) ** 2).sum(-1), x (n,1,D), y (1,n,D),
                          materialised: n is N, or N halved until NumPy holds it))
+  setup index RxC SxS -> "ok" (bench_index, issue 29: x of (R, C), s of (S, S);
+                         VARIANT: torch_sort_last torch_sort_axis0 (torch.sort(stable=True)),
+                         numpy_sort_last numpy_sort_axis0 (np.sort(kind="stable")) of s,
+                         torch_topk (torch.topk(x, 16)), torch_cumsum_0 torch_cumsum_1
+                         (torch.cumsum(x, dim)))
   quit
 PyTorch runs on --threads threads (torch.set_num_threads); NumPy on one, as it
 does. Inputs are float32, uniform [0, 1); PyTorch's tensors share NumPy's
@@ -56,6 +61,23 @@ def stats_variants(sa, sb):
     if n >= 1:
         out["numpy_pairwise"] = lambda: ((px - py) ** 2).sum(-1)
     return out, "pairwise=%d" % n
+
+
+def index_variants(sa, sb):
+    """bench_index's peers: sorts of s, top-k and running sums of x."""
+    rng = np.random.default_rng(2)
+    a = rng.random(sa, dtype=np.float32)
+    b = rng.random(sb, dtype=np.float32)
+    out = {"numpy_sort_last": lambda: np.sort(b, axis=-1, kind="stable"),
+           "numpy_sort_axis0": lambda: np.sort(b, axis=0, kind="stable")}
+    if torch is not None:
+        ta, tb = torch.from_numpy(a), torch.from_numpy(b)
+        out["torch_sort_last"] = lambda: torch.sort(tb, dim=-1, stable=True)
+        out["torch_sort_axis0"] = lambda: torch.sort(tb, dim=0, stable=True)
+        out["torch_topk"] = lambda: torch.topk(ta, 16, dim=-1)
+        out["torch_cumsum_0"] = lambda: torch.cumsum(ta, dim=0)
+        out["torch_cumsum_1"] = lambda: torch.cumsum(ta, dim=1)
+    return out
 
 
 def variants(key, sa, sb):
@@ -152,6 +174,8 @@ def main():
                 if words[1] == "stats":
                     fns, note = stats_variants(shape(words[2]), shape(words[3]))
                     note = " " + note
+                elif words[1] == "index":
+                    fns = index_variants(shape(words[2]), shape(words[3]))
                 else:
                     fns = variants(words[1], shape(words[2]), shape(words[3]))
                 for fn in fns.values():

@@ -24,6 +24,9 @@
 #ifndef CLB_ACC_DTYPE
 #define CLB_ACC_DTYPE 10
 #endif
+#ifndef CLB_SCAN_COLS
+#define CLB_SCAN_COLS 1
+#endif
 #ifndef CLB_SCAN_PROD
 #define CLB_SCAN_PROD 0
 #endif
@@ -59,43 +62,57 @@ typedef CLB_STORAGE(CLB_ACC_DTYPE) acc_t;
 #define CLB_SCAN_VALUE(s, c) (s)
 #endif
 
-/* Work item g = (o, b, i) over outer * nb * inner: the element offset of its
-   block's first element (relative to the (outer, len, inner) start) and range. */
-#define CLB_SCAN_UNIT(g, nb, inner, len, block, o, b, i, l0, l1)                                   \
-    const long i = (g) % (inner), t_ = (g) / (inner), b = t_ % (nb), o = t_ / (nb);                \
+/* Work item g = (o, b, ic) over outer * nb * ichunks: columns i0 .. i0 + CLB_SCAN_COLS
+   (within inner) of block b, elements l0 .. l1 along the axis. Several columns a
+   work item (CPU devices that loop over a work-group) walk the rows of the block
+   in order, each row's run of columns contiguous; one column (GPUs) leaves
+   neighbouring columns to neighbouring work items. */
+#define CLB_SCAN_UNIT(g, nb, ichunks, len, block, o, b, i0, l0, l1)                               \
+    const long ic_ = (g) % (ichunks), t_ = (g) / (ichunks), b = t_ % (nb), o = t_ / (nb);       \
+    const long i0 = ic_ * CLB_SCAN_COLS;                                                           \
     const long l0 = b * (block), l1 = min((long)(len), l0 + (block))
 
 __kernel void clb_scan_totals(__global const CLB_STORAGE(CLB_IN_DTYPE) *in,
                               __global acc_t *totals, long in_offset, long len, long inner,
-                              long block, long nb, long count)
+                              long block, long nb, long ichunks, long count)
 {
     const long g = (long)get_global_id(0);
     if (g >= count) return;
-    CLB_SCAN_UNIT(g, nb, inner, len, block, o, b, i, l0, l1);
-    __global const CLB_STORAGE(CLB_IN_DTYPE) *p = in + in_offset + o * len * inner + i;
-    acc_t s = CLB_SCAN_ID, c = 0;
-    for (long l = l0; l < l1; l++) CLB_SCAN_STEP(s, c, CLB_SCAN_LOAD(p, l * inner));
-    totals[g] = CLB_SCAN_VALUE(s, c);
+    CLB_SCAN_UNIT(g, nb, ichunks, len, block, o, b, i0, l0, l1);
+    const int cols = (int)min((long)CLB_SCAN_COLS, inner - i0);
+    __global const CLB_STORAGE(CLB_IN_DTYPE) *p = in + in_offset + o * len * inner + i0;
+    acc_t s[CLB_SCAN_COLS], c[CLB_SCAN_COLS];
+    for (int k = 0; k < CLB_SCAN_COLS; k++) s[k] = CLB_SCAN_ID, c[k] = 0;
+    for (long l = l0; l < l1; l++)
+        for (int k = 0; k < cols; k++) CLB_SCAN_STEP(s[k], c[k], CLB_SCAN_LOAD(p, l * inner + k));
+    for (int k = 0; k < cols; k++) totals[(o * nb + b) * inner + i0 + k] = CLB_SCAN_VALUE(s[k], c[k]);
 }
 
-/* prefix: the inclusive scan of the block totals (NULL-safe: has_prefix 0 for
-   a single block). in and out may be one buffer (the totals scanned in place). */
+/* prefix: the inclusive scan of the block totals (has_prefix 0 for a single
+   block). in and out may be one buffer (the totals scanned in place). */
 __kernel void clb_scan_apply(__global const CLB_STORAGE(CLB_IN_DTYPE) *in,
                              __global CLB_STORAGE(CLB_OUT_DTYPE) *out,
                              __global const acc_t *prefix, long in_offset, long out_offset,
-                             long len, long inner, long block, long nb, long has_prefix,
-                             long count)
+                             long len, long inner, long block, long nb, long ichunks,
+                             long has_prefix, long count)
 {
     const long g = (long)get_global_id(0);
     if (g >= count) return;
-    CLB_SCAN_UNIT(g, nb, inner, len, block, o, b, i, l0, l1);
-    const long base = o * len * inner + i;
+    CLB_SCAN_UNIT(g, nb, ichunks, len, block, o, b, i0, l0, l1);
+    const int cols = (int)min((long)CLB_SCAN_COLS, inner - i0);
+    const long base = o * len * inner + i0;
     __global const CLB_STORAGE(CLB_IN_DTYPE) *p = in + in_offset + base;
     __global CLB_STORAGE(CLB_OUT_DTYPE) *q = out + out_offset + base;
-    acc_t s = has_prefix && b > 0 ? prefix[g - inner] : CLB_SCAN_ID, c = 0;
-    for (long l = l0; l < l1; l++) {
-        CLB_SCAN_STEP(s, c, CLB_SCAN_LOAD(p, l * inner));
-        CLB_STORE(CLB_OUT_DTYPE, q, l * inner,
-                  CLB_CONVERT(CLB_OUT_DTYPE, CLB_ACC_DTYPE, CLB_SCAN_VALUE(s, c)));
+    acc_t s[CLB_SCAN_COLS], c[CLB_SCAN_COLS];
+    for (int k = 0; k < CLB_SCAN_COLS; k++) {
+        s[k] = has_prefix && b > 0 && k < cols ? prefix[(o * nb + b - 1) * inner + i0 + k]
+                                               : CLB_SCAN_ID;
+        c[k] = 0;
     }
+    for (long l = l0; l < l1; l++)
+        for (int k = 0; k < cols; k++) {
+            CLB_SCAN_STEP(s[k], c[k], CLB_SCAN_LOAD(p, l * inner + k));
+            CLB_STORE(CLB_OUT_DTYPE, q, l * inner + k,
+                      CLB_CONVERT(CLB_OUT_DTYPE, CLB_ACC_DTYPE, CLB_SCAN_VALUE(s[k], c[k])));
+        }
 }

@@ -20,6 +20,9 @@
 #ifndef CLB_IDX_UNSIGNED
 #define CLB_IDX_UNSIGNED 0
 #endif
+#ifndef CLB_TAKE_ROW
+#define CLB_TAKE_ROW 0 /* 1: one index per output row (is2 == 0) */
+#endif
 #ifndef CLB_TAKE_CHUNK
 #define CLB_TAKE_CHUNK 1
 #endif
@@ -47,6 +50,24 @@ __kernel void clb_take(__global elem_t *out, __global const elem_t *src,
     const long i1 = min(inner, i0 + CLB_TAKE_CHUNK);
     __global elem_t *dst = out + out_offset + row * inner;
     __global const long *ip = idx + idx_offset + o * is0 + j * is1;
+#if CLB_TAKE_ROW
+    /* One index for the whole output row (take: is2 == 0): checked once, then a
+       contiguous run copied (vectorisable on a CPU). */
+    long k = ip[0];
+#if CLB_IDX_UNSIGNED
+    const bool ok = (ulong)k < (ulong)n;
+#else
+    if (k < 0) k += n;
+    const bool ok = k >= 0 && k < n;
+#endif
+    if (!ok) {
+        *bad = 1;
+        for (long i = i0; i < i1; i++) dst[i] = 0;
+        return;
+    }
+    __global const elem_t *sp = src + src_offset + (o * n + k) * inner;
+    for (long i = i0; i < i1; i++) dst[i] = sp[i];
+#else
     for (long i = i0; i < i1; i++) {
         long k = ip[i * is2];
 #if CLB_IDX_UNSIGNED
@@ -62,4 +83,5 @@ __kernel void clb_take(__global elem_t *out, __global const elem_t *src,
         }
         dst[i] = src[src_offset + (o * n + k) * inner + i];
     }
+#endif
 }

@@ -19,14 +19,15 @@ typedef struct scan_level {
 
 /* Elements per block: enough blocks that outer * nb * inner work items fill
    the device, none longer than a loop-limited work item may run. */
-static int64_t block_of(const clb__cl_context *cl, const scan_level *s)
+static int64_t block_of(const clb__cl_context *cl, const scan_level *s, int64_t cols)
 {
-    int64_t lines = s->outer * s->inner, units = (int64_t)clb__cl_compute_units(cl);
+    int64_t lines = s->outer * ((s->inner + cols - 1) / cols);
+    int64_t units = (int64_t)clb__cl_compute_units(cl);
     int64_t want = cl->loops ? 64 * units : 32768;
     int64_t nb = lines >= want ? 1 : (want + lines - 1) / lines;
     int64_t block = (s->len + nb - 1) / nb;
     if (block < SCAN_MIN_BLOCK) block = SCAN_MIN_BLOCK;
-    int64_t most = cl->max_trips < INT64_MAX ? cl->max_trips / 2 : SCAN_MAX_BLOCK;
+    int64_t most = cl->max_trips < INT64_MAX ? cl->max_trips / (2 * cols) : SCAN_MAX_BLOCK;
     if (most > SCAN_MAX_BLOCK) most = SCAN_MAX_BLOCK;
     return block < most ? block : most;
 }
@@ -37,21 +38,25 @@ static clb_status scan_run(clb__cl_context *cl, const scan_level *s, cl_mem in, 
     clb_status st = CLB_OK;
     clb__cl_kernel *k = NULL;
     cl_mem totals = NULL;
-    const int64_t block = block_of(cl, s), nb = (s->len + block - 1) / block;
-    const int64_t units = s->outer * nb * s->inner;
-    clb__kernel_define defs[] = {{"CLB_IN_DTYPE", s->in}, {"CLB_OUT_DTYPE", s->out},
-                                 {"CLB_ACC_DTYPE", s->acc}, {"CLB_SCAN_PROD", s->prod}};
+    /* Columns a work item: 16 where a work-group is a loop and there are columns. */
+    const int64_t cols = cl->loops && s->inner >= 16 ? 16 : 1;
+    const int64_t ichunks = (s->inner + cols - 1) / cols;
+    const int64_t block = block_of(cl, s, cols), nb = (s->len + block - 1) / block;
+    const int64_t units = s->outer * nb * ichunks;
+    clb__kernel_define defs[] = {{"CLB_IN_DTYPE", s->in},   {"CLB_OUT_DTYPE", s->out},
+                                 {"CLB_ACC_DTYPE", s->acc}, {"CLB_SCAN_PROD", s->prod},
+                                 {"CLB_SCAN_COLS", cols}};
     if (depth > 8)
         return clb__fail(CLB_ERR_UNSUPPORTED, "cumsum/cumprod: an axis of %lld elements needs "
                                               "more scan levels than this device allows",
                          (long long)s->len);
     if (nb > 1) {
-        CLB_TRY(clb__cl_index_buffer(cl, (size_t)units * clb_dtype_size(s->acc),
+        CLB_TRY(clb__cl_index_buffer(cl, (size_t)(s->outer * nb * s->inner) * clb_dtype_size(s->acc),
                                      "the scan's block totals", &totals));
-        CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_SCAN, defs, 4, 0, "clb_scan_totals", &k));
+        CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_SCAN, defs, 5, 0, "clb_scan_totals", &k));
         const cl_mem mem[2] = {in, totals};
-        const int64_t longs[6] = {s->in_offset, s->len, s->inner, block, nb, units};
-        CLB_TRY(clb__cl_index_args(k, 0, 2, mem, 6, longs));
+        const int64_t longs[7] = {s->in_offset, s->len, s->inner, block, nb, ichunks, units};
+        CLB_TRY(clb__cl_index_args(k, 0, 2, mem, 7, longs));
         CLB_TRY(clb__cl_launch(cl, k->kernel, units));
         clb__cl_kernel_unlock(cl);
         k = NULL;
@@ -60,11 +65,11 @@ static clb_status scan_run(clb__cl_context *cl, const scan_level *s, cl_mem in, 
                               .outer = s->outer, .len = nb, .inner = s->inner};
         CLB_TRY(scan_run(cl, &t, totals, totals, depth + 1));
     }
-    CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_SCAN, defs, 4, 1, "clb_scan_apply", &k));
+    CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_SCAN, defs, 5, 1, "clb_scan_apply", &k));
     const cl_mem mem[3] = {in, out, totals ? totals : out};
-    const int64_t longs[8] = {s->in_offset, s->out_offset, s->len, s->inner,
-                              block,        nb,            nb > 1,  units};
-    CLB_TRY(clb__cl_index_args(k, 0, 3, mem, 8, longs));
+    const int64_t longs[9] = {s->in_offset, s->out_offset, s->len,  s->inner, block,
+                              nb,           ichunks,       nb > 1, units};
+    CLB_TRY(clb__cl_index_args(k, 0, 3, mem, 9, longs));
     CLB_TRY(clb__cl_launch(cl, k->kernel, units));
 cleanup:
     if (k) clb__cl_kernel_unlock(cl);

@@ -15,15 +15,16 @@ clb_status clb__cl_gather(clb_context *ctx, const clb__gather_op *op, void *cons
     cl_int zero = 0, got = 0, err = CL_SUCCESS;
     *bad = false;
     /* CPU devices that loop over a work-group copy runs; elsewhere one element a work item. */
-    const int64_t chunk = cl->loops ? 64 : 1;
+    const int64_t chunk = cl->loops ? 1024 : 1;
+    const bool row = op->idx_strides[2] == 0;
     const int64_t chunks = (op->inner + chunk - 1) / chunk, rows = op->outer * op->m;
     clb__kernel_define defs[] = {{"CLB_ELEM_BYTES", (int64_t)clb_dtype_size(op->dtype)},
                                  {"CLB_IDX_UNSIGNED", op->idx_unsigned},
-                                 {"CLB_TAKE_CHUNK", chunk}};
+                                 {"CLB_TAKE_CHUNK", chunk}, {"CLB_TAKE_ROW", row}};
     CLB_TRY(clb__cl_index_buffer(cl, sizeof zero, "take's index check", &flag));
     err = clEnqueueWriteBuffer(cl->queue, flag, CL_FALSE, 0, sizeof zero, &zero, 0, NULL, NULL);
     CLB_CL_CHECK(err, "clEnqueueWriteBuffer (take's index check)");
-    CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_TAKE, defs, 3, 0, "clb_take", &k));
+    CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_TAKE, defs, 4, 0, "clb_take", &k));
     const cl_mem mem[4] = {(cl_mem)handles[0], (cl_mem)handles[1], (cl_mem)handles[2], flag};
     const int64_t longs[11] = {op->n,          op->m,          op->inner,      chunks,
                                op->idx_strides[0], op->idx_strides[1], op->idx_strides[2],

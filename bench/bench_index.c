@@ -1,0 +1,198 @@
+/* Picking, ordering and running totals (issue 29): per device, GB/s and % of the
+   library's own copy (clb_cast float32 -> float32 of x, bytes read + written)
+   measured in the same interleaved rounds, of
+     take of T random rows of a (V, 1024) float32 table   (rows read + written, indices)
+     take_along_axis, one index per row of x (R, C)        (one element read + written a row)
+     sort of s (S, S) float32 along the last axis and axis 0, values and indices
+     topk k = 16 over x along the last axis
+     cumsum of x along each axis                            (x read + written)
+   and, in the same rounds, torch.sort(stable=True) and numpy.sort(kind="stable") of s,
+   torch.topk(x, 16) and torch.cumsum(x, dim) on 2 threads through bench/torch_ref.py
+   ("x peer" = the peer's median time / the library's; "n/a" without python3 with
+   NumPy / PyTorch). Targets (issue 29, PoCL): take and take_along_axis >= 60 % of the
+   copy; sort >= 1.0x torch and >= 1.5x NumPy; topk >= 1.5x torch; cumsum >= 60 % of
+   the copy and >= 1.5x torch. Figures from one run, not assertions.
+   usage: bench_index [--device SEL] [--quick] */
+#include "harness.h"
+#include "peer.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static clb_tensor *x, *s, *table, *rows_idx, *along_idx;
+
+#define RUN1(name, call)                                                                           \
+    static clb_status name(void *u)                                                                \
+    {                                                                                              \
+        (void)u;                                                                                   \
+        clb_tensor *y = NULL;                                                                      \
+        clb_status st = (call);                                                                    \
+        clb_tensor_release(y);                                                                     \
+        return st;                                                                                 \
+    }
+#define RUN2(name, call)                                                                           \
+    static clb_status name(void *u)                                                                \
+    {                                                                                              \
+        (void)u;                                                                                   \
+        clb_tensor *y = NULL, *z = NULL;                                                           \
+        clb_status st = (call);                                                                    \
+        clb_tensor_release(y);                                                                     \
+        clb_tensor_release(z);                                                                     \
+        return st;                                                                                 \
+    }
+RUN1(run_copy, clb_cast(x, CLB_FLOAT32, &y))
+RUN1(run_take, clb_take(table, rows_idx, 0, &y))
+RUN1(run_along, clb_take_along_axis(x, along_idx, 1, &y))
+RUN2(run_sort_last, clb_sort(s, -1, 0, &y, &z))
+RUN2(run_sort_axis0, clb_sort(s, 0, 0, &y, &z))
+RUN2(run_topk, clb_topk(x, 16, -1, 1, &y, &z))
+RUN1(run_cumsum0, clb_cumsum(x, 0, &y))
+RUN1(run_cumsum1, clb_cumsum(x, 1, &y))
+
+static peer pe;
+enum { MAX_CALLS = 64 };
+typedef struct peer_case {
+    const char *variant;
+    int calls;
+    double t[MAX_CALLS];
+} peer_case;
+
+static clb_status run_peer(void *u)
+{
+    peer_case *pc = u;
+    char ans[64];
+    double sec = 0;
+    if (peer_ask(&pe, ans, sizeof ans, "run %s", pc->variant) != 0 ||
+        sscanf(ans, "%lf", &sec) != 1)
+        return CLB_ERR_UNSUPPORTED;
+    if (pc->calls < MAX_CALLS) pc->t[pc->calls++] = sec;
+    return CLB_OK;
+}
+
+/* The median of the timed calls (the first is the harness's warm-up); 0 if none. */
+static double peer_median(peer_case *pc)
+{
+    int n = pc->calls - 1;
+    return n < 1 ? 0 : clbb_sort_median(pc->t + 1, n);
+}
+
+/* Random int64 indices in [0, n) (a fixed-seed LCG). */
+static clb_status random_indices(clb_context *ctx, int ndim, const int64_t *shape, int64_t n,
+                                 clb_tensor **out)
+{
+    int64_t count = 1;
+    for (int d = 0; d < ndim; d++) count *= shape[d];
+    int64_t *v = malloc((size_t)count * sizeof *v);
+    if (!v) return CLB_ERR_OUT_OF_MEMORY;
+    uint64_t r = 12345;
+    for (int64_t i = 0; i < count; i++) {
+        r = r * 6364136223846793005ull + 1442695040888963407ull;
+        v[i] = (int64_t)((r >> 33) % (uint64_t)n);
+    }
+    clb_status st = clb_tensor_from_host(ctx, CLB_INT64, ndim, shape, v, out);
+    free(v);
+    return st;
+}
+
+int main(int argc, char **argv)
+{
+    const char *sel = NULL;
+    int quick = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) sel = argv[++i];
+        else if (strcmp(argv[i], "--quick") == 0) quick = 1;
+        else {
+            fprintf(stderr, "usage: %s [--device SEL] [--quick]\n", argv[0]);
+            return 2;
+        }
+    }
+    setenv("OMP_WAIT_POLICY", "PASSIVE", 0);
+    clb_context *ctx = NULL;
+    if (clb_context_create(sel, &ctx) != CLB_OK) {
+        fprintf(stderr, "bench_index: %s\n", clb_last_error());
+        return 1;
+    }
+    const int64_t R = quick ? 2048 : 16384, C = 4096, S = quick ? 1024 : 4096;
+    const int64_t V = quick ? 8192 : 65536, W = 1024, T = quick ? 2048 : 16384;
+    const int64_t xs[2] = {R, C}, ss[2] = {S, S}, ts[2] = {V, W}, ti[1] = {T}, ai[2] = {R, 1};
+    clb_status st = clbb_random_tensor(ctx, 2, xs, 42, 0, &x);
+    if (st == CLB_OK) st = clbb_random_tensor(ctx, 2, ss, 43, 0, &s);
+    if (st == CLB_OK) st = clbb_random_tensor(ctx, 2, ts, 44, 0, &table);
+    if (st == CLB_OK) st = random_indices(ctx, 1, ti, V, &rows_idx);
+    if (st == CLB_OK) st = random_indices(ctx, 2, ai, C, &along_idx);
+    if (st != CLB_OK) {
+        fprintf(stderr, "bench_index: setup: %s\n", clb_last_error());
+        return 1;
+    }
+    if (peer_open(&pe, 2) == 0) {
+        char ans[128];
+        if (peer_ask(&pe, ans, sizeof ans, "setup index %lldx%lld %lldx%lld", (long long)R,
+                     (long long)C, (long long)S, (long long)S) != 0 ||
+            strncmp(ans, "ok", 2) != 0)
+            peer_close(&pe);
+    } else {
+        peer_close(&pe);
+    }
+    const double xb = 4.0 * (double)(R * C), sb = 4.0 * (double)(S * S);
+    enum { NCASES = 8, NPEER = 7 };
+    const struct {
+        const char *name;
+        clbb_run_fn run;
+        double bytes;
+    } cases[NCASES] = {
+        {"copy (clb_cast f32->f32, r+w)", run_copy, 2 * xb},
+        {"take rows (r+w + indices)", run_take, 8.0 * (double)(T * W) + 8.0 * (double)T},
+        {"take_along_axis 1 a row", run_along, (4.0 + 4.0 + 8.0) * (double)R},
+        {"sort last axis (values+indices)", run_sort_last, sb * 4},
+        {"sort axis 0 (values+indices)", run_sort_axis0, sb * 4},
+        {"topk k=16 last axis", run_topk, xb},
+        {"cumsum axis 0 (r+w)", run_cumsum0, 2 * xb},
+        {"cumsum axis 1 (r+w)", run_cumsum1, 2 * xb},
+    };
+    static peer_case pcs[NPEER] = {{"torch_sort_last", 0, {0}},  {"numpy_sort_last", 0, {0}},
+                                   {"torch_sort_axis0", 0, {0}}, {"numpy_sort_axis0", 0, {0}},
+                                   {"torch_topk", 0, {0}},       {"torch_cumsum_0", 0, {0}},
+                                   {"torch_cumsum_1", 0, {0}}};
+    const int peer_of[NPEER] = {3, 3, 4, 4, 5, 6, 7};
+    const char *const peer_name[NPEER] = {"torch", "NumPy", "torch", "NumPy",
+                                          "torch", "torch", "torch"};
+    int rounds = quick ? 3 : 5, ntimed = pe.to ? NCASES + NPEER : NCASES;
+    clbb_timed timed[NCASES + NPEER];
+    for (int k = 0; k < NCASES; k++) timed[k] = (clbb_timed){cases[k].run, NULL, cases[k].bytes};
+    for (int k = 0; k < NPEER; k++) timed[NCASES + k] = (clbb_timed){run_peer, &pcs[k], 0};
+    clbb_result res[NCASES + NPEER];
+    clbb_measure_interleaved(ctx, ntimed, timed, rounds, res);
+    printf("device: %s\nx = (%lld, %lld), s = (%lld, %lld), table (%lld, %lld), %lld rows "
+           "taken; float32\n",
+           clb_context_device_name(ctx), (long long)R, (long long)C, (long long)S, (long long)S,
+           (long long)V, (long long)W, (long long)T);
+    printf("peers (same rounds, median of %d): %s\n", rounds, pe.to ? pe.hello + 6 : "n/a");
+    printf("  %-34s %10s %8s %8s  %s\n", "case", "median ms", "GB/s", "% copy", "x peer");
+    for (int k = 0; k < NCASES; k++) {
+        if (res[k].status != CLB_OK) {
+            printf("  %-34s %s: %s\n", cases[k].name, clb_status_name(res[k].status),
+                   clb_last_error());
+            continue;
+        }
+        printf("  %-34s %10.2f %8.2f %7.1f%% ", cases[k].name, res[k].median_s * 1e3, res[k].gbps,
+               res[0].gbps > 0 ? 100.0 * res[k].gbps / res[0].gbps : 0.0);
+        for (int p = 0; pe.to && p < NPEER; p++) {
+            if (peer_of[p] != k) continue;
+            double m = res[NCASES + p].status == CLB_OK ? peer_median(&pcs[p]) : 0;
+            if (m > 0)
+                printf(" %.2fx %s (%.1f ms)", m / res[k].median_s, peer_name[p], m * 1e3);
+            else
+                printf(" n/a %s", peer_name[p]);
+        }
+        printf("\n");
+    }
+    clb_tensor_release(x);
+    clb_tensor_release(s);
+    clb_tensor_release(table);
+    clb_tensor_release(rows_idx);
+    clb_tensor_release(along_idx);
+    peer_close(&pe);
+    clb_context_release(ctx);
+    return 0;
+}

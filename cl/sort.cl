@@ -180,3 +180,99 @@ __kernel void clb_sort_finish(__global const elem_t *in, __global const uint *id
     if (values_offset >= 0) values[values_offset + g] = in[in_offset + row * len + i];
     if (indices_offset >= 0) indices[indices_offset + g] = (long)i;
 }
+
+/* torch.topk's k smallest pairs of each row (k <= CLB_TOPK_MAX; largest is the
+   descending key), one work item a row: the row is scanned in order keeping a
+   sorted list of the best k (key, index) pairs in private memory; an element
+   enters only if its key is below the list's last (an equal key has the higher
+   index and stays out), so the scan runs at the speed of reading the row once
+   and the insertion cost is paid by few elements on most data. */
+#ifndef CLB_TOPK_MAX
+#define CLB_TOPK_MAX 64
+#endif
+__kernel void clb_topk_rows(__global const elem_t *in, __global elem_t *values,
+                            __global long *indices, long in_offset, long values_offset,
+                            long indices_offset, long len, long k, long rows)
+{
+    const long g = (long)get_global_id(0);
+    if (g >= rows) return;
+    key_t bk[CLB_TOPK_MAX];
+    uint bi[CLB_TOPK_MAX];
+    int n = 0;
+    const int kk = (int)k;
+    __global const elem_t *src = in + in_offset + g * len;
+    for (long j = 0; j < len; j++) {
+        const key_t key = clb_sort_key(src[j]);
+        if (n == kk && key >= bk[kk - 1]) continue;
+        int p = n < kk ? n++ : kk - 1;
+        while (p > 0 && bk[p - 1] > key) {
+            bk[p] = bk[p - 1];
+            bi[p] = bi[p - 1];
+            p--;
+        }
+        bk[p] = key;
+        bi[p] = (uint)j;
+    }
+    for (int t = 0; t < kk; t++) {
+        if (values_offset >= 0) values[values_offset + g * k + t] = src[bi[t]];
+        if (indices_offset >= 0) indices[indices_offset + g * k + t] = (long)bi[t];
+    }
+}
+
+/* clb_sort_tile's CPU form, for devices that run a work-group as a loop over its
+   work items (PoCL), where a barrier costs a pass over every work item: a
+   work-group of one work item sorts its tile alone, insertion sort on runs of 16
+   and then bottom-up merges between the two halves of lk / li (2 * tile pairs of
+   local memory), every access sequential. Same arguments and results. */
+__kernel void clb_sort_tile_seq(__global const elem_t *in, __global key_t *keys,
+                                __global uint *idx, __global elem_t *values,
+                                __global long *indices, __local key_t *lk, __local uint *li,
+                                long in_offset, long values_offset, long indices_offset, long len,
+                                long tile, long tiles, long direct)
+{
+    const long g = (long)get_global_id(0), row = g / tiles, base = (g - row * tiles) * tile;
+    const int n = (int)min(tile, len - base);
+    __global const elem_t *src = in + in_offset + row * len;
+    for (int p = 0; p < n; p++) {
+        const key_t key = clb_sort_key(src[base + p]);
+        int q = p;
+        if ((p & 15) != 0) /* insertion into the current run of 16 */
+            for (; (q & 15) != 0 && lk[q - 1] > key; q--) {
+                lk[q] = lk[q - 1];
+                li[q] = li[q - 1];
+            }
+        lk[q] = key;
+        li[q] = (uint)(base + p);
+    }
+    int from = 0, to = (int)tile;
+    for (int w = 16; w < n; w *= 2) {
+        for (int lo = 0; lo < n; lo += 2 * w) {
+            const int mid = min(lo + w, n), hi = min(lo + 2 * w, n);
+            int a = lo, b = mid, o = lo;
+            while (a < mid && b < hi) { /* the left run's pairs have the lower indices */
+                const bool right = lk[from + b] < lk[from + a];
+                const int s = right ? b : a;
+                lk[to + o] = lk[from + s];
+                li[to + o] = li[from + s];
+                o++;
+                a += !right;
+                b += right;
+            }
+            for (; a < mid; a++, o++) lk[to + o] = lk[from + a], li[to + o] = li[from + a];
+            for (; b < hi; b++, o++) lk[to + o] = lk[from + b], li[to + o] = li[from + b];
+        }
+        const int t = from;
+        from = to;
+        to = t;
+    }
+    for (int p = 0; p < n; p++) {
+        const long j = base + p;
+        if (direct) {
+            if (values_offset >= 0) values[values_offset + row * len + j] = src[li[from + p]];
+            if (indices_offset >= 0) indices[indices_offset + row * len + j] = (long)li[from + p];
+        } else {
+            keys[row * len + j] = lk[from + p];
+            idx[row * len + j] = li[from + p];
+        }
+    }
+}

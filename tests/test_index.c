@@ -448,6 +448,23 @@ static void sort_random_case(clb_context *ctx, clb_dtype dt, int64_t rows, int64
     for (size_t j = 0; j < sizeof tr / sizeof *tr; j++) clb_tensor_release(tr[j]);
 }
 
+/* Many short rows: the devices' one-pass top-k (a work item a row) against the host. */
+static void topk_random_case(clb_context *ctx, clb_dtype dt, int64_t k, bool largest)
+{
+    const int64_t shape[2] = {1100, 37};
+    clb_tensor *t = random_tensor(ctx, dt, 2, shape, 77), *th = on_host(t);
+    clb_tensor *v = NULL, *i = NULL, *hv = NULL, *hi = NULL;
+    CLBT_OK(clb_topk(t, k, 1, largest, &v, &i));
+    CLBT_OK(clb_topk(th, k, 1, largest, &hv, &hi));
+    char what[96];
+    snprintf(what, sizeof what, "%s: topk k=%lld of dtype %d", clb_context_device_name(ctx),
+             (long long)k, (int)dt);
+    clbt_assert_matches_host(v, hv, CLBT_EXACT, 0, what);
+    clbt_assert_matches_host(i, hi, CLBT_EXACT, 0, what);
+    clb_tensor *tr[] = {t, th, v, i, hv, hi};
+    for (size_t j = 0; j < sizeof tr / sizeof *tr; j++) clb_tensor_release(tr[j]);
+}
+
 static void sort_random(clb_context *ctx, const char *sel)
 {
     (void)sel;
@@ -458,6 +475,8 @@ static void sort_random(clb_context *ctx, const char *sel)
     sort_random_case(ctx, CLB_FLOAT32, 2, sim ? 67 : 4099, 1, true, 3);
     sort_random_case(ctx, CLB_FLOAT32, 33, sim ? 13 : 257, 0, false, 4);
     sort_random_case(ctx, CLB_INT8, 4, sim ? 31 : 2053, 1, true, 5);
+    topk_random_case(ctx, CLB_FLOAT32, 5, true);
+    topk_random_case(ctx, CLB_INT16, 37, false);
     if (!sim) {
         sort_random_case(ctx, CLB_FLOAT32, 1, 100003, 1, false, 6); /* > local memory */
         sort_random_case(ctx, CLB_FLOAT16, 3, 3001, 1, false, 7);

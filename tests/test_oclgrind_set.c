@@ -580,6 +580,18 @@ static void indexing(clb_context *ctx)
             clb_tensor_release(h), clb_tensor_release(d);
         }
     }
+    /* topk in one pass (a work item a row: rows enough for every device's rule) */
+    {
+        clb_tensor *h = make(host, CLB_FLOAT32, 2, (const int64_t[]){1030, 6}, 8u), *d = on(ctx, h);
+        clb_tensor *hv = NULL, *hx = NULL, *dv = NULL, *dx = NULL;
+        if (clb_topk(h, 3, 1, 1, &hv, &hx) == CLB_OK &&
+            !declined(clb_topk(d, 3, 1, 1, &dv, &dx), "topk")) {
+            compare(dv, hv, "topk (1030, 6) k=3");
+            compare(dx, hx, "topk (1030, 6) k=3 indices");
+        }
+        clb_tensor_release(hv), clb_tensor_release(hx), clb_tensor_release(dv);
+        clb_tensor_release(dx), clb_tensor_release(h), clb_tensor_release(d);
+    }
     /* cumprod over a middle axis in several blocks; nonzero; masked_select */
     const int64_t ms[3] = {2, 300, 3};
     clb_tensor *h = make(host, CLB_FLOAT32, 3, ms, 3u), *d = on(ctx, h), *hr = NULL, *dr = NULL;

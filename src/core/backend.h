@@ -116,6 +116,15 @@ typedef struct clb__sort_op {
     int64_t in_offset, values_offset, indices_offset;
 } clb__sort_op;
 
+/* torch.topk's first k (1 <= k <= len) of each row's sort (clb__sort_op's order, largest
+   as descending) into C-contiguous (rows, k) outputs; handles as clb__sort_op's. */
+typedef struct clb__topk_op {
+    clb_dtype in;
+    bool largest;
+    int64_t rows, len, k;
+    int64_t in_offset, values_offset, indices_offset;
+} clb__topk_op;
+
 /* Stream compaction after a scan: for each of the n positions p whose
    `scan` (int64, inclusive running count of a bool mask) rises there
    (scan[p] != scan[p - 1], scan[-1] = 0), output slot s = scan[p] - 1 gets:
@@ -204,6 +213,11 @@ typedef struct clb__backend {
     clb_status (*scan)(clb_context *ctx, const clb__scan_op *op, void *const *handles);
     /* sort rows (clb__sort_op). */
     clb_status (*sort)(clb_context *ctx, const clb__sort_op *op, void *const *handles);
+    /* topk without sorting whole rows (clb__topk_op). Optional (NULL), and *done
+       false where the backend has no such form for op (nothing done, no error):
+       the op layer then sorts the rows and keeps their heads. */
+    clb_status (*topk)(clb_context *ctx, const clb__topk_op *op, void *const *handles,
+                       bool *done);
     /* nonzero / masked_select's scatter (clb__compact_op). */
     clb_status (*compact)(clb_context *ctx, const clb__compact_op *op, void *const *handles);
 } clb__backend;

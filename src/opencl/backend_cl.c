@@ -374,5 +374,6 @@ static const clb__backend cl_backend = {
     .gather = clb__cl_gather,
     .scan = clb__cl_scan,
     .sort = clb__cl_sort,
+    .topk = clb__cl_topk,
     .compact = clb__cl_compact,
 };

@@ -25,6 +25,8 @@ clb_status clb__cl_gather(clb_context *ctx, const clb__gather_op *op, void *cons
                           bool *bad);
 clb_status clb__cl_scan(clb_context *ctx, const clb__scan_op *op, void *const *handles);
 clb_status clb__cl_sort(clb_context *ctx, const clb__sort_op *op, void *const *handles);
+clb_status clb__cl_topk(clb_context *ctx, const clb__topk_op *op, void *const *handles,
+                        bool *done);
 clb_status clb__cl_compact(clb_context *ctx, const clb__compact_op *op, void *const *handles);
 
 #endif /* CLB_CL_INDEX_H */

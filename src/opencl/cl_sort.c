@@ -15,9 +15,13 @@
 /* The tile: a power of two covering the row where it can, within local memory. */
 static int64_t tile_of(const clb__cl_context *cl, int64_t len, size_t pair_bytes)
 {
+    /* The CPU form (cl->loops) keeps two tiles, sorts with merges whose cost
+       grows with log2(tile) only: tiles up to 8192 pairs. */
+    const int64_t most = cl->loops ? 4 * SORT_MAX_TILE : SORT_MAX_TILE;
+    const uint64_t copies = cl->loops ? 2 : 1;
     int64_t tile = 2;
-    while (tile < len && tile < SORT_MAX_TILE) tile *= 2;
-    while (tile > 2 && (uint64_t)tile * pair_bytes > cl->local_mem_bytes / 2) tile /= 2;
+    while (tile < len && tile < most) tile *= 2;
+    while (tile > 2 && (uint64_t)tile * pair_bytes * copies > cl->local_mem_bytes / 2) tile /= 2;
     return tile;
 }
 
@@ -25,10 +29,12 @@ static clb_status tile_pass(clb__cl_context *cl, clb__cl_kernel *k, const clb__s
                             const cl_mem *mem, int64_t tile, size_t key_bytes, bool direct)
 {
     const int64_t tiles = (op->len + tile - 1) / tile, groups = op->rows * tiles;
-    size_t lsz = k->wg_max < 256 ? k->wg_max : 256;
+    size_t lsz = cl->loops ? 1 : k->wg_max < 256 ? k->wg_max : 256;
     while (lsz > 1 && (int64_t)lsz > tile / 2) lsz /= 2;
-    cl_int err = clSetKernelArg(k->kernel, 5, (size_t)tile * key_bytes, NULL);
-    if (err == CL_SUCCESS) err = clSetKernelArg(k->kernel, 6, (size_t)tile * sizeof(cl_uint), NULL);
+    const size_t copies = cl->loops ? 2 : 1; /* the CPU form merges between two tiles */
+    cl_int err = clSetKernelArg(k->kernel, 5, copies * (size_t)tile * key_bytes, NULL);
+    if (err == CL_SUCCESS)
+        err = clSetKernelArg(k->kernel, 6, copies * (size_t)tile * sizeof(cl_uint), NULL);
     if (err != CL_SUCCESS) return clb__cl_fail(err, "clSetKernelArg");
     const int64_t longs[7] = {op->in_offset,
                               mem[3] ? op->values_offset : -1,
@@ -71,7 +77,8 @@ clb_status clb__cl_sort(clb_context *ctx, const clb__sort_op *op, void *const *h
             CLB_TRY(clb__cl_index_buffer(cl, n * sizeof(cl_uint), "the sort's indices", &idx[b]));
         }
     const cl_mem in = (cl_mem)handles[2];
-    CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_SORT, defs, 2, 0, "clb_sort_tile", &k));
+    CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_SORT, defs, 2, cl->loops ? 4 : 0,
+                                 cl->loops ? "clb_sort_tile_seq" : "clb_sort_tile", &k));
     const cl_mem tmem[5] = {in, keys[0] ? keys[0] : in, idx[0] ? idx[0] : in,
                             (cl_mem)handles[0], (cl_mem)handles[1]};
     CLB_TRY(tile_pass(cl, k, op, tmem, tile, key_bytes, direct));
@@ -101,5 +108,38 @@ cleanup:
         if (keys[b]) clReleaseMemObject(keys[b]);
         if (idx[b]) clReleaseMemObject(idx[b]);
     }
+    return st;
+}
+
+/* Most k the private top-k list of cl/sort.cl's clb_topk_rows holds. */
+#define TOPK_MAX 64
+
+clb_status clb__cl_topk(clb_context *ctx, const clb__topk_op *op, void *const *handles, bool *done)
+{
+    clb_status st = CLB_OK;
+    clb__cl_context *cl = clb__cl_impl(ctx);
+    clb__cl_kernel *k = NULL;
+    *done = false;
+    /* One work item a row: worth it for small k over enough rows to fill the
+       device; a loop-limited work item must also be able to finish a row whose
+       every element enters the list (len * (k + 1) iterations). */
+    const int64_t units = (int64_t)clb__cl_compute_units(cl);
+    if (op->k > TOPK_MAX || op->len >= (int64_t)UINT32_MAX ||
+        op->rows < (cl->loops ? 4 * units : 1024) ||
+        (cl->max_trips < INT64_MAX && op->len * (op->k + 2) > cl->max_trips / 2))
+        return CLB_OK;
+    /* The sort's own program (cl/sort.cl's CLB_TOPK_MAX is TOPK_MAX). */
+    clb__kernel_define defs[] = {{"CLB_IN_DTYPE", op->in}, {"CLB_DESCENDING", op->largest}};
+    CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_SORT, defs, 2, 3, "clb_topk_rows", &k));
+    const cl_mem in = (cl_mem)handles[2];
+    const cl_mem mem[3] = {in, handles[0] ? (cl_mem)handles[0] : in,
+                           handles[1] ? (cl_mem)handles[1] : in};
+    const int64_t longs[6] = {op->in_offset, handles[0] ? op->values_offset : -1,
+                              handles[1] ? op->indices_offset : -1, op->len, op->k, op->rows};
+    CLB_TRY(clb__cl_index_args(k, 0, 3, mem, 6, longs));
+    CLB_TRY(clb__cl_launch(cl, k->kernel, op->rows));
+    *done = true;
+cleanup:
+    if (k) clb__cl_kernel_unlock(cl);
     return st;
 }

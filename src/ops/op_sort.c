@@ -39,6 +39,41 @@ cleanup:
     return st;
 }
 
+/* The backend's topk, where it has one for this case (*done): rows-layout
+   (..., k) results. */
+static clb_status topk_rows(const clb_tensor *t, int a, int64_t k, bool largest, bool want_values,
+                            bool want_indices, clb_tensor **values, clb_tensor **indices,
+                            bool *done)
+{
+    clb_status st = CLB_OK;
+    clb_tensor *rows = NULL;
+    clb_context *ctx = t->storage->ctx;
+    *values = *indices = NULL;
+    *done = false;
+    if (!ctx->backend->topk || k < 1 || t->numel == 0) return CLB_OK;
+    CLB_TRY(clb__rows_of(t, a, &rows));
+    int64_t shape[CLB_MAX_DIMS];
+    for (int d = 0; d < rows->ndim; d++) shape[d] = rows->shape[d];
+    shape[rows->ndim - 1] = k;
+    if (want_values) CLB_TRY(clb__tensor_new(ctx, t->dtype, rows->ndim, shape, values));
+    if (want_indices) CLB_TRY(clb__tensor_new(ctx, CLB_INT64, rows->ndim, shape, indices));
+    clb__topk_op op = {.in = t->dtype, .largest = largest, .len = t->shape[a], .k = k,
+                       .rows = rows->numel / t->shape[a], .in_offset = rows->offset,
+                       .values_offset = *values ? (*values)->offset : 0,
+                       .indices_offset = *indices ? (*indices)->offset : 0};
+    void *handles[3] = {*values ? (*values)->storage->handle : NULL,
+                        *indices ? (*indices)->storage->handle : NULL, rows->storage->handle};
+    CLB_TRY(ctx->backend->topk(ctx, &op, handles, done));
+cleanup:
+    clb_tensor_release(rows);
+    if (st != CLB_OK || !*done) {
+        clb_tensor_release(*values);
+        clb_tensor_release(*indices);
+        *values = *indices = NULL;
+    }
+    return st;
+}
+
 /* The first k of each sorted row (all of it: k < 0), in the original axis order. */
 static clb_status finish(clb_tensor *rows, int a, int64_t k, clb_tensor **out)
 {
@@ -71,7 +106,10 @@ static clb_status order(const char *fn, const clb_tensor *t, bool topk, int64_t 
         CLB_FAIL(CLB_ERR_INVALID_ARGUMENT,
                  "%s: k (%lld) is out of range for an axis of size %lld (0 <= k <= size)", fn,
                  (long long)k, (long long)t->shape[a]);
-    CLB_TRY(sort_rows(t, a, descending, values != NULL, indices != NULL, &v, &i));
+    bool done = false;
+    if (topk) CLB_TRY(topk_rows(t, a, k, descending, values != NULL, indices != NULL, &v, &i, &done));
+    if (done) k = -1; /* the rows hold k elements already */
+    if (!done) CLB_TRY(sort_rows(t, a, descending, values != NULL, indices != NULL, &v, &i));
     if (values) CLB_TRY(finish(v, a, topk ? k : -1, values));
     if (indices) CLB_TRY(finish(i, a, topk ? k : -1, indices));
 cleanup:

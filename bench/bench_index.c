@@ -16,6 +16,7 @@
 #include "harness.h"
 #include "peer.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,6 +109,7 @@ int main(int argc, char **argv)
         }
     }
     setenv("OMP_WAIT_POLICY", "PASSIVE", 0);
+    signal(SIGPIPE, SIG_IGN); /* a peer server that failed to start: its pipe's write fails */
     clb_context *ctx = NULL;
     if (clb_context_create(sel, &ctx) != CLB_OK) {
         fprintf(stderr, "bench_index: %s\n", clb_last_error());

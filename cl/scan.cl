@@ -27,6 +27,9 @@
 #ifndef CLB_SCAN_COLS
 #define CLB_SCAN_COLS 1
 #endif
+#ifndef CLB_SCAN_VEC
+#define CLB_SCAN_VEC 0
+#endif
 #ifndef CLB_SCAN_PROD
 #define CLB_SCAN_PROD 0
 #endif
@@ -116,3 +119,83 @@ __kernel void clb_scan_apply(__global const CLB_STORAGE(CLB_IN_DTYPE) *in,
                       CLB_CONVERT(CLB_OUT_DTYPE, CLB_ACC_DTYPE, CLB_SCAN_VALUE(s[k], c[k])));
         }
 }
+
+/* Rows (inner == 1) of float32 / float64 on CPU devices that loop over a
+   work-group (CLB_SCAN_VEC=1, input dtype = accumulator dtype): eight elements
+   at a time as one vector. clb_scan_totals_vec sums a block in eight compensated
+   lanes; clb_scan_apply_vec forms each vector's own running sums in three
+   shift-and-add steps, adds the carry of everything before it, and carries the
+   vector's total on in one compensated scalar sum. A single running total
+   would wait on its previous value at every element; here that chain is paid
+   once per eight. */
+#if CLB_SCAN_VEC
+typedef CLB_CAT(CLB_STORAGE(CLB_ACC_DTYPE), 8) accv_t;
+#if CLB_ACC_DTYPE == 11
+typedef ulong8 maskv_t;
+#else
+typedef uint8 maskv_t;
+#endif
+#if CLB_SCAN_PROD
+#define CLB_VOP(a, b) ((a) * (b))
+#else
+#define CLB_VOP(a, b) ((a) + (b))
+#endif
+
+__kernel void clb_scan_totals_vec(__global const acc_t *in, __global acc_t *totals,
+                                  long in_offset, long len, long block, long nb, long count)
+{
+    const long g = (long)get_global_id(0);
+    if (g >= count) return;
+    const long o = g / nb, b = g - o * nb, l0 = b * block, l1 = min(len, l0 + block);
+    __global const acc_t *p = in + in_offset + o * len;
+    accv_t s = (accv_t)CLB_SCAN_ID, c = (accv_t)0;
+    long l = l0;
+#if CLB_SCAN_KAHAN
+    for (; l + 8 <= l1; l += 8) CLB_KAHAN_STEP(accv_t, s, c, vload8(0, p + l));
+#else
+    for (; l + 8 <= l1; l += 8) s = CLB_VOP(s, vload8(0, p + l));
+#endif
+    acc_t t = CLB_SCAN_ID, tc = 0;
+    for (; l < l1; l++) CLB_SCAN_STEP(t, tc, p[l]);
+#if CLB_SCAN_KAHAN
+    const accv_t v = s - c;
+#else
+    const accv_t v = s;
+#endif
+    for (int k = 0; k < 8; k++) CLB_SCAN_STEP(t, tc, v[k]);
+    totals[g] = CLB_SCAN_VALUE(t, tc);
+}
+
+__kernel void clb_scan_apply_vec(__global const acc_t *in, __global acc_t *out,
+                                 __global const acc_t *prefix, long in_offset, long out_offset,
+                                 long len, long block, long nb, long has_prefix, long count)
+{
+    const long g = (long)get_global_id(0);
+    if (g >= count) return;
+    const long o = g / nb, b = g - o * nb, l0 = b * block, l1 = min(len, l0 + block);
+    __global const acc_t *p = in + in_offset + o * len;
+    __global acc_t *q = out + out_offset + o * len;
+    acc_t s = has_prefix && b > 0 ? prefix[g - 1] : CLB_SCAN_ID, c = 0;
+    const accv_t id = (accv_t)CLB_SCAN_ID;
+    const maskv_t m1 = (maskv_t)(8, 0, 1, 2, 3, 4, 5, 6), m2 = (maskv_t)(8, 8, 0, 1, 2, 3, 4, 5),
+                  m4 = (maskv_t)(8, 8, 8, 8, 0, 1, 2, 3);
+    long l = l0;
+    for (; l + 8 <= l1; l += 8) {
+        accv_t v = vload8(0, p + l);
+        v = CLB_VOP(v, shuffle2(v, id, m1));
+        v = CLB_VOP(v, shuffle2(v, id, m2));
+        v = CLB_VOP(v, shuffle2(v, id, m4));
+        const acc_t base = CLB_SCAN_VALUE(s, c);
+        vstore8(CLB_VOP((accv_t)base, v), 0, q + l);
+#if CLB_SCAN_PROD
+        s = base * v.s7;
+#else
+        CLB_SCAN_STEP(s, c, v.s7);
+#endif
+    }
+    for (; l < l1; l++) {
+        CLB_SCAN_STEP(s, c, p[l]);
+        q[l] = CLB_SCAN_VALUE(s, c);
+    }
+}
+#endif

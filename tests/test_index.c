@@ -497,7 +497,8 @@ static void scan_random(clb_context *ctx, const char *sel)
     } cases[] = {
         {CLB_FLOAT32, {3, 5000, 1}, 1, false}, {CLB_FLOAT32, {7, 300, 5}, 1, false},
         {CLB_INT8, {2, 70001, 1}, 1, false},   {CLB_FLOAT32, {4, 9, 200}, 0, true},
-        {CLB_FLOAT32, {2, 1, 3}, 2, false},
+        {CLB_FLOAT32, {2, 1, 3}, 2, false},    {CLB_FLOAT32, {3, 70, 1}, 1, true},
+        {CLB_FLOAT64, {2, 3000, 1}, 1, false},
     };
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         int64_t shape[3];

@@ -30,6 +30,19 @@ clb_status clb__cl_index_args(clb__cl_kernel *k, cl_uint first, int nmem, const 
     return err == CL_SUCCESS ? CLB_OK : clb__cl_fail(err, "clSetKernelArg");
 }
 
+clb_status clb__cl_index_launch(clb__cl_context *cl, cl_kernel k, int64_t n)
+{
+    if (!cl->loops) return clb__cl_launch(cl, k, n);
+    const size_t local = 1, piece = (size_t)1 << 30;
+    for (size_t start = 0; start < (size_t)n; start += piece) {
+        size_t global = (size_t)n - start < piece ? (size_t)n - start : piece;
+        cl_int err = clEnqueueNDRangeKernel(cl->queue, k, 1, &start, &global, &local, 0, NULL, NULL);
+        if (CLB__FAULT(CLB__FAULT_ENQUEUE)) err = CL_OUT_OF_RESOURCES;
+        if (err != CL_SUCCESS) return clb__cl_fail(err, "clEnqueueNDRangeKernel");
+    }
+    return CLB_OK;
+}
+
 clb_status clb__cl_index_buffer(clb__cl_context *cl, size_t nbytes, const char *what, cl_mem *out)
 {
     cl_int err = CL_SUCCESS;

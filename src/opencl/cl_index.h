@@ -14,6 +14,11 @@ clb_status clb__cl_index_kernel(clb__cl_context *cl, clb__kernel_id id,
 /* Sets arguments first.. of k: nmem buffers, then nlong cl_long values. */
 clb_status clb__cl_index_args(clb__cl_kernel *k, cl_uint first, int nmem, const cl_mem *mem,
                               int nlong, const int64_t *longs);
+/* n work items of k (a 1-D launch, pieces of at most 2^30 items). Where a
+   work-group is a loop (PoCL) groups of one work item: each then runs its own
+   sequential loop as written, rather than being vectorised across neighbours
+   whose streams lie far apart (a gather per load). Elsewhere clb__cl_launch. */
+clb_status clb__cl_index_launch(clb__cl_context *cl, cl_kernel k, int64_t n);
 /* A device buffer of nbytes (at least 1) for scratch; what = its use, in messages. */
 clb_status clb__cl_index_buffer(clb__cl_context *cl, size_t nbytes, const char *what,
                                 cl_mem *out);

@@ -32,9 +32,15 @@ static int64_t block_of(const clb__cl_context *cl, const scan_level *s, int64_t 
     return block < most ? block : most;
 }
 
+static clb_status scan_rows_vec(clb__cl_context *cl, const scan_level *s, cl_mem in,
+                                cl_mem out, int depth);
+
 static clb_status scan_run(clb__cl_context *cl, const scan_level *s, cl_mem in, cl_mem out,
                            int depth)
 {
+    if (cl->loops && s->inner == 1 && s->in == s->acc && s->out == s->acc &&
+        (s->acc == CLB_FLOAT32 || s->acc == CLB_FLOAT64) && s->len >= 64)
+        return scan_rows_vec(cl, s, in, out, depth);
     clb_status st = CLB_OK;
     clb__cl_kernel *k = NULL;
     cl_mem totals = NULL;
@@ -57,7 +63,7 @@ static clb_status scan_run(clb__cl_context *cl, const scan_level *s, cl_mem in, 
         const cl_mem mem[2] = {in, totals};
         const int64_t longs[7] = {s->in_offset, s->len, s->inner, block, nb, ichunks, units};
         CLB_TRY(clb__cl_index_args(k, 0, 2, mem, 7, longs));
-        CLB_TRY(clb__cl_launch(cl, k->kernel, units));
+        CLB_TRY(clb__cl_index_launch(cl, k->kernel, units));
         clb__cl_kernel_unlock(cl);
         k = NULL;
         /* The totals' own inclusive scan, in place: (outer, nb, inner) of acc. */
@@ -70,10 +76,48 @@ static clb_status scan_run(clb__cl_context *cl, const scan_level *s, cl_mem in, 
     const int64_t longs[9] = {s->in_offset, s->out_offset, s->len,  s->inner, block,
                               nb,           ichunks,       nb > 1, units};
     CLB_TRY(clb__cl_index_args(k, 0, 3, mem, 9, longs));
-    CLB_TRY(clb__cl_launch(cl, k->kernel, units));
+    CLB_TRY(clb__cl_index_launch(cl, k->kernel, units));
 cleanup:
     if (k) clb__cl_kernel_unlock(cl);
     if (totals) clReleaseMemObject(totals); /* the queue keeps it until its kernels ran */
+    return st;
+}
+
+/* Float rows on a CPU device that loops over a work-group: cl/scan.cl's vector
+   form (CLB_SCAN_VEC), blocks of a multiple of 8 elements. */
+static clb_status scan_rows_vec(clb__cl_context *cl, const scan_level *s, cl_mem in,
+                                cl_mem out, int depth)
+{
+    clb_status st = CLB_OK;
+    clb__cl_kernel *k = NULL;
+    cl_mem totals = NULL;
+    int64_t block = (block_of(cl, s, 1) + 7) / 8 * 8;
+    const int64_t nb = (s->len + block - 1) / block, units = s->outer * nb;
+    clb__kernel_define defs[] = {{"CLB_IN_DTYPE", s->in},   {"CLB_OUT_DTYPE", s->out},
+                                 {"CLB_ACC_DTYPE", s->acc}, {"CLB_SCAN_PROD", s->prod},
+                                 {"CLB_SCAN_VEC", 1}};
+    if (nb > 1) {
+        CLB_TRY(clb__cl_index_buffer(cl, (size_t)units * clb_dtype_size(s->acc),
+                                     "the scan's block totals", &totals));
+        CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_SCAN, defs, 5, 2, "clb_scan_totals_vec", &k));
+        const cl_mem tm[2] = {in, totals};
+        const int64_t tl[5] = {s->in_offset, s->len, block, nb, units};
+        CLB_TRY(clb__cl_index_args(k, 0, 2, tm, 5, tl));
+        CLB_TRY(clb__cl_index_launch(cl, k->kernel, units));
+        clb__cl_kernel_unlock(cl);
+        k = NULL;
+        const scan_level t = {.prod = s->prod, .in = s->acc, .out = s->acc, .acc = s->acc,
+                              .outer = s->outer, .len = nb, .inner = 1};
+        CLB_TRY(scan_run(cl, &t, totals, totals, depth + 1));
+    }
+    CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_SCAN, defs, 5, 3, "clb_scan_apply_vec", &k));
+    const cl_mem am[3] = {in, out, totals ? totals : out};
+    const int64_t al[7] = {s->in_offset, s->out_offset, s->len, block, nb, nb > 1, units};
+    CLB_TRY(clb__cl_index_args(k, 0, 3, am, 7, al));
+    CLB_TRY(clb__cl_index_launch(cl, k->kernel, units));
+cleanup:
+    if (k) clb__cl_kernel_unlock(cl);
+    if (totals) clReleaseMemObject(totals);
     return st;
 }
 

@@ -501,6 +501,13 @@ static void scan_random(clb_context *ctx, const char *sel)
         {CLB_FLOAT64, {2, 3000, 1}, 1, false},
     };
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        if (cases[c].dt == CLB_FLOAT64 && !clbt_has_fp64(ctx)) {
+            /* the float64 policy: refused with CLB_ERR_DTYPE where the device has none */
+            clb_tensor *t = random_tensor(ctx, CLB_FLOAT64, 1, (int64_t[]){3}, 1), *r = NULL;
+            CLBT_F64(ctx, clb_cumsum(t, 0, &r));
+            clb_tensor_release(t);
+            continue;
+        }
         int64_t shape[3];
         for (int d = 0; d < 3; d++) shape[d] = sim ? (cases[c].shape[d] > 9 ? 9 : cases[c].shape[d]) : cases[c].shape[d];
         clb_tensor *t = random_tensor(ctx, cases[c].dt, 3, shape, 11 + c), *th = on_host(t);

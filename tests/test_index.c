@@ -552,6 +552,38 @@ static void take_random(clb_context *ctx, const char *sel)
     for (size_t j = 0; j < sizeof tr / sizeof *tr; j++) clb_tensor_release(tr[j]);
 }
 
+/* NULL arguments: a status naming the function, every out slot NULL. */
+static void test_null_arguments(void **state)
+{
+    (void)state;
+    clb_tensor *t = clbt_tensor(g_host, CLB_FLOAT32, 1, (int64_t[]){2}, (float[]){1, 2});
+    clb_tensor *r = GARBAGE, *r2 = GARBAGE;
+    expect_error(clb_take(NULL, t, 0, &r), CLB_ERR_INVALID_ARGUMENT, "clb_take", r);
+    r = GARBAGE;
+    expect_error(clb_take(t, NULL, 0, &r), CLB_ERR_INVALID_ARGUMENT, "clb_take", r);
+    CLBT_FAILS(CLB_ERR_INVALID_ARGUMENT, clb_take(t, t, 0, NULL));
+    r = GARBAGE;
+    expect_error(clb_take_along_axis(t, NULL, 0, &r), CLB_ERR_INVALID_ARGUMENT,
+                 "clb_take_along_axis", r);
+    r = GARBAGE;
+    expect_error(clb_sort(NULL, 0, 0, &r, &r2), CLB_ERR_INVALID_ARGUMENT, "clb_sort", r);
+    assert_null(r2);
+    r = r2 = GARBAGE;
+    expect_error(clb_topk(NULL, 1, 0, 1, &r, &r2), CLB_ERR_INVALID_ARGUMENT, "clb_topk", r);
+    assert_null(r2);
+    r = GARBAGE;
+    expect_error(clb_cumsum(NULL, 0, &r), CLB_ERR_INVALID_ARGUMENT, "clb_cumsum", r);
+    r = GARBAGE;
+    expect_error(clb_cumprod(NULL, 0, &r), CLB_ERR_INVALID_ARGUMENT, "clb_cumprod", r);
+    r = GARBAGE;
+    expect_error(clb_nonzero(NULL, &r), CLB_ERR_INVALID_ARGUMENT, "clb_nonzero", r);
+    r = GARBAGE;
+    expect_error(clb_masked_select(t, NULL, &r), CLB_ERR_INVALID_ARGUMENT, "clb_masked_select", r);
+    CLBT_FAILS(CLB_ERR_INVALID_ARGUMENT, clb_nonzero(t, NULL));
+    CLBT_FAILS(CLB_ERR_INVALID_ARGUMENT, clb_cumsum(t, 0, NULL));
+    clb_tensor_release(t);
+}
+
 #define DEVICE_TEST(name)                                                                          \
     static void test_##name(void **state)                                                          \
     {                                                                                              \
@@ -576,7 +608,7 @@ int main(void)
         cmocka_unit_test(test_scan_literals),  cmocka_unit_test(test_sort_literals),
         cmocka_unit_test(test_topk_literals),  cmocka_unit_test(test_select_literals),
         cmocka_unit_test(test_sort_random),    cmocka_unit_test(test_scan_random),
-        cmocka_unit_test(test_take_random),
+        cmocka_unit_test(test_take_random),    cmocka_unit_test(test_null_arguments),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     clb_context_release(g_host);

@@ -86,8 +86,13 @@ __kernel void clb_scan_totals(__global const CLB_STORAGE(CLB_IN_DTYPE) *in,
     __global const CLB_STORAGE(CLB_IN_DTYPE) *p = in + in_offset + o * len * inner + i0;
     acc_t s[CLB_SCAN_COLS], c[CLB_SCAN_COLS];
     for (int k = 0; k < CLB_SCAN_COLS; k++) s[k] = CLB_SCAN_ID, c[k] = 0;
-    for (long l = l0; l < l1; l++)
-        for (int k = 0; k < cols; k++) CLB_SCAN_STEP(s[k], c[k], CLB_SCAN_LOAD(p, l * inner + k));
+    if (cols == CLB_SCAN_COLS) /* a constant trip count: the column loop vectorises */
+        for (long l = l0; l < l1; l++)
+            for (int k = 0; k < CLB_SCAN_COLS; k++)
+                CLB_SCAN_STEP(s[k], c[k], CLB_SCAN_LOAD(p, l * inner + k));
+    else
+        for (long l = l0; l < l1; l++)
+            for (int k = 0; k < cols; k++) CLB_SCAN_STEP(s[k], c[k], CLB_SCAN_LOAD(p, l * inner + k));
     for (int k = 0; k < cols; k++) totals[(o * nb + b) * inner + i0 + k] = CLB_SCAN_VALUE(s[k], c[k]);
 }
 
@@ -112,12 +117,18 @@ __kernel void clb_scan_apply(__global const CLB_STORAGE(CLB_IN_DTYPE) *in,
                                                : CLB_SCAN_ID;
         c[k] = 0;
     }
-    for (long l = l0; l < l1; l++)
-        for (int k = 0; k < cols; k++) {
-            CLB_SCAN_STEP(s[k], c[k], CLB_SCAN_LOAD(p, l * inner + k));
-            CLB_STORE(CLB_OUT_DTYPE, q, l * inner + k,
-                      CLB_CONVERT(CLB_OUT_DTYPE, CLB_ACC_DTYPE, CLB_SCAN_VALUE(s[k], c[k])));
-        }
+#define CLB_SCAN_APPLY_ONE(k)                                                                      \
+    do {                                                                                           \
+        CLB_SCAN_STEP(s[k], c[k], CLB_SCAN_LOAD(p, l * inner + (k)));                              \
+        CLB_STORE(CLB_OUT_DTYPE, q, l * inner + (k),                                               \
+                  CLB_CONVERT(CLB_OUT_DTYPE, CLB_ACC_DTYPE, CLB_SCAN_VALUE(s[k], c[k])));          \
+    } while (0)
+    if (cols == CLB_SCAN_COLS) /* a constant trip count: the column loop vectorises */
+        for (long l = l0; l < l1; l++)
+            for (int k = 0; k < CLB_SCAN_COLS; k++) CLB_SCAN_APPLY_ONE(k);
+    else
+        for (long l = l0; l < l1; l++)
+            for (int k = 0; k < cols; k++) CLB_SCAN_APPLY_ONE(k);
 }
 
 /* Rows (inner == 1) of float32 / float64 on CPU devices that loop over a

@@ -30,7 +30,7 @@ clb_status clb__cl_gather(clb_context *ctx, const clb__gather_op *op, void *cons
                                op->idx_strides[0], op->idx_strides[1], op->idx_strides[2],
                                op->src_offset, op->idx_offset, op->out_offset, rows * chunks};
     CLB_TRY(clb__cl_index_args(k, 0, 4, mem, 11, longs));
-    CLB_TRY(clb__cl_launch(cl, k->kernel, rows * chunks));
+    CLB_TRY(clb__cl_index_launch(cl, k->kernel, rows * chunks));
     clb__cl_kernel_unlock(cl);
     k = NULL;
     err = clEnqueueReadBuffer(cl->queue, flag, CL_TRUE, 0, sizeof got, &got, 0, NULL, NULL);

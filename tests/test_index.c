@@ -483,6 +483,8 @@ static void sort_random(clb_context *ctx, const char *sel)
         sort_random_case(ctx, CLB_FLOAT64, 3, 1001, 1, true, 8);
         sort_random_case(ctx, CLB_INT64, 7, 999, 0, false, 9);
     }
+    if (CLBT_SLOW && !sim) /* a row of 2^20: eight merge passes past the largest tile */
+        sort_random_case(ctx, CLB_FLOAT32, 1, (int64_t)1 << 20, 1, true, 10);
 }
 
 static void scan_random(clb_context *ctx, const char *sel)

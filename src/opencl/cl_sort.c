@@ -137,7 +137,7 @@ clb_status clb__cl_topk(clb_context *ctx, const clb__topk_op *op, void *const *h
     const int64_t longs[6] = {op->in_offset, handles[0] ? op->values_offset : -1,
                               handles[1] ? op->indices_offset : -1, op->len, op->k, op->rows};
     CLB_TRY(clb__cl_index_args(k, 0, 3, mem, 6, longs));
-    CLB_TRY(clb__cl_index_launch(cl, k->kernel, op->rows));
+    CLB_TRY(clb__cl_launch(cl, k->kernel, op->rows));
     *done = true;
 cleanup:
     if (k) clb__cl_kernel_unlock(cl);

@@ -26,11 +26,15 @@ clb_status clb__cl_gather(clb_context *ctx, const clb__gather_op *op, void *cons
     CLB_CL_CHECK(err, "clEnqueueWriteBuffer (take's index check)");
     CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_TAKE, defs, 4, 0, "clb_take", &k));
     const cl_mem mem[4] = {(cl_mem)handles[0], (cl_mem)handles[1], (cl_mem)handles[2], flag};
-    const int64_t longs[11] = {op->n,          op->m,          op->inner,      chunks,
+    /* Units a work item: on a CPU enough that about 64 work items a compute unit
+       share the rows (a group of one work item costs PoCL a dispatch each). */
+    const int64_t units = rows * chunks, cus = (int64_t)clb__cl_compute_units(cl);
+    const int64_t per = cl->loops ? (units + 64 * cus - 1) / (64 * cus) : 1;
+    const int64_t longs[12] = {op->n,          op->m,          op->inner,      chunks,
                                op->idx_strides[0], op->idx_strides[1], op->idx_strides[2],
-                               op->src_offset, op->idx_offset, op->out_offset, rows * chunks};
-    CLB_TRY(clb__cl_index_args(k, 0, 4, mem, 11, longs));
-    CLB_TRY(clb__cl_index_launch(cl, k->kernel, rows * chunks));
+                               op->src_offset, op->idx_offset, op->out_offset, units, per};
+    CLB_TRY(clb__cl_index_args(k, 0, 4, mem, 12, longs));
+    CLB_TRY(clb__cl_index_launch(cl, k->kernel, (units + per - 1) / per));
     clb__cl_kernel_unlock(cl);
     k = NULL;
     err = clEnqueueReadBuffer(cl->queue, flag, CL_TRUE, 0, sizeof got, &got, 0, NULL, NULL);

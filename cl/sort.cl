@@ -32,10 +32,12 @@
 
 #if CLB_IN_DTYPE == 7 || CLB_IN_DTYPE == 8 || CLB_IN_DTYPE == 11
 typedef ulong key_t;
+#define CLB_KEY_BYTES 8
 #define CLB_KEY_MAX ULONG_MAX
 #define CLB_SIGN_BIT 0x8000000000000000UL
 #else
 typedef uint key_t;
+#define CLB_KEY_BYTES 4
 #define CLB_KEY_MAX UINT_MAX
 #define CLB_SIGN_BIT 0x80000000U
 #endif
@@ -230,6 +232,50 @@ __kernel void clb_sort_tile_seq(__global const elem_t *in, __global key_t *keys,
                                 long in_offset, long values_offset, long indices_offset, long len,
                                 long tile, long tiles, long direct)
 {
+#if CLB_KEY_BYTES == 4
+    /* 32-bit keys: a pair packed into one ulong (key high, index low) compares as
+       one integer; the two local buffers are the two halves of the merge. */
+    const long g = (long)get_global_id(0), row = g / tiles, base = (g - row * tiles) * tile;
+    const int n = (int)min(tile, len - base);
+    __global const elem_t *src = in + in_offset + row * len;
+    __local ulong *from = (__local ulong *)lk, *to = (__local ulong *)li;
+    for (int p = 0; p < n; p++) {
+        const ulong v = ((ulong)clb_sort_key(src[base + p]) << 32) | (ulong)(uint)(base + p);
+        int q = p;
+        if ((p & 15) != 0)
+            for (; (q & 15) != 0 && from[q - 1] > v; q--) from[q] = from[q - 1];
+        from[q] = v;
+    }
+    for (int w = 16; w < n; w *= 2) {
+        for (int lo = 0; lo < n; lo += 2 * w) {
+            const int mid = min(lo + w, n), hi = min(lo + 2 * w, n);
+            int a = lo, b = mid, o = lo;
+            while (a < mid && b < hi) {
+                const ulong x = from[a], y = from[b];
+                const bool right = y < x;
+                to[o++] = right ? y : x;
+                a += !right;
+                b += right;
+            }
+            for (; a < mid; a++) to[o++] = from[a];
+            for (; b < hi; b++) to[o++] = from[b];
+        }
+        __local ulong *t = from;
+        from = to;
+        to = t;
+    }
+    for (int p = 0; p < n; p++) {
+        const long j = base + p;
+        const uint i = (uint)from[p];
+        if (direct) {
+            if (values_offset >= 0) values[values_offset + row * len + j] = src[i];
+            if (indices_offset >= 0) indices[indices_offset + row * len + j] = (long)i;
+        } else {
+            keys[row * len + j] = (key_t)(from[p] >> 32);
+            idx[row * len + j] = i;
+        }
+    }
+#else
     const long g = (long)get_global_id(0), row = g / tiles, base = (g - row * tiles) * tile;
     const int n = (int)min(tile, len - base);
     __global const elem_t *src = in + in_offset + row * len;
@@ -275,4 +321,5 @@ __kernel void clb_sort_tile_seq(__global const elem_t *in, __global key_t *keys,
             idx[row * len + j] = li[from + p];
         }
     }
+#endif
 }

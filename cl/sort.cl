@@ -192,12 +192,10 @@ __kernel void clb_sort_finish(__global const elem_t *in, __global const uint *id
 #ifndef CLB_TOPK_MAX
 #define CLB_TOPK_MAX 64
 #endif
-__kernel void clb_topk_rows(__global const elem_t *in, __global elem_t *values,
-                            __global long *indices, long in_offset, long values_offset,
-                            long indices_offset, long len, long k, long rows)
+static void clb_topk_row(__global const elem_t *in, __global elem_t *values,
+                         __global long *indices, long in_offset, long values_offset,
+                         long indices_offset, long len, long k, long g)
 {
-    const long g = (long)get_global_id(0);
-    if (g >= rows) return;
     key_t bk[CLB_TOPK_MAX];
     uint bi[CLB_TOPK_MAX];
     int n = 0;
@@ -322,4 +320,13 @@ __kernel void clb_sort_tile_seq(__global const elem_t *in, __global key_t *keys,
         }
     }
 #endif
+}
+
+__kernel void clb_topk_rows(__global const elem_t *in, __global elem_t *values,
+                            __global long *indices, long in_offset, long values_offset,
+                            long indices_offset, long len, long k, long rows, long per)
+{
+    const long first = (long)get_global_id(0) * per, last = min(rows, first + per);
+    for (long g = first; g < last; g++)
+        clb_topk_row(in, values, indices, in_offset, values_offset, indices_offset, len, k, g);
 }

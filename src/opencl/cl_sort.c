@@ -134,10 +134,13 @@ clb_status clb__cl_topk(clb_context *ctx, const clb__topk_op *op, void *const *h
     const cl_mem in = (cl_mem)handles[2];
     const cl_mem mem[3] = {in, handles[0] ? (cl_mem)handles[0] : in,
                            handles[1] ? (cl_mem)handles[1] : in};
-    const int64_t longs[6] = {op->in_offset, handles[0] ? op->values_offset : -1,
-                              handles[1] ? op->indices_offset : -1, op->len, op->k, op->rows};
-    CLB_TRY(clb__cl_index_args(k, 0, 3, mem, 6, longs));
-    CLB_TRY(clb__cl_launch(cl, k->kernel, op->rows));
+    /* Rows a work item: on a CPU about 64 work items a compute unit in groups of
+       one (each scans its rows in order); one row a work item elsewhere. */
+    const int64_t per = cl->loops ? (op->rows + 64 * units - 1) / (64 * units) : 1;
+    const int64_t longs[7] = {op->in_offset, handles[0] ? op->values_offset : -1,
+                              handles[1] ? op->indices_offset : -1, op->len, op->k, op->rows, per};
+    CLB_TRY(clb__cl_index_args(k, 0, 3, mem, 7, longs));
+    CLB_TRY(clb__cl_index_launch(cl, k->kernel, (op->rows + per - 1) / per));
     *done = true;
 cleanup:
     if (k) clb__cl_kernel_unlock(cl);

@@ -94,6 +94,18 @@ CLB_API const char *clb_context_device_name(const clb_context *ctx);
 CLB_API clb_status clb_finish(clb_context *ctx); /* wait for all queued work */
 /* bytes of storage (device buffers or host backend blocks) currently alive for this context */
 CLB_API size_t clb_memory_allocated(const clb_context *ctx);
+/* NUMPY, the default: NumPy 2 / NEP 50, as everywhere in this header.
+   TORCH: torch.result_type between tensors. Within one category (bool < integer < floating)
+   numpy.promote_types; across categories the operand of the higher category gives the
+   dtype (int32 + float32 -> float32, int64 + float16 -> float16, bool + int8 -> int8).
+   True division of integers or bool, and mean, var, std, softmax, log_softmax and
+   logsumexp of integers or bool, give float32 (PyTorch's default dtype); so does a
+   Python float next to integers in clb_eval and clb_binary_scalar. Every op of the
+   context follows the rules set last, clb_eval and clb_eval_reduce included; tensors
+   keep working across contexts of different rules (the op's context decides). On a
+   device without float64 (rusticl, most integrated GPUs) TORCH runs mixed int/float
+   programs that NUMPY refuses. */
+CLB_API clb_status clb_context_set_promotion(clb_context *ctx, clb_promotion rules);
 
 /* ---- tensors ---------------------------------------------------------- */
 /* shape: ndim entries, each >= 0; ndim 0 is a scalar. data: C-contiguous row-major. */
@@ -179,6 +191,15 @@ CLB_API clb_status clb_binary(clb_binary_op op, const clb_tensor *a, const clb_t
 CLB_API clb_status clb_binary_into(clb_binary_op op, const clb_tensor *a, const clb_tensor *b, clb_tensor *out);
 CLB_API clb_status clb_unary(clb_unary_op op, const clb_tensor *a, clb_tensor **out);
 CLB_API clb_status clb_where(const clb_tensor *cond, const clb_tensor *a, const clb_tensor *b, clb_tensor **out);
+/* a OP s (s_first == 0) or s OP a (s_first != 0), s a Python bool/int/float (NEP 50 "weak"
+   scalar): s takes a's dtype when its kind's category is not above a's (float32 * 2.5 ->
+   float32, int8 + 1 -> int8, uint8 * True -> uint8); otherwise the default dtype of its kind
+   under the context's rules (int32 * 2.5 -> float64 under NUMPY, float32 under TORCH). An
+   INT that does not fit the dtype it takes: CLB_ERR_INVALID_ARGUMENT (NumPy 2's
+   OverflowError). No 0-d tensor needed. CLB_POW with s 0, 1, 2, 3, 4, -1, -2, 0.5 or -0.5
+   runs as products, sqrt or a reciprocal (x ** 2 equals x * x bit for bit), never pow. */
+CLB_API clb_status clb_binary_scalar(clb_binary_op op, const clb_tensor *a, clb_scalar s, int s_first,
+                                     clb_tensor **out);
 
 /* ---- reductions --------------------------------------------------------- */
 typedef enum clb_reduce_op { CLB_SUM = 0, CLB_MEAN, CLB_MAX, CLB_MIN, CLB_PROD } clb_reduce_op;

@@ -28,6 +28,7 @@ struct clb_context {
     pthread_mutex_t pool_lock;
     struct clb__pool_block *pool;       /* released blocks kept for reuse (pool.c) */
     clb__options options;               /* the environment, read at creation (options.c) */
+    atomic_int promotion;               /* clb_promotion: the rules every op of this context follows */
 };
 
 /* A block of memory on the context's device. Views share it by reference. */
@@ -80,6 +81,12 @@ clb_status clb__check_context(const clb_context *ctx, const char *what);
 clb_status clb__check_dtype(clb_dtype t, const char *what);
 /* CLB_ERR_INVALID_ARGUMENT when a and b belong to different contexts. */
 clb_status clb__check_same_context(const char *fn, const clb_tensor *a, const clb_tensor *b);
+/* ---- promotion rules (ops/op_promotion.c) ---------------------------------- */
+clb_promotion clb__rules(const clb_context *ctx); /* the context's clb_context_set_promotion */
+/* CLB_ERR_DTYPE naming fn, the rules and the remedy when `result` is float64 on a
+   device without it though neither operand a nor b (b < 0: none) is float64. */
+clb_status clb__check_promoted_f64(const char *fn, const clb_context *ctx, const char *what,
+                                   clb_dtype a, clb_dtype b, clb_dtype result);
 
 /* ---- context (context.c) ------------------------------------------------- */
 /* A zeroed context record with its counters, lock and options set up; the caller

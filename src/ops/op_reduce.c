@@ -38,7 +38,9 @@ clb_status clb_reduce(clb_reduce_op op, const clb_tensor *t, int naxes, const in
     *out = NULL;
     CLB_TRY(clb__check_tensor(t, "clb_reduce: t"));
     clb__reduce_op r = {.op = op, .in = t->dtype, .count = 1};
-    CLB_TRY(clb__reduce_types(op, t->dtype, &r.out));
+    CLB_TRY(clb__reduce_types_r(clb__rules(t->storage->ctx), op, t->dtype, &r.out));
+    CLB_TRY(clb__check_promoted_f64("clb_reduce", t->storage->ctx, "mean", t->dtype,
+                                    (clb_dtype)-1, r.out));
     if (keepdim != 0 && keepdim != 1)
         CLB_FAIL(CLB_ERR_INVALID_ARGUMENT, "clb_reduce: keepdim must be 0 or 1, not %d", keepdim);
     bool reduced[CLB_MAX_DIMS] = {false};

@@ -103,16 +103,23 @@ static int fast_power(builder *b, const clb__expr_node *n, int x, double p)
         return emit_op(b, CLB__EXPR_BINARY, CLB_MUL, r, r, w, t, col);
     }
     if (p == -0.5) {
-        /* 1/|sqrt(x)|: pow's +inf at -0 (sqrt gives -0); pow(-inf, -0.5) is 0 where
-           sqrt gives NaN, hence the select. */
+        /* 1/sqrt(x), with pow's values where they differ: +inf at -0 (1/sqrt(-0) is
+           -inf) and 0 at -inf (sqrt gives NaN). Selects, not abs(): a compiler that
+           ignores the sign of zero may drop an abs of a square root. */
         s = emit_op(b, CLB__EXPR_UNARY, CLB_SQRT, x, 0, w, w, col);
-        s = emit_op(b, CLB__EXPR_UNARY, CLB_ABS, s, 0, w, w, col);
         r = emit_op(b, CLB__EXPR_BINARY, CLB_DIV, emit_const(b, 1.0, w, col), s, w, w, col);
-        int isninf = emit_op(b, CLB__EXPR_BINARY, CLB_EQ, x, emit_const(b, -INFINITY, w, col),
-                             w, CLB_BOOL, col);
+        int zero = emit_op(b, CLB__EXPR_BINARY, CLB_EQ, x, emit_const(b, 0.0, w, col), w,
+                           CLB_BOOL, col);
         clb__expr_node k = {.kind = CLB__EXPR_WHERE, .nargs = 3,
-                            .args = {isninf, emit_const(b, 0.0, w, col), r}, .column = col,
-                            .dtype = t, .compute = t};
+                            .args = {zero, emit_const(b, INFINITY, w, col), r}, .column = col,
+                            .dtype = w, .compute = w};
+        r = emit(b, k);
+        int ninf = emit_op(b, CLB__EXPR_BINARY, CLB_EQ, x, emit_const(b, -INFINITY, w, col), w,
+                           CLB_BOOL, col);
+        k.args[0] = ninf;
+        k.args[1] = emit_const(b, 0.0, w, col);
+        k.args[2] = r;
+        k.dtype = k.compute = t;
         return emit(b, k);
     }
     return -1;

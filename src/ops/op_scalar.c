@@ -100,7 +100,9 @@ clb_status clb_binary_scalar(clb_binary_op op, const clb_tensor *a, clb_scalar s
     clb_dtype compute, result;
     if (s_first) CLB_TRY(clb__binary_types_r(rules, op, sdt, a->dtype, &compute, &result));
     else CLB_TRY(clb__binary_types_r(rules, op, a->dtype, sdt, &compute, &result));
-    CLB_TRY(clb__check_promoted_f64(fn, ctx, clb_binary_op_name(op), a->dtype, sdt, compute));
+    /* The scalar is no float64 operand of the user's: a's dtype alone decides. */
+    CLB_TRY(clb__check_promoted_f64(fn, ctx, clb_binary_op_name(op), a->dtype, (clb_dtype)-1,
+                                    compute));
     double p = s.kind == CLB_SCALAR_FLOAT ? s.f : (double)s.i;
     if (op == CLB_POW && !s_first && fast_exponent(p)) return power_const(fn, a, sdt, v, out);
     unsigned char bytes[8];

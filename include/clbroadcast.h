@@ -392,4 +392,68 @@ CLB_API clb_status clb_matmul_tune(clb_context *ctx, clb_dtype dtype, int max_ca
 }
 #endif
 
+/* Arrays of inputs. The functions take `const clb_tensor *const *`; in C11 and later
+   these wrapper macros of the same names let a plain `clb_tensor *in[]` and a
+   `const clb_tensor *in[]` pass without a cast or a warning (C converts neither
+   implicitly), while a pointer of any other type is still a compile error. A call whose
+   array argument is a compound literal, (const clb_tensor *[]){a, b}, has more
+   macro arguments than parameters (the braces' commas) and reaches the function as
+   written. C++ needs no help: its qualification conversions accept both.
+   `(clb_concat)(...)` and `&clb_concat` reach the function itself. */
+#if !defined(__cplusplus) && !defined(CLB_BUILDING_LIBRARY) && defined(__STDC_VERSION__) && \
+    __STDC_VERSION__ >= 201112L
+#define CLB_INPUTS(p)                                                                              \
+    _Generic((p),                                                                                  \
+        clb_tensor **: (const clb_tensor *const *)(p),                                             \
+        clb_tensor *const *: (const clb_tensor *const *)(p),                                       \
+        const clb_tensor **: (const clb_tensor *const *)(p),                                       \
+        const clb_tensor *const *: (const clb_tensor *const *)(p),                                 \
+        void *: (const clb_tensor *const *)(p)) /* NULL, where n is 0 */
+/* CLB__EXACTLYk(args): 1 when there are exactly k arguments, 0 when more (up to 64). */
+#define CLB__PICK(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, _17, \
+    _18, _19, _20, _21, _22, _23, _24, _25, _26, _27, _28, _29, _30, _31, _32, _33, _34, _35, \
+    _36, _37, _38, _39, _40, _41, _42, _43, _44, _45, _46, _47, _48, _49, _50, _51, _52, _53, \
+    _54, _55, _56, _57, _58, _59, _60, _61, _62, _63, _64, N, ...) N
+#define CLB__EXACTLY3(...) CLB__PICK(__VA_ARGS__, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, \
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, \
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1)
+#define CLB__EXACTLY4(...) CLB__PICK(__VA_ARGS__, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, \
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, \
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1)
+#define CLB__EXACTLY6(...) CLB__PICK(__VA_ARGS__, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, \
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, \
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1)
+#define CLB__EXACTLY10(...) CLB__PICK(__VA_ARGS__, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, \
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, \
+    0, 0, 0, 0, 0, 0, 0, 0, 1, 1)
+#define CLB__CAT(a, b) CLB__CAT_(a, b)
+#define CLB__CAT_(a, b) a##b
+#define clb_broadcast_tensors(...) CLB__CAT(CLB__BT_, CLB__EXACTLY3(__VA_ARGS__))(__VA_ARGS__)
+#define CLB__BT_0(...) (clb_broadcast_tensors)(__VA_ARGS__)
+#define CLB__BT_1(n, in, out) (clb_broadcast_tensors)((n), CLB_INPUTS(in), (out))
+#define clb_eval(...) CLB__CAT(CLB__EV_, CLB__EXACTLY6(__VA_ARGS__))(__VA_ARGS__)
+#define CLB__EV_0(...) (clb_eval)(__VA_ARGS__)
+#define CLB__EV_1(ctx, expr, n, names, inputs, out)                                                \
+    (clb_eval)((ctx), (expr), (n), (names), CLB_INPUTS(inputs), (out))
+#define clb_eval_into(...) CLB__CAT(CLB__EI_, CLB__EXACTLY6(__VA_ARGS__))(__VA_ARGS__)
+#define CLB__EI_0(...) (clb_eval_into)(__VA_ARGS__)
+#define CLB__EI_1(ctx, expr, n, names, inputs, out)                                                \
+    (clb_eval_into)((ctx), (expr), (n), (names), CLB_INPUTS(inputs), (out))
+#define clb_eval_reduce(...) CLB__CAT(CLB__ER_, CLB__EXACTLY10(__VA_ARGS__))(__VA_ARGS__)
+#define CLB__ER_0(...) (clb_eval_reduce)(__VA_ARGS__)
+#define CLB__ER_1(ctx, expr, n, names, inputs, op, naxes, axes, keepdim, out)                      \
+    (clb_eval_reduce)((ctx), (expr), (n), (names), CLB_INPUTS(inputs), (op), (naxes), (axes),      \
+                      (keepdim), (out))
+#define clb_einsum(...) CLB__CAT(CLB__ES_, CLB__EXACTLY4(__VA_ARGS__))(__VA_ARGS__)
+#define CLB__ES_0(...) (clb_einsum)(__VA_ARGS__)
+#define CLB__ES_1(subscripts, n, operands, out)                                                    \
+    (clb_einsum)((subscripts), (n), CLB_INPUTS(operands), (out))
+#define clb_concat(...) CLB__CAT(CLB__CC_, CLB__EXACTLY4(__VA_ARGS__))(__VA_ARGS__)
+#define CLB__CC_0(...) (clb_concat)(__VA_ARGS__)
+#define CLB__CC_1(n, in, axis, out) (clb_concat)((n), CLB_INPUTS(in), (axis), (out))
+#define clb_stack(...) CLB__CAT(CLB__ST_, CLB__EXACTLY4(__VA_ARGS__))(__VA_ARGS__)
+#define CLB__ST_0(...) (clb_stack)(__VA_ARGS__)
+#define CLB__ST_1(n, in, axis, out) (clb_stack)((n), CLB_INPUTS(in), (axis), (out))
+#endif
+
 #endif /* CLBROADCAST_H */

@@ -1,8 +1,9 @@
 /* clbroadcast: NumPy/PyTorch-style broadcasting tensors over OpenCL, with a
  * pure-C host backend that serves as reference and fallback.
  *
- * The core of this header is fixed by shared/API-CONTRACT.md; the extras
- * (version, device enumeration, names) are marked as such. The contract's
+ * The core of this header is a fixed public API contract (names, signatures
+ * and meanings do not change); the extras (version, device enumeration,
+ * names) are marked as such. The contract's
  * OpenCL interop functions (clb_context_create_from_cl, clb_context_get_cl,
  * clb_tensor_from_cl_buffer, clb_tensor_get_cl_buffer) take OpenCL types, so
  * they are declared in clbroadcast_cl.h, which includes <CL/cl.h> and this
@@ -302,7 +303,8 @@ typedef struct clb_device_info {
     int has_fp64;               /* cl_khr_fp64 (host: 1) */
     int host_unified_memory;    /* device reads host memory directly (CPU devices, iGPUs; host: 1) */
     char quirks[256];           /* workarounds of known driver defects in effect, comma-separated
-                                   ("" for none): README "Support matrix" */
+                                   ("" for none); the project's README lists
+                                   each with its driver defect */
 } clb_device_info;
 
 /* Number of OpenCL devices over all platforms; 0 (and CLB_OK) without any OpenCL

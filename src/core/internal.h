@@ -62,6 +62,21 @@ clb_status clb__fail(clb_status s, const char *fmt, ...)
 #endif
     ;
 
+/* Prefixes the last message with "fn: " (unless it names fn already), for errors
+   that come from a shared helper; a non-NULL `out_label` renames the helper's
+   "tensor <out_label>" to "out" (the _into calls' write target). Returns st. */
+clb_status clb__fail_in(const char *fn, clb_status st, const char *out_label);
+
+/* CLB_TRY for a shared helper's error: the message gets "fn: " (clb__fail_in). */
+#define CLB_TRY_IN(fn, out_label, expr)                                                            \
+    do {                                                                                           \
+        st = (expr);                                                                               \
+        if (st != CLB_OK) {                                                                        \
+            st = clb__fail_in((fn), st, (out_label));                                              \
+            goto cleanup;                                                                          \
+        }                                                                                          \
+    } while (0)
+
 /* Early exit to the function's `cleanup:` label, keeping the status in `st`. */
 #define CLB_TRY(expr)                                                                              \
     do {                                                                                           \

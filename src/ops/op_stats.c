@@ -23,6 +23,11 @@ static clb_status reduced_axes(const char *fn, int ndim, int naxes, const int *a
                                bool *reduced, int *nred, int *red)
 {
     clb_status st = CLB_OK;
+    if (!axes && naxes > 0)
+        CLB_FAIL(CLB_ERR_INVALID_ARGUMENT,
+                 "%s: naxes is %d but axes is NULL; pass the axes, or naxes 0 with axes NULL to "
+                 "reduce every axis",
+                 fn, naxes);
     for (int d = 0; d < ndim; d++) reduced[d] = axes == NULL;
     if (axes) {
         if (naxes < 0 || naxes > ndim)
@@ -30,7 +35,7 @@ static clb_status reduced_axes(const char *fn, int ndim, int naxes, const int *a
                      fn, naxes, ndim);
         for (int i = 0; i < naxes; i++) {
             int a = 0;
-            CLB_TRY(clb__normalize_axis(axes[i], ndim, &a));
+            CLB_TRY_IN(fn, NULL, clb__normalize_axis(axes[i], ndim, &a));
             if (reduced[a])
                 CLB_FAIL(CLB_ERR_INVALID_ARGUMENT, "%s: duplicate value in axes (%d)", fn, axes[i]);
             reduced[a] = true;

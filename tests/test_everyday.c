@@ -300,6 +300,43 @@ static void test_mixed_programs(void **state)
     clbt_for_each_device(mixed_on);
 }
 
+/* Q @ K^T with K^T a permuted view (attention's layout): on CPU devices one copy of
+   K^T and the library's blocked kernel (no CLBlast program to build at first use);
+   against the host backend. */
+static void permuted_matmul_on(clb_context *ctx, const char *sel)
+{
+    (void)sel;
+    const int64_t sq[4] = {2, 3, 8, 16}, sk[4] = {2, 3, 32, 16};
+    float q[2 * 3 * 8 * 16], k[2 * 3 * 32 * 16];
+    for (int i = 0; i < 2 * 3 * 8 * 16; i++) q[i] = (float)((i * 7) % 13) / 13.0f - 0.5f;
+    for (int i = 0; i < 2 * 3 * 32 * 16; i++) k[i] = (float)((i * 5) % 11) / 11.0f - 0.5f;
+    clb_context *host = clbt_host();
+    const int perm[4] = {0, 1, 3, 2};
+    clb_tensor *r[2] = {NULL, NULL};
+    clb_context *ctxs[2] = {ctx, host};
+    for (int c = 0; c < 2; c++) {
+        clb_tensor *tq = clbt_tensor(ctxs[c], CLB_FLOAT32, 4, sq, q);
+        clb_tensor *tk = clbt_tensor(ctxs[c], CLB_FLOAT32, 4, sk, k), *kt = NULL;
+        CLBT_OK(clb_permute(tk, perm, &kt));
+        CLBT_OK(clb_matmul(tq, kt, &r[c]));
+        clb_tensor_release(tq);
+        clb_tensor_release(tk);
+        clb_tensor_release(kt);
+    }
+    const int64_t want[4] = {2, 3, 8, 32};
+    clbt_assert_shape(r[0], 4, want);
+    clbt_assert_matches_host(r[0], r[1], 1e-5, 1e-6, "Q @ K^T (permuted view)");
+    clb_tensor_release(r[0]);
+    clb_tensor_release(r[1]);
+    clb_context_release(host);
+}
+
+static void test_permuted_matmul(void **state)
+{
+    (void)state;
+    clbt_for_each_device(permuted_matmul_on);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -307,6 +344,7 @@ int main(void)
         cmocka_unit_test(test_powers),
         cmocka_unit_test(test_scalars),
         cmocka_unit_test(test_mixed_programs),
+        cmocka_unit_test(test_permuted_matmul),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -32,7 +32,7 @@ clb_status clb__check_promoted_f64(const char *fn, const clb_context *ctx, const
     const char *narrow = clb__dtype_is_float(a) ? clb_dtype_name(b) : clb_dtype_name(a);
     return clb__fail(CLB_ERR_DTYPE,
                      "%s: %s of %s%s%s promotes to float64 under %s's rules (%s); device %s has "
-                     "no float64: cast the %s operand to float32%s",
+                     "no float64 (no cl_khr_fp64): cast the %s operand to float32%s",
                      fn, what, clb_dtype_name(a), (int)b >= 0 ? " and " : "",
                      (int)b >= 0 ? clb_dtype_name(b) : "", torch ? "PyTorch" : "NumPy 2",
                      clb__promotion_name(rules), ctx->info.name, narrow,

@@ -337,6 +337,48 @@ static void test_permuted_matmul(void **state)
     clbt_for_each_device(permuted_matmul_on);
 }
 
+/* Messages a user can act on (host backend: the checks are above the backends). */
+static void test_messages(void **state)
+{
+    (void)state;
+    clb_context *host = clbt_host();
+    const int64_t s22[2] = {2, 2}, s3[1] = {3};
+    const float v[4] = {1, 2, 3, 4};
+    clb_tensor *t = clbt_tensor(host, CLB_FLOAT32, 2, s22, v), *o3 = NULL, *r = (clb_tensor *)1;
+    /* a positive axis count with no axes: an error, not "every axis" */
+    CLBT_FAILS(CLB_ERR_INVALID_ARGUMENT, clb_reduce(CLB_SUM, t, 2, NULL, 0, &r));
+    assert_null(r);
+    assert_non_null(strstr(clb_last_error(), "clb_reduce"));
+    CLBT_FAILS(CLB_ERR_INVALID_ARGUMENT, clb_var(t, 1, NULL, 0, 0, &r));
+    assert_non_null(strstr(clb_last_error(), "clb_var"));
+    /* an axis error names the function */
+    const int ax[1] = {2};
+    CLBT_FAILS(CLB_ERR_INVALID_ARGUMENT, clb_reduce(CLB_SUM, t, 1, ax, 0, &r));
+    assert_non_null(strstr(clb_last_error(), "clb_reduce: axis 2 is out of bounds"));
+    /* _into calls say out */
+    CLBT_OK(clb_tensor_empty(host, CLB_FLOAT32, 1, s3, &o3));
+    CLBT_FAILS(CLB_ERR_SHAPE_MISMATCH, clb_binary_into(CLB_ADD, t, t, o3));
+    assert_non_null(strstr(clb_last_error(), "clb_binary_into"));
+    assert_non_null(strstr(clb_last_error(), "the size of out (3)"));
+    assert_null(strstr(clb_last_error(), "tensor c"));
+    /* dtype errors from the rules name the function */
+    CLBT_FAILS(CLB_ERR_DTYPE, clb_binary(CLB_BITWISE_AND, t, t, &r));
+    assert_non_null(strstr(clb_last_error(), "clb_binary: "));
+    /* clb_binary_scalar's arguments */
+    clb_scalar one = {.kind = CLB_SCALAR_INT, .i = 1};
+    CLBT_FAILS(CLB_ERR_INVALID_ARGUMENT, clb_binary_scalar(CLB_ADD, NULL, one, 0, &r));
+    assert_null(r);
+    CLBT_FAILS(CLB_ERR_INVALID_ARGUMENT, clb_binary_scalar(CLB_ADD, t, one, 0, NULL));
+    CLBT_FAILS(CLB_ERR_INVALID_ARGUMENT,
+               clb_binary_scalar(CLB_ADD, t, (clb_scalar){.kind = (clb_scalar_kind)9}, 0, &r));
+    CLBT_FAILS(CLB_ERR_INVALID_ARGUMENT,
+               clb_binary_scalar(CLB_ADD, t, (clb_scalar){.kind = CLB_SCALAR_BOOL, .i = 2}, 0, &r));
+    clb_tensor_release(o3);
+    clb_tensor_release(t);
+    assert_int_equal(clb_memory_allocated(host), 0);
+    clb_context_release(host);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -345,6 +387,7 @@ int main(void)
         cmocka_unit_test(test_scalars),
         cmocka_unit_test(test_mixed_programs),
         cmocka_unit_test(test_permuted_matmul),
+        cmocka_unit_test(test_messages),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

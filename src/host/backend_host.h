@@ -18,6 +18,9 @@ clb_status clb__host_eval_moments(clb_context *ctx, const struct clb__expr *e,
 clb_status clb__host_eval_online(clb_context *ctx, const struct clb__expr *e,
                                  const clb__reduce_op *op, const clb__plan *plan,
                                  void *const *handles, const clb_dtype *in);
+/* 1 (default): float32/float64 matmul through CBLAS where the build has it;
+   tests set 0 to run the blocked loop instead and compare the two. */
+extern _Atomic int clb__host_blas_enabled;
 clb_status clb__host_matmul(clb_context *ctx, const clb__matmul_op *op, void *const *handles);
 
 #endif /* CLB_BACKEND_HOST_H */

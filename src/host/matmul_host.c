@@ -34,6 +34,8 @@
 #pragma GCC optimize("O3") /* the register block vectorises */
 #endif
 
+_Atomic int clb__host_blas_enabled = 1;
+
 #define MR 4   /* rows of out a register block holds */
 #define NR 8   /* columns of out a register block holds */
 #define KC 256 /* depth of one packed panel */
@@ -227,6 +229,7 @@ static void matrix_visit(const int64_t *offsets, void *user)
 static bool blas_fits(const clb__matmul_op *op, int64_t m)
 {
 #if CLB_HAVE_CBLAS
+    if (!clb__host_blas_enabled) return false;
     if (op->dtype != CLB_FLOAT32 && op->dtype != CLB_FLOAT64) return false;
     if (m > INT_MAX || op->n > INT_MAX || op->k > INT_MAX || op->k == 0) return false;
     return (op->col_strides[0] == 1 || op->n == 1) &&

@@ -126,7 +126,9 @@ typedef struct fold_state {
     bool typed_sum; /* float32/float64 values summed in double */
 } fold_state;
 
-/* Eight partial sums along a contiguous run, combined pairwise. */
+/* Eight partial sums along a contiguous run, combined pairwise; or each value
+   into its own accumulator (the float64 in a clb__value, so a plain double array). */
+_Static_assert(sizeof(clb__value) == sizeof(double), "accumulators are read as doubles");
 #define DEFINE_RUN_SUM(NAME, T)                                                                    \
     static double NAME(const T *x, int64_t n)                                                      \
     {                                                                                              \
@@ -137,12 +139,12 @@ typedef struct fold_state {
         for (int l = 0; i < n; i++, l++) p[l] += (double)x[i];                                     \
         return ((p[0] + p[1]) + (p[2] + p[3])) + ((p[4] + p[5]) + (p[6] + p[7]));                  \
     }                                                                                              \
-    static void NAME##_into(clb__value *acc, int64_t sa, const T *x, int64_t n)                    \
+    static void NAME##_into(double *restrict acc, int64_t sa, const T *restrict x, int64_t n)      \
     {                                                                                              \
         if (sa == 1)                                                                               \
-            for (int64_t i = 0; i < n; i++) acc[i].d += (double)x[i];                              \
+            for (int64_t i = 0; i < n; i++) acc[i] += (double)x[i];                                \
         else                                                                                       \
-            for (int64_t i = 0; i < n; i++) acc[i * sa].d += (double)x[i];                         \
+            for (int64_t i = 0; i < n; i++) acc[i * sa] += (double)x[i];                           \
     }
 DEFINE_RUN_SUM(run_sum_f32, float)
 DEFINE_RUN_SUM(run_sum_f64, double)
@@ -156,15 +158,59 @@ static void fold_sink(void *user, int64_t off, int64_t so, int64_t n, const char
         if (so == 0)
             acc->d += f32 ? run_sum_f32((const float *)v, n) : run_sum_f64((const double *)v, n);
         else if (f32)
-            run_sum_f32_into(acc, so, (const float *)v, n);
+            run_sum_f32_into(&acc->d, so, (const float *)v, n);
         else
-            run_sum_f64_into(acc, so, (const double *)v, n);
+            run_sum_f64_into(&acc->d, so, (const double *)v, n);
         return;
     }
     for (int64_t j = 0; j < n; j++) {
         clb__value x = clb__convert(s->load(v + j * vs * (int64_t)s->vsz), s->value_dtype, s->acc_dtype);
         acc[j * so] = clb__binary_eval(s->fold, s->acc_dtype, acc[j * so], x);
     }
+}
+
+/* A column sum: a row-major (rows, n) input, the rows folded into one row of
+   n accumulators, four rows a pass, each accumulator taking them in row order
+   (the same bits as one row at a time, a quarter of the accumulator traffic). */
+#define DEFINE_COLUMN_SUM(NAME, T)                                                                 \
+    static void NAME(double *restrict acc, const T *x, int64_t rows, int64_t rs, int64_t n)       \
+    {                                                                                              \
+        int64_t r = 0;                                                                             \
+        for (; r + 4 <= rows; r += 4) {                                                            \
+            const T *restrict x0 = x + r * rs, *restrict x1 = x0 + rs, *restrict x2 = x1 + rs,     \
+                              *restrict x3 = x2 + rs;                                              \
+            for (int64_t j = 0; j < n; j++)                                                        \
+                acc[j] = (((acc[j] + (double)x0[j]) + (double)x1[j]) + (double)x2[j]) +            \
+                         (double)x3[j];                                                            \
+        }                                                                                          \
+        for (; r < rows; r++)                                                                      \
+            for (int64_t j = 0; j < n; j++) acc[j] += (double)x[r * rs + j];                       \
+    }
+DEFINE_COLUMN_SUM(column_sum_f32, float)
+DEFINE_COLUMN_SUM(column_sum_f64, double)
+
+/* clb_reduce's float sums: a plan that is one column sum after reordering runs
+   the loop above, any other the block walk. */
+static clb_status sum_walk(const clb__expr *e, const clb__plan *plan, void *const *handles,
+                           fold_state *s)
+{
+    clb__plan *p = malloc(sizeof *p);
+    if (!p) return clb__fail(CLB_ERR_OUT_OF_MEMORY, "host backend: out of host memory for a reduction plan");
+    memcpy(p, plan, sizeof *p);
+    reorder_for_inputs(p);
+    clb_status st = CLB_OK;
+    if (p->ndim == 2 && p->strides[0][0] == 0 && p->strides[0][1] == 1 && p->strides[1][1] == 1) {
+        double *acc = &s->acc[p->offsets[0] - s->out_start].d;
+        const char *x = (const char *)handles[1] + p->offsets[1] * (int64_t)s->vsz;
+        if (s->value_dtype == CLB_FLOAT32)
+            column_sum_f32(acc, (const float *)x, p->shape[0], p->strides[1][0], p->shape[1]);
+        else
+            column_sum_f64(acc, (const double *)x, p->shape[0], p->strides[1][0], p->shape[1]);
+    } else {
+        st = clb__expr_host_blocks(e, p, handles, fold_sink, s);
+    }
+    free(p);
+    return st;
 }
 
 /* count zeroed accumulators of `size` bytes each for the reduction `what`:
@@ -199,7 +245,8 @@ static clb_status fold_expr(const clb__expr *e, const clb__reduce_op *op, const 
                                        (void **)&s.acc);
     if (st != CLB_OK) return st;
     for (size_t j = 0; j < n; j++) s.acc[j] = fold_identity(op->op, s.acc_dtype);
-    st = fold_walk(e, plan, handles, fold_sink, &s);
+    st = e->count == 1 && s.typed_sum ? sum_walk(e, plan, handles, &s)
+                                      : fold_walk(e, plan, handles, fold_sink, &s);
     if (st == CLB_OK) {
         clb__operand out = clb__operand_of(handles[0], op->out);
         for (size_t j = 0; j < n; j++) {

@@ -227,7 +227,7 @@ static void run_block(block_eval *b, int rows, int64_t n, const int64_t *inner,
     const int nops = b->plan->nops;
     slot v = b->at[b->root];
     for (int r = 0; r < rows; r++)
-        sink(user, b->rows_off[r * nops], inner[0], n, v.p + (size_t)(r * n * v.s) * b->isz[b->root], v.s);
+        sink(user, b->rows_off[r * nops], inner[0], n, v.p + r * n * v.s * (int64_t)b->isz[b->root], v.s);
 }
 
 /* Steps the odometer over the plan's outer axes (all but the innermost) to the

@@ -3,7 +3,8 @@
  *     typed loops on and off, over shapes that take every path of the block
  *     walk (rows longer than a block, several short rows a block, inputs read
  *     in place, gathered, a broadcast row kept; strided and transposed inputs,
- *     a strided output, repeated subexpressions, where/casts/comparisons);
+ *     a strided output, repeated subexpressions, where/casts/comparisons),
+ *     and float math without a typed loop equals the element-by-element rules;
  *   - reductions: the typed sums (eight partial sums per run) against the
  *     element-by-element fold within float64 rounding, integers exactly;
  *     eval_reduce equals reduce(eval);
@@ -133,6 +134,27 @@ static void test_eval_shapes(void **state)
         a = rnd(dt, 3, s3, 10), b = rnd(dt, 3, s4, 11);
         check_eval(a, b, b);
         clb_tensor_release(a), clb_tensor_release(b);
+    }
+}
+
+/* Float math without a typed loop (exp, sqrt, pow, tanh, floor_divide, %)
+   runs the scalar rules without conversions: the same bits as the
+   element-by-element path (loops off). */
+static void test_eval_float_math(void **state)
+{
+    (void)state;
+    static const char text[] = "exp(x) * sqrt(y + 3) + tanh(x) ** 2 - (x // y) + x % (y + 5)";
+    const int64_t s[2] = {13, 1500};
+    for (int f64 = 0; f64 < 2; f64++) {
+        clb_dtype dt = f64 ? CLB_FLOAT64 : CLB_FLOAT32;
+        clb_tensor *x = rnd(dt, 2, s, 61), *y = rnd(dt, 2, s, 62), *fast = NULL, *ref = NULL;
+        const clb_tensor *in[2] = {x, y};
+        CLBT_OK(clb_eval(ctx, text, 2, xyz, in, &fast));
+        clb__host_loops_enabled = 0;
+        CLBT_OK(clb_eval(ctx, text, 2, xyz, in, &ref));
+        clb__host_loops_enabled = 1;
+        assert_same(fast, ref, CLBT_EXACT);
+        clb_tensor_release(x), clb_tensor_release(y), clb_tensor_release(fast), clb_tensor_release(ref);
     }
 }
 
@@ -278,7 +300,7 @@ static void test_matmul_threads(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        TEST(test_eval_shapes),   TEST(test_eval_into_views), TEST(test_reductions),
+        TEST(test_eval_shapes),   TEST(test_eval_float_math), TEST(test_eval_into_views), TEST(test_reductions),
         TEST(test_eval_reduce),   TEST(test_matmul_paths),    TEST(test_matmul_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -44,6 +44,7 @@ typedef struct block_eval {
     size_t isz[CLB__EXPR_MAX_NODES];              /* each node's itemsize */
     int same[CLB__EXPR_MAX_NODES];                /* an earlier node computing the same, or itself */
     clb__host_loop_fn fast[CLB__EXPR_MAX_NODES];  /* typed loop, or NULL */
+    bool plain[CLB__EXPR_MAX_NODES];              /* float32/float64 throughout: no conversions */
     clb__load_fn load[CLB__EXPR_MAX_NODES];       /* reads a value of the node's dtype */
     clb__store_fn store[CLB__EXPR_MAX_NODES];
     slot at[CLB__EXPR_MAX_NODES];
@@ -96,6 +97,46 @@ static clb__value node_apply(const clb__expr *e, const clb__expr_node *n, const 
     }
 }
 
+/* A UNARY or BINARY node whose operands, compute dtype and result are all
+   float32 or all float64 (and no typed loop): the scalar rule per element
+   without the conversions, which are identities there. */
+static bool plain_float(const clb__expr *e, const clb__expr_node *n)
+{
+    clb_dtype t = n->dtype;
+    if ((n->kind != CLB__EXPR_UNARY && n->kind != CLB__EXPR_BINARY) || n->compute != t ||
+        (t != CLB_FLOAT32 && t != CLB_FLOAT64))
+        return false;
+    clb_dtype r = n->kind == CLB__EXPR_UNARY ? clb__unary_eval_dtype((clb_unary_op)n->op, t)
+                                             : clb__binary_eval_dtype((clb_binary_op)n->op, t);
+    for (int k = 0; k < n->nargs; k++)
+        if (e->nodes[n->args[k]].dtype != t) return false;
+    return r == t;
+}
+
+#define DEFINE_PLAIN(NAME, T, M, DT)                                                               \
+    static void NAME(const clb__expr_node *nd, int64_t n, slot out, const slot *a)                 \
+    {                                                                                              \
+        const T *x = (const T *)a[0].p, *y = (const T *)a[nd->nargs > 1].p;                        \
+        const int64_t sx = a[0].s, sy = a[nd->nargs > 1].s;                                        \
+        T *o = (T *)out.p;                                                                         \
+        clb__value u, w;                                                                           \
+        for (int64_t j = 0; j < n; j++) {                                                          \
+            u.M = x[j * sx];                                                                       \
+            w.M = y[j * sy];                                                                       \
+            o[j * out.s] = (nd->nargs == 1 ? clb__unary_eval((clb_unary_op)nd->op, DT, u)          \
+                                           : clb__binary_eval((clb_binary_op)nd->op, DT, u, w))    \
+                               .M;                                                                 \
+        }                                                                                          \
+    }
+DEFINE_PLAIN(plain_f32, float, f, CLB_FLOAT32)
+DEFINE_PLAIN(plain_f64, double, d, CLB_FLOAT64)
+
+static void plain_run(const clb__expr_node *nd, int64_t n, slot out, const slot *a)
+{
+    if (nd->dtype == CLB_FLOAT32) plain_f32(nd, n, out, a);
+    else plain_f64(nd, n, out, a);
+}
+
 /* Node i over the n positions of the block, into its buffer (the root of a
    clb_eval block whose output runs as one strided line: into the output). */
 static void node_run(block_eval *b, int i, int64_t n)
@@ -108,6 +149,10 @@ static void node_run(block_eval *b, int i, int64_t n)
     if (b->fast[i]) {
         b->fast[i](n, out.p, out.s, a[0].p, a[0].s, nd->nargs > 1 ? a[1].p : a[0].p,
                    nd->nargs > 1 ? a[1].s : 0);
+        return;
+    }
+    if (b->plain[i]) {
+        plain_run(nd, n, out, a);
         return;
     }
     for (int64_t j = 0; j < n; j++) {
@@ -161,6 +206,7 @@ static clb_status block_init(block_eval *b, const clb__expr *e, const clb__plan 
         b->load[i] = clb__loader(n->dtype);
         b->store[i] = clb__storer(n->dtype);
         b->fast[i] = fast_loop(e, n);
+        b->plain[i] = !b->fast[i] && clb__host_loops_enabled && plain_float(e, n);
         b->same[i] = same_as(b, i);
         if (n->kind == CLB__EXPR_CONST) {
             b->store[i](b->konst[i], n->value);

@@ -250,6 +250,11 @@ CLB_API clb_status clb_logsumexp(const clb_tensor *t, int naxes, const int *axes
 CLB_API unsigned clb_version(void);
 CLB_API const char *clb_version_string(void); /* "0.1.0" */
 
+/* Records `message` (NULL: "") as clb_last_error() of the calling thread and returns
+   s: for adapters and bindings built on this API (the StarPU adapter) that report
+   their failures the library's way. */
+CLB_API clb_status clb_set_last_error(clb_status s, const char *message);
+
 /* ---- names -------------------------------------------------------------- */
 CLB_API const char *clb_dtype_name(clb_dtype t);            /* "float32"; "invalid" for a bad value */
 CLB_API const char *clb_binary_op_name(clb_binary_op op);   /* "add"; "invalid" for a bad value */

@@ -68,6 +68,12 @@ CLB_STARPU_API clb_status clb_starpu_worker_context(clb_starpu *sp, int workerid
 /* Tasks of this adapter that worker `workerid` ran so far (0 for an unknown id). */
 CLB_STARPU_API unsigned long clb_starpu_worker_tasks(const clb_starpu *sp, int workerid);
 
+/* Pins the tasks sp submits from now on to worker `workerid` (STARPU_EXECUTE_ON_WORKER);
+   -1 gives the choice back to StarPU's scheduler. For tests and measurements; one
+   setting per sp (not per thread); ignored under StarPU-MPI. A workerid that is not a
+   CPU or OpenCL worker: CLB_ERR_INVALID_ARGUMENT. */
+CLB_STARPU_API clb_status clb_starpu_pin(clb_starpu *sp, int workerid);
+
 /* ---- data ---------------------------------------------------------------- */
 typedef struct clb_starpu_tensor {
     starpu_data_handle_t handle;

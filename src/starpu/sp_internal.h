@@ -25,6 +25,7 @@ struct clb_starpu {
     pthread_mutex_t lock;            /* guards the failure record */
     clb_status failure;              /* first task failure since the last clb_starpu_wait */
     char failure_message[1024];
+    atomic_int pin;                  /* worker the tasks go to; -1: the scheduler decides */
     clb_sp_insert_fn insert;         /* NULL: starpu_task_insert */
     void *mpi_comm;                  /* the MPI_Comm for insert (sp_mpi.c), malloc'd */
 };

@@ -104,6 +104,7 @@ clb_status clb_starpu_create(clb_starpu **out)
         return clb_sp_fail(CLB_ERR_OUT_OF_MEMORY, "clb_starpu_create: out of host memory");
     }
     for (unsigned w = 0; w <= sp->nworkers; w++) atomic_init(&sp->tasks[w], 0);
+    atomic_init(&sp->pin, -1);
     sp->magic = CLB_SP_MAGIC;
     clb_status st = make_contexts(sp);
     if (st != CLB_OK) {
@@ -187,4 +188,16 @@ clb_status clb_starpu_current_context(clb_starpu *sp, clb_context **out)
                            "clb_starpu_current_context: not called from a StarPU worker (call it "
                            "inside a codelet)");
     return clb_starpu_worker_context(sp, w, out);
+}
+
+clb_status clb_starpu_pin(clb_starpu *sp, int workerid)
+{
+    clb_status st = clb_sp_check(sp, "clb_starpu_pin");
+    if (st != CLB_OK) return st;
+    if (workerid != -1 && (workerid < 0 || (unsigned)workerid >= sp->nworkers || !sp->contexts[workerid]))
+        return clb_sp_fail(CLB_ERR_INVALID_ARGUMENT,
+                           "clb_starpu_pin: workerid %d is not a CPU or OpenCL worker (0 .. %u, or "
+                           "-1 for the scheduler's choice)", workerid, sp->nworkers - 1);
+    atomic_store(&sp->pin, workerid);
+    return CLB_OK;
 }

@@ -146,9 +146,15 @@ static clb_status insert(const char *fn, clb_starpu *sp, clb_sp_args *a, size_t 
     descr[a->n].handle = out->handle;
     descr[a->n].mode = STARPU_W;
     struct starpu_codelet *cl = &codelets[a->kind];
-    int ret = sp->insert ? sp->insert(sp, cl, a, size, descr, a->n + 1)
-                         : starpu_task_insert(cl, STARPU_CL_ARGS, a, size, STARPU_DATA_MODE_ARRAY,
-                                              descr, a->n + 1, STARPU_NAME, kind_names[a->kind], 0);
+    int pin = atomic_load(&sp->pin), ret = 0;
+    if (sp->insert)
+        ret = sp->insert(sp, cl, a, size, descr, a->n + 1);
+    else if (pin >= 0)
+        ret = starpu_task_insert(cl, STARPU_CL_ARGS, a, size, STARPU_DATA_MODE_ARRAY, descr, a->n + 1,
+                                 STARPU_EXECUTE_ON_WORKER, pin, STARPU_NAME, kind_names[a->kind], 0);
+    else
+        ret = starpu_task_insert(cl, STARPU_CL_ARGS, a, size, STARPU_DATA_MODE_ARRAY, descr, a->n + 1,
+                                 STARPU_NAME, kind_names[a->kind], 0);
     if (ret == -ENODEV)
         return clb_sp_fail(CLB_ERR_NO_DEVICE, "%s: no StarPU worker can run the task (it needs a "
                            "CPU or OpenCL worker)", fn);

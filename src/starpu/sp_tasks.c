@@ -66,6 +66,11 @@ static void run_cpu(void *buffers[], void *cl_arg)
 static void run_opencl(void *buffers[], void *cl_arg)
 {
     run(buffers, cl_arg, 1);
+    /* StarPU waits for the queue by polling an event: the commands must be
+       submitted to the device, which some drivers (rusticl) only do on a flush. */
+    cl_command_queue queue = NULL;
+    starpu_opencl_get_current_queue(&queue);
+    clFlush(queue);
 }
 #define CLB_SP_WHERE (STARPU_CPU | STARPU_OPENCL)
 #define CLB_SP_OPENCL_FUNCS .opencl_funcs = {run_opencl}, .opencl_flags = {STARPU_OPENCL_ASYNC},

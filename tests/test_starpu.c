@@ -262,7 +262,7 @@ static void test_misuse(void **state)
 struct foreign {
     clb_context *other;       /* a context that is not this worker's */
     clb_context *host;        /* the test's own host context */
-    clb_status wrong_ctx, mixed, right;
+    clb_status wrong_ctx, wrong_size, mixed, right;
     char wrong_msg[512], mixed_msg[512];
 };
 
@@ -275,6 +275,8 @@ static void foreign_codelet(void *buffers[], void *arg)
     f->wrong_ctx = clb_starpu_buffer_tensor(sp, f->other, buffers[0], CLB_FLOAT32, 1, shape, &t);
     snprintf(f->wrong_msg, sizeof f->wrong_msg, "%s", clb_last_error());
     clb_starpu_current_context(sp, &mine);
+    int64_t five[1] = {5};
+    f->wrong_size = clb_starpu_buffer_tensor(sp, mine, buffers[0], CLB_FLOAT32, 1, five, &t);
     f->right = clb_starpu_buffer_tensor(sp, mine, buffers[0], CLB_FLOAT32, 1, shape, &t);
     if (f->right == CLB_OK && clb_tensor_empty(f->host, CLB_FLOAT32, 1, shape, &other) == CLB_OK) {
         f->mixed = clb_binary(CLB_ADD, t, other, &sum);
@@ -309,9 +311,44 @@ static void test_foreign_context(void **state)
         assert_int_equal(f.wrong_ctx, CLB_ERR_INVALID_ARGUMENT);
         assert_non_null(strstr(f.wrong_msg, "clb_starpu_current_context"));
         assert_int_equal(f.right, CLB_OK);
+        assert_int_equal(f.wrong_size, CLB_ERR_INVALID_ARGUMENT);
         assert_int_equal(f.mixed, CLB_ERR_INVALID_ARGUMENT);
         assert_non_null(strstr(f.mixed_msg, clb_context_device_name(mine)));
     }
+}
+
+/* The application's own vector handle, described as a (6, 4) tensor and split
+   into blocks of whole rows. */
+static void test_vector_handle(void **state)
+{
+    (void)state;
+    float x[24], y[24] = {0};
+    fill(x, 24, 7);
+    int64_t shape[2] = {6, 4}, row[2] = {1, 4};
+    float b[4] = {1, 2, 3, 4};
+    starpu_data_handle_t hx = NULL, hy = NULL;
+    starpu_vector_data_register(&hx, STARPU_MAIN_RAM, (uintptr_t)x, 24, sizeof(float));
+    starpu_vector_data_register(&hy, STARPU_MAIN_RAM, (uintptr_t)y, 24, sizeof(float));
+    clb_starpu_tensor X, Y, B, xp[3], yp[3];
+    CLBT_OK(clb_starpu_describe(hx, CLB_FLOAT32, 2, shape, &X));
+    CLBT_OK(clb_starpu_describe(hy, CLB_FLOAT32, 2, shape, &Y));
+    CLBT_OK(clb_starpu_register(b, CLB_FLOAT32, 2, row, &B));
+    CLBT_OK(clb_starpu_partition(&X, 3, xp));
+    CLBT_OK(clb_starpu_partition(&Y, 3, yp));
+    const char *names[] = {"x", "b"};
+    for (int p = 0; p < 3; p++) {
+        assert_int_equal(xp[p].shape[0], 2);
+        CLBT_OK(clb_starpu_pin(sp, p % (int)nworkers));
+        CLBT_OK(clb_starpu_eval(sp, "x * b", 2, names, (const clb_starpu_tensor *[]){&xp[p], &B}, &yp[p]));
+    }
+    CLBT_OK(clb_starpu_pin(sp, -1));
+    CLBT_OK(clb_starpu_wait(sp));
+    clb_starpu_unpartition(&X);
+    clb_starpu_unpartition(&Y);
+    clb_starpu_unregister(&B);
+    starpu_data_unregister(hx);
+    starpu_data_unregister(hy);
+    for (int i = 0; i < 24; i++) assert_true(y[i] == x[i] * b[i % 4]);
 }
 
 /* clb_tensor_from_host_memory: in place, and its checks. */
@@ -375,6 +412,7 @@ int main(void)
         cmocka_unit_test(test_ops_each_worker),
         cmocka_unit_test(test_misuse),
         cmocka_unit_test(test_foreign_context),
+        cmocka_unit_test(test_vector_handle),
         cmocka_unit_test(test_host_memory),
         cmocka_unit_test(test_nothing_left),
     };

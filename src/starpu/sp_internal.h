@@ -21,6 +21,8 @@ struct clb_starpu {
     unsigned nworkers;
     clb_context **contexts;          /* per worker id; NULL for workers of other kinds */
     clb_context *host;               /* shared by the CPU workers */
+    unsigned char *finish;           /* per worker id: wait for the queue inside the task
+                                        (drivers whose events StarPU's polling sees late) */
     atomic_ulong *tasks;             /* per worker id */
     pthread_mutex_t lock;            /* guards the failure record */
     clb_status failure;              /* first task failure since the last clb_starpu_wait */

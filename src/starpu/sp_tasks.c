@@ -67,10 +67,15 @@ static void run_opencl(void *buffers[], void *cl_arg)
 {
     run(buffers, cl_arg, 1);
     /* StarPU waits for the queue by polling an event: the commands must be
-       submitted to the device, which some drivers (rusticl) only do on a flush. */
+       submitted to the device, which some drivers only do on a flush. Where that
+       polling sees the end late (sp->finish), the task waits for its queue. */
+    const clb_sp_args *a = cl_arg;
     cl_command_queue queue = NULL;
     starpu_opencl_get_current_queue(&queue);
-    clFlush(queue);
+    if (a->sp->finish[starpu_worker_get_id()])
+        clFinish(queue);
+    else
+        clFlush(queue);
 }
 #define CLB_SP_WHERE (STARPU_CPU | STARPU_OPENCL)
 #define CLB_SP_OPENCL_FUNCS .opencl_funcs = {run_opencl}, .opencl_flags = {STARPU_OPENCL_ASYNC},

@@ -15,9 +15,9 @@
  * Then the cost of a task: many small tasks through StarPU against the same
  * operation called directly on one context.
  *
- *   STARPU_OPENCL_ON_CPUS=1 RUSTICL_ENABLE=llvmpipe build/examples/starpu_split [N C P]
+ *   STARPU_OPENCL_ON_CPUS=1 RUSTICL_ENABLE=llvmpipe build/examples/starpu_split [N C P T]
  *
- * (default 65536 256, P = 4 blocks per worker). STARPU_OPENCL_ON_CPUS=1 is set here
+ * (default 65536 256, P = 4 blocks per worker, T = 256 small tasks per worker timed). STARPU_OPENCL_ON_CPUS=1 is set here
  * if unset: StarPU skips OpenCL CPU devices otherwise (PoCL, rusticl on llvmpipe).
  * Exit status 0 when every result matches. */
 #include "clbroadcast_starpu.h"
@@ -209,9 +209,9 @@ int main(int argc, char **argv)
     clb_starpu *sp = NULL;
     CHECK(clb_starpu_create(&sp));
     unsigned workers = starpu_worker_get_count();
-    int P = argc > 3 ? atoi(argv[3]) : (int)(4 * workers);
-    if (N < P || C < 1 || P < 1) {
-        fprintf(stderr, "usage: starpu_split [N >= P] [C >= 1] [P >= 1]\n");
+    int P = argc > 3 ? atoi(argv[3]) : (int)(4 * workers), T = argc > 4 ? atoi(argv[4]) : 256;
+    if (N < P || C < 1 || P < 1 || T < 1) {
+        fprintf(stderr, "usage: starpu_split [N >= P] [C >= 1] [P >= 1] [T >= 1]\n");
         return 2;
     }
     size_t n = (size_t)(N * C);
@@ -252,13 +252,13 @@ int main(int argc, char **argv)
     printf("Y = (X - mu) / sigma * tanh(X): largest relative difference to one device %.3g\n", dy);
     printf("V = sum((X - mu) ** 2, axis 0): largest relative difference to one device %.3g\n", dv);
 
-    printf("cost of a small (1, 256) float32 eval, 256 of them, pinned to each worker in turn "
-           "(fastest of 3 rounds):\n");
+    printf("cost of a small (1, 256) float32 eval, %d of them, pinned to each worker in turn "
+           "(fastest of 3 rounds):\n", T);
     for (unsigned w = 0; w < workers; w++) {
         char name[64];
         double task_us = 0, submit_us = 0, direct_us = 0;
         starpu_worker_get_name((int)w, name, sizeof name);
-        overhead(sp, (int)w, 256, &task_us, &submit_us, &direct_us);
+        overhead(sp, (int)w, T, &task_us, &submit_us, &direct_us);
         printf("  worker %u %s: %.1f us per StarPU task (of which submitting %.1f us), %.1f us "
                "per direct call\n", w, name, task_us, submit_us, direct_us);
     }

@@ -380,6 +380,11 @@ static void test_host_memory(void **state)
                                                                      1, shape, (int64_t[]){-1}, &t));
     CLBT_FAILS(CLB_ERR_INVALID_ARGUMENT, clb_tensor_from_host_memory(host, NULL, 8, CLB_FLOAT32, 1,
                                                                      shape, NULL, &t));
+    /* The error slot the adapter reports through. */
+    assert_int_equal(clb_set_last_error(CLB_ERR_UNSUPPORTED, "adapter: why"), CLB_ERR_UNSUPPORTED);
+    assert_string_equal(clb_last_error(), "adapter: why");
+    assert_int_equal(clb_set_last_error(CLB_ERR_DTYPE, NULL), CLB_ERR_DTYPE);
+    assert_string_equal(clb_last_error(), "");
     for (unsigned w = 0; w < nworkers; w++) {
         clb_context *ctx = NULL;
         CLBT_OK(clb_starpu_worker_context(sp, (int)w, &ctx));

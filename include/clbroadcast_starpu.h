@@ -138,11 +138,12 @@ CLB_STARPU_API clb_status clb_starpu_matmul(clb_starpu *sp, const clb_starpu_ten
 /* The context of the worker running the calling codelet (borrowed). Outside a
    worker of sp: CLB_ERR_INVALID_ARGUMENT. */
 CLB_STARPU_API clb_status clb_starpu_current_context(clb_starpu *sp, clb_context **out);
-/* A tensor over the codelet's buffer `buffer` (an element of its buffers[] array,
-   a vector or matrix interface) with t's dtype and the buffer's shape, without
-   copying, on ctx. ctx must be the calling worker's context (the tensor would
-   otherwise live on another device than the memory): CLB_ERR_INVALID_ARGUMENT
-   naming both. A buffer whose size is not desc's: CLB_ERR_INVALID_ARGUMENT. */
+/* A tensor of dtype and shape over the codelet's buffer `buffer` (an element of its
+   buffers[] array: a vector, or a matrix of shape[0] rows), without copying, on
+   ctx. ctx must be the calling worker's context (the tensor would otherwise live
+   on another device than the memory): CLB_ERR_INVALID_ARGUMENT naming both. A
+   buffer whose element size, element count or rows differ from dtype and shape's:
+   CLB_ERR_INVALID_ARGUMENT. Release the tensor before the codelet returns. */
 CLB_STARPU_API clb_status clb_starpu_buffer_tensor(clb_starpu *sp, clb_context *ctx, void *buffer,
                                                    clb_dtype dtype, int ndim, const int64_t *shape,
                                                    clb_tensor **out);

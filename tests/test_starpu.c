@@ -163,6 +163,38 @@ static void test_split_every_worker(void **state)
     free(partial);
 }
 
+/* An expression task copies nothing: on every worker it runs on StarPU's buffers
+   and the library reserves no storage of its own. */
+static void test_eval_in_place(void **state)
+{
+    (void)state;
+    float x[64], y[64] = {0}, b[8];
+    fill(x, 64, 9), fill(b, 8, 10);
+    int64_t xs[2] = {8, 8}, bs[2] = {1, 8};
+    const char *names[] = {"x", "b"};
+    for (unsigned w = 0; w < nworkers; w++) {
+        clb_context *ctx = NULL;
+        CLBT_OK(clb_starpu_worker_context(sp, (int)w, &ctx));
+        CLBT_OK(clb_starpu_wait(sp));
+        CLBT_OK(clb_empty_cache(ctx));
+        clb_starpu_tensor X, Y, B;
+        CLBT_OK(clb_starpu_register(x, CLB_FLOAT32, 2, xs, &X));
+        CLBT_OK(clb_starpu_register(b, CLB_FLOAT32, 2, bs, &B));
+        CLBT_OK(clb_starpu_register(y, CLB_FLOAT32, 2, xs, &Y));
+        CLBT_OK(clb_starpu_pin(sp, (int)w));
+        CLBT_OK(clb_starpu_eval(sp, "x * b - 1", 2, names, (const clb_starpu_tensor *[]){&X, &B}, &Y));
+        CLBT_OK(clb_starpu_pin(sp, -1));
+        CLBT_OK(clb_starpu_wait(sp));
+        if (clb_memory_reserved(ctx) != 0)
+            fail_msg("worker %u (%s): an expression task reserved %zu bytes", w,
+                     clb_context_device_name(ctx), clb_memory_reserved(ctx));
+        clb_starpu_unregister(&X);
+        clb_starpu_unregister(&B);
+        clb_starpu_unregister(&Y);
+        for (int i = 0; i < 64; i++) assert_true(fabsf(y[i] - (x[i] * b[i % 8] - 1)) <= 1e-6f);
+    }
+}
+
 /* eval_reduce with broadcasting, reduce, sum_to_shape and matmul on each worker. */
 static void test_ops_each_worker(void **state)
 {
@@ -413,6 +445,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_workers),
+        cmocka_unit_test(test_eval_in_place),
         cmocka_unit_test(test_split_every_worker),
         cmocka_unit_test(test_ops_each_worker),
         cmocka_unit_test(test_misuse),

@@ -102,7 +102,9 @@ CLB_STARPU_API void clb_starpu_unregister(clb_starpu_tensor *t);
 /* Partitions t along its first axis into nparts blocks of consecutive rows
    (starpu_data_partition; sizes differ by at most one row) and describes them in
    parts[0 .. nparts-1]. 1 <= nparts <= shape[0]. Tasks then use the parts; t
-   itself again after clb_starpu_unpartition, which gathers them into t's home. */
+   itself again after clb_starpu_unpartition, which gathers them into t's home
+   (a task given a partitioned t, or partitioning it twice: CLB_ERR_INVALID_ARGUMENT;
+   unpartitioning a tensor that is not partitioned does nothing). */
 CLB_STARPU_API clb_status clb_starpu_partition(const clb_starpu_tensor *t, int nparts,
                                                clb_starpu_tensor *parts);
 CLB_STARPU_API void clb_starpu_unpartition(const clb_starpu_tensor *t);

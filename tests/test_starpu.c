@@ -283,6 +283,14 @@ static void test_misuse(void **state)
     CLBT_FAILS(CLB_ERR_INVALID_ARGUMENT, clb_starpu_reduce(sp, CLB_SUM, &X, 1, &bad_axis, 0, &O));
     CLBT_FAILS(CLB_ERR_SHAPE_MISMATCH, clb_starpu_reduce(sp, CLB_SUM, &X, 0, NULL, 0, &O));
     CLBT_FAILS(CLB_ERR_INVALID_ARGUMENT, clb_starpu_pin(sp, 1000));
+    clb_starpu_tensor parts[2];
+    CLBT_OK(clb_starpu_partition(&X, 2, parts));
+    CLBT_FAILS(CLB_ERR_INVALID_ARGUMENT, clb_starpu_partition(&X, 2, parts));
+    CLBT_FAILS(CLB_ERR_INVALID_ARGUMENT, clb_starpu_reduce(sp, CLB_SUM, &X, 0, NULL, 1, &O));
+    assert_non_null(strstr(clb_last_error(), "partitioned"));
+    clb_starpu_unpartition(&X);
+    clb_starpu_unpartition(&X);
+    CLBT_FAILS(CLB_ERR_INVALID_ARGUMENT, clb_starpu_partition(&X, 3, parts));
     CLBT_FAILS(CLB_ERR_INVALID_ARGUMENT, clb_starpu_eval(NULL, "x", 1, names, in, &O));
     CLBT_FAILS(CLB_ERR_INVALID_ARGUMENT, clb_starpu_current_context(sp, &(clb_context *){NULL}));
     CLBT_OK(clb_starpu_wait(sp));

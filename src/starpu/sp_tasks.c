@@ -138,6 +138,9 @@ static clb_status describe_ops(const char *fn, clb_sp_args *a, const clb_starpu_
         snprintf(what, sizeof what, i < a->n ? "inputs[%d]" : "out", i);
         clb_status st = clb_sp_check_tensor(fn, what, t);
         if (st != CLB_OK) return st;
+        if (starpu_data_get_nb_children(t->handle) > 0)
+            return clb_sp_fail(CLB_ERR_INVALID_ARGUMENT, "%s: %s is partitioned: give the task its "
+                               "parts, or clb_starpu_unpartition it first", fn, what);
         if (i < a->n && t->handle == out->handle)
             return clb_sp_fail(CLB_ERR_ALIASING, "%s: out is also inputs[%d]; a task writes its "
                                "output whole (STARPU_W): give it another handle", fn, i);

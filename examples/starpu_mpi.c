@@ -131,6 +131,33 @@ static void allreduce(clb_starpu *sp, clb_starpu_tensor *part, clb_starpu_tensor
     free(cur);
 }
 
+/* Every rank's shard as tasks (on the rank owning it): xn = (x - mu) / sigma,
+   p = dy * xn, gw = sum_to_shape(p), gb = sum_to_shape(dy). This rank's own
+   memory backs its shard's handles. */
+static void shard_gradients(clb_starpu *sp, int64_t B, int64_t C, int64_t rows, float *x, float *dy,
+                            float *scratch, float *gw, float *gb, const clb_starpu_tensor *MU,
+                            const clb_starpu_tensor *S, clb_starpu_tensor *X, clb_starpu_tensor *DY,
+                            clb_starpu_tensor *XN, clb_starpu_tensor *P, clb_starpu_tensor *GW,
+                            clb_starpu_tensor *GB)
+{
+    int64_t rs[2] = {1, C};
+    const char *names[] = {"x", "mu", "sigma"}, *pn[] = {"dy", "xn"};
+    for (int r = 0; r < size; r++) {
+        int64_t rr = B * (r + 1) / size - B * r / size, xs[2] = {rr, C};
+        distribute(&X[r], r, x, 2, xs);
+        distribute(&DY[r], r, dy, 2, xs);
+        distribute(&XN[r], r, scratch, 2, xs);
+        distribute(&P[r], r, scratch + rows * C, 2, xs);
+        distribute(&GW[r], r, gw, 2, rs);
+        distribute(&GB[r], r, gb, 2, rs);
+        CHECK(clb_starpu_eval(sp, "(x - mu) / sigma", 3, names,
+                              (const clb_starpu_tensor *[]){&X[r], MU, S}, &XN[r]));
+        CHECK(clb_starpu_eval(sp, "dy * xn", 2, pn, (const clb_starpu_tensor *[]){&DY[r], &XN[r]}, &P[r]));
+        CHECK(clb_starpu_sum_to_shape(sp, &P[r], &GW[r]));
+        CHECK(clb_starpu_sum_to_shape(sp, &DY[r], &GB[r]));
+    }
+}
+
 int main(int argc, char **argv)
 {
     setenv("STARPU_OPENCL_ON_CPUS", "1", 0);
@@ -172,21 +199,7 @@ int main(int argc, char **argv)
     if (!X || !DY || !XN || !P || !GW || !GB || !level || !copies) MPI_Abort(MPI_COMM_WORLD, 1);
 
     double t0 = starpu_timing_now();
-    const char *names[] = {"x", "mu", "sigma"}, *pn[] = {"dy", "xn"};
-    for (int r = 0; r < size; r++) {
-        int64_t rr = B * (r + 1) / size - B * r / size, xs[2] = {rr, C};
-        distribute(&X[r], r, x, 2, xs);
-        distribute(&DY[r], r, dy, 2, xs);
-        distribute(&XN[r], r, scratch, 2, xs);
-        distribute(&P[r], r, scratch + rows * C, 2, xs);
-        distribute(&GW[r], r, gw, 2, rs);
-        distribute(&GB[r], r, gb, 2, rs);
-        CHECK(clb_starpu_eval(sp, "(x - mu) / sigma", 3, names,
-                              (const clb_starpu_tensor *[]){&X[r], &MU, &S}, &XN[r]));
-        CHECK(clb_starpu_eval(sp, "dy * xn", 2, pn, (const clb_starpu_tensor *[]){&DY[r], &XN[r]}, &P[r]));
-        CHECK(clb_starpu_sum_to_shape(sp, &P[r], &GW[r]));
-        CHECK(clb_starpu_sum_to_shape(sp, &DY[r], &GB[r]));
-    }
+    shard_gradients(sp, B, C, rows, x, dy, scratch, gw, gb, &MU, &S, X, DY, XN, P, GW, GB);
     allreduce(sp, GW, level, copies, sums, total, C);
     allreduce(sp, GB, level + size, copies + size, sums + C * size, total + C, C);
     CHECK(clb_starpu_wait(sp));

@@ -141,13 +141,14 @@ clb_status clb_starpu_partition(const clb_starpu_tensor *t, int nparts, clb_star
     clb_status st = clb_sp_check_tensor(fn, "t", t);
     if (st != CLB_OK) return st;
     if (!parts) return clb_sp_fail(CLB_ERR_INVALID_ARGUMENT, "%s: parts is NULL", fn);
-    if (starpu_data_get_nb_children(t->handle) > 0)
-        return clb_sp_fail(CLB_ERR_INVALID_ARGUMENT, "%s: t is partitioned already; "
-                           "clb_starpu_unpartition it first", fn);
     int64_t rows = t->ndim ? t->shape[0] : 1;
     if (nparts < 1 || nparts > rows)
         return clb_sp_fail(CLB_ERR_INVALID_ARGUMENT, "%s: nparts %d is outside 1 .. %lld (the "
                            "rows of the first axis)", fn, nparts, (long long)rows);
+    memset(parts, 0, (size_t)nparts * sizeof *parts);
+    if (starpu_data_get_nb_children(t->handle) > 0)
+        return clb_sp_fail(CLB_ERR_INVALID_ARGUMENT, "%s: t is partitioned already; "
+                           "clb_starpu_unpartition it first", fn);
     struct starpu_data_filter f;
     memset(&f, 0, sizeof f);
     f.nchildren = (unsigned)nparts;

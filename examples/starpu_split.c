@@ -129,11 +129,20 @@ static double split(clb_starpu *sp, int64_t N, int64_t C, int P, float *x, float
     return seconds;
 }
 
+/* A task that does nothing with its two buffers: StarPU's own cost. */
+static void nothing(void *buffers[], void *arg)
+{
+    (void)buffers, (void)arg;
+}
+static struct starpu_codelet empty_codelet = {
+    .cpu_funcs = {nothing}, .opencl_funcs = {nothing}, .nbuffers = 2,
+    .modes = {STARPU_R, STARPU_W}, .name = "empty"};
+
 /* Microseconds per task of `count` small evaluations through StarPU, pinned to
    worker w, and per call of the same directly on a context of w's device (the
    tasks and the calls both end with a wait). direct_us < 0: no such context. */
 static void overhead(clb_starpu *sp, int w, int count, double *task_us, double *submit_us,
-                     double *direct_us)
+                     double *empty_us, double *direct_us)
 {
     enum { ROW = 256 };
     int64_t shape[2] = {count, ROW}, row[2] = {1, ROW};
@@ -162,6 +171,17 @@ static void overhead(clb_starpu *sp, int w, int count, double *task_us, double *
     }
     *task_us = best * 1e6 / count;
     *submit_us = best_submit * 1e6 / count;
+    best = 1e30;
+    for (int round = 0; round < 3; round++) {
+        t0 = now();
+        for (int i = 0; i < count; i++)
+            if (starpu_task_insert(&empty_codelet, STARPU_R, ap[i].handle, STARPU_W, bp[i].handle,
+                                   STARPU_EXECUTE_ON_WORKER, w, 0) != 0)
+                exit(1);
+        starpu_task_wait_for_all();
+        best = fmin(best, now() - t0);
+    }
+    *empty_us = best * 1e6 / count;
     CHECK(clb_starpu_pin(sp, -1));
     clb_starpu_unpartition(&A);
     clb_starpu_unpartition(&B);
@@ -256,11 +276,12 @@ int main(int argc, char **argv)
            "(fastest of 3 rounds):\n", T);
     for (unsigned w = 0; w < workers; w++) {
         char name[64];
-        double task_us = 0, submit_us = 0, direct_us = 0;
+        double task_us = 0, submit_us = 0, empty_us = 0, direct_us = 0;
         starpu_worker_get_name((int)w, name, sizeof name);
-        overhead(sp, (int)w, T, &task_us, &submit_us, &direct_us);
-        printf("  worker %u %s: %.1f us per StarPU task (of which submitting %.1f us), %.1f us "
-               "per direct call\n", w, name, task_us, submit_us, direct_us);
+        overhead(sp, (int)w, T, &task_us, &submit_us, &empty_us, &direct_us);
+        printf("  worker %u %s: %.1f us per task (submitting %.1f us; an empty StarPU task on the "
+               "same data %.1f us), %.1f us per direct call\n", w, name, task_us, submit_us,
+               empty_us, direct_us);
     }
     int ok = dy < 1e-5 && dv < 1e-4;
     printf("%s\n", ok ? "OK: the split results equal one device's" : "MISMATCH");

@@ -434,6 +434,27 @@ static void test_host_memory(void **state)
     }
 }
 
+/* The programs StarPU's contexts built are in the on-disk cache under their device
+   (keyed by device and driver, not by cl_context): a later process, or a context of
+   the application's own on the same device, loads them instead of compiling. */
+static void test_programs_shared(void **state)
+{
+    (void)state;
+    const char *dir = getenv("CLB_CACHE_DIR");
+    if (dir && strcmp(dir, "off") == 0) skip();
+    for (unsigned w = 0; w < nworkers; w++) {
+        clb_context *ctx = NULL;
+        clb_device_info info;
+        int count = 0;
+        CLBT_OK(clb_starpu_worker_context(sp, (int)w, &ctx));
+        CLBT_OK(clb_context_get_info(ctx, &info));
+        if (info.type == CLB_DEVICE_HOST || info.index < 0) continue;
+        CLBT_OK(clb_device_cached_programs(info.index, &count));
+        if (count == 0)
+            fail_msg("worker %u (%s): no program of its in the disk cache", w, info.name);
+    }
+}
+
 /* No worker context holds storage once the tasks are done. */
 static void test_nothing_left(void **state)
 {
@@ -460,6 +481,7 @@ int main(void)
         cmocka_unit_test(test_foreign_context),
         cmocka_unit_test(test_vector_handle),
         cmocka_unit_test(test_host_memory),
+        cmocka_unit_test(test_programs_shared),
         cmocka_unit_test(test_nothing_left),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

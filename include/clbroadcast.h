@@ -272,6 +272,11 @@ CLB_API clb_status clb_logsumexp(const clb_tensor *t, int naxes, const int *axes
 CLB_API unsigned clb_version(void);
 CLB_API const char *clb_version_string(void); /* "0.1.0" */
 
+/* Records `message` (NULL: "") as clb_last_error() of the calling thread and returns
+   s: for adapters and bindings built on this API (the StarPU adapter) that report
+   their failures the library's way. */
+CLB_API clb_status clb_set_last_error(clb_status s, const char *message);
+
 /* ---- names -------------------------------------------------------------- */
 CLB_API const char *clb_dtype_name(clb_dtype t);            /* "float32"; "invalid" for a bad value */
 CLB_API const char *clb_binary_op_name(clb_binary_op op);   /* "add"; "invalid" for a bad value */
@@ -330,6 +335,20 @@ CLB_API clb_status clb_empty_cache(clb_context *ctx);       /* returns cached bl
 /* ---- tensor extras ------------------------------------------------------ */
 CLB_API int64_t clb_tensor_offset(const clb_tensor *t);        /* view's first element, in elements */
 CLB_API clb_context *clb_tensor_context(const clb_tensor *t);  /* borrowed; valid while t lives */
+/* A tensor over the application's host memory, without copying, on a context of the
+   host backend ("host"): element (i0, i1, ...) lives at data + sum(ik * strides[k]) *
+   itemsize. strides NULL: C-contiguous; strides in elements, 0 and negative allowed.
+   Every element must lie within the nbytes bytes from data, and data must be aligned
+   to the dtype's size; otherwise CLB_ERR_INVALID_ARGUMENT. The library never frees the
+   memory, nor counts it in clb_memory_allocated: the application keeps it valid, and
+   does not write it behind the library's back, while any view of the tensor lives.
+   Such tensors work as inputs of every op and as out of the _into ops. An OpenCL
+   context: CLB_ERR_UNSUPPORTED (use clb_tensor_from_cl_buffer over a buffer made with
+   CL_MEM_USE_HOST_PTR). Runtimes that own host memory (StarPU's CPU workers) run the
+   host backend on it this way. */
+CLB_API clb_status clb_tensor_from_host_memory(clb_context *ctx, void *data, size_t nbytes,
+                                               clb_dtype dtype, int ndim, const int64_t *shape,
+                                               const int64_t *strides, clb_tensor **out);
 
 /* ---- fused expressions -------------------------------------------------- */
 /* Evaluates an element-wise expression over named tensors, broadcasting all n

@@ -40,6 +40,8 @@ typedef struct clb__storage {
     void *handle;     /* host backend: malloc'd block; OpenCL: cl_mem */
     bool wrapped;     /* the application's buffer (clb_tensor_from_cl_buffer): nbytes is 0,
                          and release gives the handle to backend->free, never to the pool */
+    bool borrowed;    /* the application's host memory (clb_tensor_from_host_memory): wrapped,
+                         and release gives it to nobody (the application frees it) */
 } clb__storage;
 
 struct clb_tensor {
@@ -127,6 +129,11 @@ clb_status clb__tensor_new(clb_context *ctx, clb_dtype dtype, int ndim, const in
 clb_status clb__tensor_wrap(clb_context *ctx, void *handle, size_t capacity, clb_dtype dtype,
                             int ndim, const int64_t *shape, const int64_t *strides,
                             int64_t offset, clb_tensor **out);
+/* The same over memory the application keeps owning (host backend:
+   clb_tensor_from_host_memory): nothing is ever freed by the library. */
+clb_status clb__tensor_borrow(clb_context *ctx, void *ptr, size_t capacity, clb_dtype dtype,
+                              int ndim, const int64_t *shape, const int64_t *strides,
+                              int64_t offset, clb_tensor **out);
 /* A new view over t's storage with the given layout (metadata only). */
 clb_status clb__tensor_view(const clb_tensor *t, int ndim, const int64_t *shape,
                             const int64_t *strides, int64_t offset, clb_tensor **out);

@@ -46,7 +46,7 @@ typedef struct entry {
 /* Work for the background thread: a build asked for ahead of use
    (clb__program_cache_prefetch; text holds its options), or writing a program
    a calling thread built to the disk cache (save; text holds the key, a NUL
-   and the path). */
+   and the file name). */
 typedef struct job {
     struct job *next;
     clb__kernel_id id;
@@ -93,9 +93,9 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
 
 /* ---- disk level -------------------------------------------------------------------- */
 
-/* Key text and file path for (id, options) on this device. */
+/* Key text and file name (inside the cache directory) for (id, options) on this device. */
 static bool disk_key(const clb__program_cache *c, clb__kernel_id id, const char *options,
-                     char *key, size_t key_cap, char *path, size_t path_cap)
+                     char *key, size_t key_cap, char *name, size_t name_cap)
 {
     const char *src[CLB__KERNEL_MAX_SOURCES];
     size_t len[CLB__KERNEL_MAX_SOURCES];
@@ -106,28 +106,9 @@ static bool disk_key(const clb__program_cache *c, clb__kernel_id id, const char 
     int k = snprintf(key, key_cap, "%skernel %s\noptions %s\nsources %016" PRIx64 "\n",
                      c->identity, clb__kernel_file(id), options, source_hash);
     if (k < 0 || (size_t)k >= key_cap) return false;
-    uint64_t name = fnv1a(FNV_SEED, key, (size_t)k);
-    int p = snprintf(path, path_cap, "%s/%016" PRIx64 ".clbin", c->dir, name);
-    return p > 0 && (size_t)p < path_cap;
-}
-
-static unsigned char *read_file(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    unsigned char *data = NULL;
-    long end = -1;
-    if (fseek(f, 0, SEEK_END) == 0) end = ftell(f);
-    if (end > 0 && (size_t)end <= DISK_MAX_BYTES && fseek(f, 0, SEEK_SET) == 0) {
-        data = malloc((size_t)end);
-        if (data && fread(data, 1, (size_t)end, f) != (size_t)end) {
-            free(data);
-            data = NULL;
-        }
-    }
-    fclose(f);
-    *size = data ? (size_t)end : 0;
-    return data;
+    uint64_t hash = fnv1a(FNV_SEED, key, (size_t)k);
+    int p = snprintf(name, name_cap, "%016" PRIx64 ".clbin", hash);
+    return p > 0 && (size_t)p < name_cap;
 }
 
 /* Finds the binary inside a file's bytes; false for anything malformed. */
@@ -159,12 +140,18 @@ bool clb__program_cache_parse(const unsigned char *data, size_t size, const char
     return parse_file(data, size, key, bin, bin_len);
 }
 
-static cl_program disk_load(clb__program_cache *c, const char *key, const char *path,
+/* The program of file `name` when the cache directory is one we trust, the file
+   a regular one of ours, its key this program's in full (device, driver, library,
+   kernel, options, sources) and its checksum right; NULL otherwise. */
+static cl_program disk_load(clb__program_cache *c, const char *key, const char *name,
                             const char *options)
 {
     size_t size = 0, bin_len = 0;
     const unsigned char *bin = NULL;
-    unsigned char *data = read_file(path, &size);
+    int dirfd = clb__cache_dir_open(c->dir, false, NULL, 0);
+    if (dirfd < 0) return NULL;
+    unsigned char *data = clb__cache_read(dirfd, name, DISK_MAX_BYTES, &size);
+    close(dirfd);
     cl_program prog = NULL;
     if (data && parse_file(data, size, key, &bin, &bin_len)) {
         cl_int err = CL_SUCCESS, bin_status = CL_SUCCESS;
@@ -180,38 +167,26 @@ static cl_program disk_load(clb__program_cache *c, const char *key, const char *
     return prog;
 }
 
-static bool write_all(FILE *f, const void *p, size_t n)
+static void disk_save(clb__program_cache *c, const char *key, const char *name, cl_program prog)
 {
-    return fwrite(p, 1, n, f) == n;
-}
-
-static void disk_save(clb__program_cache *c, const char *key, const char *path, cl_program prog)
-{
-    static atomic_uint counter;
     size_t len = 0;
     unsigned char *bin = NULL;
-    char tmp[PATH_CAP + 64];
     if (clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof len, &len, NULL) != CL_SUCCESS ||
         len == 0)
         return;
     bin = malloc(len);
     unsigned char *bins[1] = {bin};
-    if (!bin || clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL) != CL_SUCCESS ||
-        !clb__make_dirs(c->dir)) {
+    if (!bin || clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL) != CL_SUCCESS) {
         free(bin);
         return;
     }
-    /* A name no other thread or process writes to, then an atomic rename: readers
-       see either no file or a complete one. */
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%u", path, (long)getpid(), atomic_fetch_add(&counter, 1));
-    FILE *f = fopen(tmp, "wb");
-    if (f) {
+    int dirfd = clb__cache_dir_open(c->dir, true, NULL, 0);
+    if (dirfd >= 0) {
         uint64_t key_len = strlen(key), bin_len = len, sum = fnv1a(FNV_SEED, bin, len);
-        bool ok = write_all(f, DISK_MAGIC, sizeof DISK_MAGIC - 1) && write_all(f, &key_len, 8) &&
-                  write_all(f, key, key_len) && write_all(f, &bin_len, 8) &&
-                  write_all(f, &sum, 8) && write_all(f, bin, len);
-        ok = fclose(f) == 0 && ok;
-        if (!ok || rename(tmp, path) != 0) unlink(tmp);
+        const void *parts[6] = {DISK_MAGIC, &key_len, key, &bin_len, &sum, bin};
+        const size_t lens[6] = {sizeof DISK_MAGIC - 1, 8, key_len, 8, 8, len};
+        clb__cache_write(dirfd, name, 6, parts, lens); /* a failed write only costs time */
+        close(dirfd);
     }
     free(bin);
 }
@@ -279,35 +254,41 @@ static void identity_of(const clb_device_info *info, char *buf, size_t cap)
 }
 
 /* Reads only a file's header and key prefix: binaries may be megabytes. */
-static bool file_is_for(const char *path, const char *identity)
+static bool file_is_for(int dirfd, const char *name, const char *identity)
 {
     size_t n = strlen(identity), magic = sizeof DISK_MAGIC - 1;
     unsigned char head[sizeof DISK_MAGIC - 1 + 8 + 1024];
-    FILE *f = fopen(path, "rb");
-    if (!f) return false;
-    size_t got = fread(head, 1, magic + 8 + n, f);
-    fclose(f);
+    if (n > 1024 || clb__cache_read_head(dirfd, name, head, magic + 8 + n) != magic + 8 + n)
+        return false;
     uint64_t key_len = 0;
-    if (got != magic + 8 + n || memcmp(head, DISK_MAGIC, magic) != 0) return false;
+    if (memcmp(head, DISK_MAGIC, magic) != 0) return false;
     memcpy(&key_len, head + magic, 8);
     return key_len >= n && memcmp(head + magic + 8, identity, n) == 0;
 }
 
 clb_status clb__program_cache_count(const clb_device_info *info, int *count)
 {
-    char dir[PATH_CAP], identity[1024], path[PATH_CAP + 256];
+    char dir[PATH_CAP], identity[1024], why[PATH_CAP + 512];
     *count = 0;
     clb__cache_dir(dir, sizeof dir);
     identity_of(info, identity, sizeof identity);
-    DIR *d = dir[0] ? opendir(dir) : NULL;
-    if (!d) return CLB_OK; /* no directory yet (or disabled): nothing cached */
+    int dirfd = clb__cache_dir_open(dir, false, why, sizeof why);
+    if (dirfd < 0 && why[0])
+        return clb__fail(CLB_ERR_UNSUPPORTED, "clb_device_cached_programs: %s", why);
+    int listfd = dirfd >= 0 ? dup(dirfd) : -1;
+    DIR *d = listfd >= 0 ? fdopendir(listfd) : NULL;
+    if (!d) { /* no directory yet (or disabled): nothing cached */
+        if (listfd >= 0) close(listfd);
+        if (dirfd >= 0) close(dirfd);
+        return CLB_OK;
+    }
     for (struct dirent *e; (e = readdir(d)) != NULL;) {
         size_t len = strlen(e->d_name), ext = sizeof ".clbin" - 1;
         if (len <= ext || strcmp(e->d_name + len - ext, ".clbin") != 0) continue;
-        int p = snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        if (p > 0 && (size_t)p < sizeof path && file_is_for(path, identity)) (*count)++;
+        if (file_is_for(dirfd, e->d_name, identity)) (*count)++;
     }
     closedir(d);
+    close(dirfd);
     return CLB_OK;
 }
 
@@ -412,7 +393,7 @@ static char *full_options(const clb__program_cache *c, const char *options)
     return full;
 }
 
-static bool queue_save(clb__program_cache *c, const char *key, const char *path, cl_program prog);
+static bool queue_save(clb__program_cache *c, const char *key, const char *name, cl_program prog);
 
 static double monotonic_s(void)
 {
@@ -482,18 +463,18 @@ static clb_status lookup(clb__program_cache *c, clb__kernel_id id, const char *o
     pthread_mutex_unlock(&c->lock);
 
     clb_status st = CLB_OK;
-    char *key = malloc(PATH_CAP), *path = malloc(PATH_CAP), *full = full_options(c, options);
+    char *key = malloc(PATH_CAP), *name = malloc(PATH_CAP), *full = full_options(c, options);
     cl_program prog = NULL;
     bool loaded = false;
-    if (!key || !path || !full)
+    if (!key || !name || !full)
         CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory caching an OpenCL program");
-    bool on_disk = disk_key(c, id, full, key, PATH_CAP, path, PATH_CAP);
-    if (on_disk) prog = disk_load(c, key, path, full);
+    bool on_disk = disk_key(c, id, full, key, PATH_CAP, name, PATH_CAP);
+    if (on_disk) prog = disk_load(c, key, name, full);
     if (prog) {
         loaded = true;
     } else if (build) {
         CLB_TRY(build_source(c, id, full, &prog));
-        if (on_disk && (background || !queue_save(c, key, path, prog))) disk_save(c, key, path, prog);
+        if (on_disk && (background || !queue_save(c, key, name, prog))) disk_save(c, key, name, prog);
     }
 
 cleanup:
@@ -515,7 +496,7 @@ cleanup:
     pthread_cond_broadcast(&c->built);
     pthread_mutex_unlock(&c->lock);
     free(key);
-    free(path);
+    free(name);
     free(full);
     return st;
 }
@@ -593,14 +574,14 @@ static bool enqueue_locked(clb__program_cache *c, job *j)
    (PoCL builds every kernel of the program then, which a process otherwise
    pays only at each kernel's first launch), and the caller has its program
    already. false when it cannot be queued (the caller writes it itself). */
-static bool queue_save(clb__program_cache *c, const char *key, const char *path, cl_program prog)
+static bool queue_save(clb__program_cache *c, const char *key, const char *name, cl_program prog)
 {
-    size_t klen = strlen(key), plen = strlen(path);
-    job *j = malloc(sizeof *j + klen + plen + 2);
+    size_t klen = strlen(key), nlen = strlen(name);
+    job *j = malloc(sizeof *j + klen + nlen + 2);
     if (!j) return false;
     *j = (job){.save = prog};
     memcpy(j->text, key, klen + 1);
-    memcpy(j->text + klen + 1, path, plen + 1);
+    memcpy(j->text + klen + 1, name, nlen + 1);
     if (clRetainProgram(prog) != CL_SUCCESS) {
         free(j);
         return false;

@@ -97,7 +97,8 @@ static void run(const char *self, const char *selector, const char *label)
     waitpid(pid, &status, 0);
     double process = now_s() - t0;
     double first = 0, release = 0;
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || sscanf(line, "%lf %lf", &first, &release) != 2) {
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
+        sscanf(line, "%lf %lf", &first, &release) != 2) {
         printf("%-8s %-6s failed (status 0x%x)\n", selector, label, status);
         return;
     }

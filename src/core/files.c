@@ -70,8 +70,8 @@ static bool refuse(const char *dir, const struct stat *link, const struct stat *
     else if (!S_ISDIR(st->st_mode))
         snprintf(why, cap, "the cache directory %s is not a directory%s", dir, ADVICE);
     else if (st->st_uid != me)
-        snprintf(why, cap, "the cache directory %s is owned by uid %ld, not by you (uid %ld)%s", dir,
-                 (long)st->st_uid, (long)me, ADVICE);
+        snprintf(why, cap, "the cache directory %s is owned by uid %ld, not by you (uid %ld)%s",
+                 dir, (long)st->st_uid, (long)me, ADVICE);
     else if (st->st_mode & (S_IWGRP | S_IWOTH))
         snprintf(why, cap,
                  "the cache directory %s is writable by %s (mode %04o): anyone who can write it "
@@ -91,8 +91,10 @@ int clb__cache_dir_open(const char *dir, bool create, char *why, size_t why_cap)
     if (!dir || !dir[0]) return -1;
     if (create && !clb__make_dirs(dir)) {
         struct stat st;
-        if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode))
-            snprintf(why, why_cap, "the cache directory %s is not a directory%s", dir, ADVICE);
+        if (errno == ENOTDIR || (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode)))
+            snprintf(why, why_cap,
+                     "the cache directory %s is not a directory (or a file is on its path)%s", dir,
+                     ADVICE);
         return -1;
     }
     struct stat link, st;

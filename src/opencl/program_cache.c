@@ -176,7 +176,8 @@ static void disk_save(clb__program_cache *c, const char *key, const char *name, 
         return;
     bin = malloc(len);
     unsigned char *bins[1] = {bin};
-    if (!bin || clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL) != CL_SUCCESS) {
+    if (!bin ||
+        clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL) != CL_SUCCESS) {
         free(bin);
         return;
     }

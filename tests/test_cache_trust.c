@@ -472,6 +472,7 @@ static void test_devices(void **state)
 static int setup(void **state)
 {
     (void)state;
+    setenv("CLB_CACHE_WRITE", "always", 1); /* the disk level on every driver, PoCL too */
     snprintf(root, sizeof root, "%s/trust-XXXXXX", P_tmpdir);
     return mkdtemp(root) ? 0 : -1;
 }

@@ -74,6 +74,7 @@ struct clb__program_cache {
     char identity[1024]; /* library, platform, device and driver lines of disk keys */
     char quirk_options[256]; /* build options of the device's quirks (cl_quirks.c) */
     char dir[PATH_CAP];  /* disk level directory; "" when disabled */
+    bool disk_write;     /* programs built here are written to it (writes_programs) */
     entry *buckets[BUCKETS];
     clb__program_cache_stats stats;
 };
@@ -301,6 +302,25 @@ static unsigned bucket_of(clb__kernel_id id, const char *options)
     return (unsigned)(h % BUCKETS);
 }
 
+/* Whether a process writes the programs it builds to the disk level (it always
+   reads it). A driver that keeps its own persistent cache of what it compiled,
+   PoCL's kernel cache (POCL_CACHE_DIR; on unless POCL_KERNEL_CACHE=0), makes the
+   next process warm by itself, and holds exactly the kernels this process
+   launched; while PoCL hands out a program's binary only after compiling every
+   kernel of it for any work-group size (4.8 s for one reduce.cl program, most of
+   whose kernels a process never launches): writing it made clb_context_release
+   of a first run wait 7-10 s for the compiler. So on PoCL the entries come only
+   from clb warmup or CLB_CACHE_WRITE=always; CLB_CACHE_WRITE=never writes none. */
+static bool writes_programs(const clb_device_info *info)
+{
+    const char *w = getenv("CLB_CACHE_WRITE");
+    if (w && strcasecmp(w, "always") == 0) return true;
+    if (w && strcasecmp(w, "never") == 0) return false;
+    if (!strstr(info->platform, "Portable Computing Language")) return true;
+    const char *kcache = getenv("POCL_KERNEL_CACHE");
+    return kcache && strcmp(kcache, "0") == 0;
+}
+
 clb_status clb__program_cache_create(cl_context context, cl_device_id device,
                                      const clb_device_info *info, clb__program_cache **out)
 {
@@ -334,6 +354,7 @@ clb_status clb__program_cache_create(cl_context context, cl_device_id device,
     snprintf(c->device_name, sizeof c->device_name, "%s", info->name);
     identity_of(info, c->identity, sizeof c->identity);
     clb__cache_dir(c->dir, sizeof c->dir);
+    c->disk_write = writes_programs(info);
     clb__quirks_for(info->platform, info->driver_version, NULL, 0, c->quirk_options,
                     sizeof c->quirk_options);
     *out = c;
@@ -475,7 +496,8 @@ static clb_status lookup(clb__program_cache *c, clb__kernel_id id, const char *o
         loaded = true;
     } else if (build) {
         CLB_TRY(build_source(c, id, full, &prog));
-        if (on_disk && (background || !queue_save(c, key, name, prog))) disk_save(c, key, name, prog);
+        if (on_disk && c->disk_write && (background || !queue_save(c, key, name, prog)))
+            disk_save(c, key, name, prog);
     }
 
 cleanup:

@@ -33,6 +33,12 @@
 
 #define BUCKETS 64
 #define DISK_MAGIC "CLBBIN01"
+/* A marker: "CLBMRK01" | u64 key length | key. The program of this key was
+   compiled on this device and driver, whose own kernel cache (PoCL's) holds it,
+   so a source build is a cache hit there: what a process that writes no entries
+   (writes_programs) leaves, so the next one builds it on the spot instead of
+   taking the cold-start tier and queueing a build for its exit. */
+#define MARK_MAGIC "CLBMRK01"
 #define DISK_MAX_BYTES ((size_t)256 << 20) /* larger files are not ours */
 #define PATH_CAP 4096
 
@@ -61,6 +67,7 @@ struct clb__program_cache {
     pthread_cond_t built;  /* an entry's build ended (program set, or the entry removed) */
     pthread_cond_t queued; /* a job arrived, or the cache is being destroyed */
     job *jobs, **jobs_tail;
+    job *idle_saves, **idle_tail; /* SAVE_IDLE writes: when the process idles, else dropped */
     bool worker_started, stopping;
     pthread_t worker;
     /* The calling threads' compiler use (clb__program_cache_busy), which the
@@ -74,7 +81,7 @@ struct clb__program_cache {
     char identity[1024]; /* library, platform, device and driver lines of disk keys */
     char quirk_options[256]; /* build options of the device's quirks (cl_quirks.c) */
     char dir[PATH_CAP];  /* disk level directory; "" when disabled */
-    bool disk_write;     /* programs built here are written to it (writes_programs) */
+    int save_mode;       /* when programs built here are written to it (save_mode_of) */
     entry *buckets[BUCKETS];
     clb__program_cache_stats stats;
 };
@@ -144,16 +151,28 @@ bool clb__program_cache_parse(const unsigned char *data, size_t size, const char
 /* The program of file `name` when the cache directory is one we trust, the file
    a regular one of ours, its key this program's in full (device, driver, library,
    kernel, options, sources) and its checksum right; NULL otherwise. */
+static bool is_marker(const unsigned char *data, size_t size, const char *key)
+{
+    size_t magic = sizeof MARK_MAGIC - 1, key_len = strlen(key);
+    uint64_t stored = 0;
+    if (size != magic + 8 + key_len || memcmp(data, MARK_MAGIC, magic) != 0) return false;
+    memcpy(&stored, data + magic, 8);
+    return stored == key_len && memcmp(data + magic + 8, key, key_len) == 0;
+}
+
+/* ... and *marked when the file is this key's marker instead. */
 static cl_program disk_load(clb__program_cache *c, const char *key, const char *name,
-                            const char *options)
+                            const char *options, bool *marked)
 {
     size_t size = 0, bin_len = 0;
     const unsigned char *bin = NULL;
+    *marked = false;
     int dirfd = clb__cache_dir_open(c->dir, false, NULL, 0);
     if (dirfd < 0) return NULL;
     unsigned char *data = clb__cache_read(dirfd, name, DISK_MAX_BYTES, &size);
     close(dirfd);
     cl_program prog = NULL;
+    if (data && is_marker(data, size, key)) *marked = true;
     if (data && parse_file(data, size, key, &bin, &bin_len)) {
         cl_int err = CL_SUCCESS, bin_status = CL_SUCCESS;
         prog = clCreateProgramWithBinary(c->context, 1, &c->device, &bin_len, &bin, &bin_status,
@@ -166,6 +185,17 @@ static cl_program disk_load(clb__program_cache *c, const char *key, const char *
     }
     free(data);
     return prog;
+}
+
+static void disk_mark(clb__program_cache *c, const char *key, const char *name)
+{
+    int dirfd = clb__cache_dir_open(c->dir, true, NULL, 0);
+    if (dirfd < 0) return;
+    uint64_t key_len = strlen(key);
+    const void *parts[3] = {MARK_MAGIC, &key_len, key};
+    const size_t lens[3] = {sizeof MARK_MAGIC - 1, 8, key_len};
+    clb__cache_write(dirfd, name, 3, parts, lens); /* a failed write only costs time */
+    close(dirfd);
 }
 
 static void disk_save(clb__program_cache *c, const char *key, const char *name, cl_program prog)
@@ -263,7 +293,8 @@ static bool file_is_for(int dirfd, const char *name, const char *identity)
     if (n > 1024 || clb__cache_read_head(dirfd, name, head, magic + 8 + n) != magic + 8 + n)
         return false;
     uint64_t key_len = 0;
-    if (memcmp(head, DISK_MAGIC, magic) != 0) return false;
+    if (memcmp(head, DISK_MAGIC, magic) != 0 && memcmp(head, MARK_MAGIC, magic) != 0)
+        return false;
     memcpy(&key_len, head + magic, 8);
     return key_len >= n && memcmp(head + magic + 8, identity, n) == 0;
 }
@@ -302,23 +333,38 @@ static unsigned bucket_of(clb__kernel_id id, const char *options)
     return (unsigned)(h % BUCKETS);
 }
 
-/* Whether a process writes the programs it builds to the disk level (it always
-   reads it). A driver that keeps its own persistent cache of what it compiled,
-   PoCL's kernel cache (POCL_CACHE_DIR; on unless POCL_KERNEL_CACHE=0), makes the
-   next process warm by itself, and holds exactly the kernels this process
-   launched; while PoCL hands out a program's binary only after compiling every
-   kernel of it for any work-group size (4.8 s for one reduce.cl program, most of
-   whose kernels a process never launches): writing it made clb_context_release
-   of a first run wait 7-10 s for the compiler. So on PoCL the entries come only
-   from clb warmup or CLB_CACHE_WRITE=always; CLB_CACHE_WRITE=never writes none. */
-static bool writes_programs(const clb_device_info *info)
+/* When a process writes the programs it builds to the disk level (every process
+   reads it):
+   SAVE_NOW   on the background thread after the calling threads' builds, and
+              clb_context_release lets it finish: drivers whose binaries are
+              what they compiled already (rusticl: milliseconds);
+   SAVE_IDLE  PoCL with its own kernel cache on (POCL_CACHE_DIR; unless
+              POCL_KERNEL_CACHE=0). PoCL hands out a program's binary only after
+              compiling every kernel of it for any work-group size (4.8 s for one
+              reduce.cl program, most of whose kernels a process never launches):
+              writing them made a first run's clb_context_release wait 7-10 s. So
+              a built program leaves a marker at once (PoCL's cache holds it: the
+              next process rebuilds it on the spot, a PoCL cache hit), and its
+              binary is written only once the process has left the compiler alone
+              for IDLE_SAVE_S more (a notebook, a service between requests); the
+              writes not begun by clb_context_release are dropped, one under way
+              is finished (the one wait left: a program's compile). Idle means no
+              build and no new kernel here: PoCL's compiles at a kernel's first
+              launch do not show, so the threshold is long;
+   SAVE_NEVER CLB_CACHE_WRITE=never.
+   CLB_CACHE_WRITE=always is SAVE_NOW on every driver (clb warmup, the tests of
+   the disk level). */
+enum { SAVE_NOW, SAVE_IDLE, SAVE_NEVER };
+#define IDLE_SAVE_S 30.0
+
+static int save_mode_of(const clb_device_info *info)
 {
     const char *w = getenv("CLB_CACHE_WRITE");
-    if (w && strcasecmp(w, "always") == 0) return true;
-    if (w && strcasecmp(w, "never") == 0) return false;
-    if (!strstr(info->platform, "Portable Computing Language")) return true;
+    if (w && strcasecmp(w, "always") == 0) return SAVE_NOW;
+    if (w && strcasecmp(w, "never") == 0) return SAVE_NEVER;
+    if (!strstr(info->platform, "Portable Computing Language")) return SAVE_NOW;
     const char *kcache = getenv("POCL_KERNEL_CACHE");
-    return kcache && strcmp(kcache, "0") == 0;
+    return kcache && strcmp(kcache, "0") == 0 ? SAVE_NOW : SAVE_IDLE;
 }
 
 clb_status clb__program_cache_create(cl_context context, cl_device_id device,
@@ -349,12 +395,13 @@ clb_status clb__program_cache_create(cl_context context, cl_device_id device,
         return clb__fail(CLB_ERR_OUT_OF_MEMORY, "cannot create the program cache's condition");
     }
     c->jobs_tail = &c->jobs;
+    c->idle_tail = &c->idle_saves;
     c->context = context;
     c->device = device;
     snprintf(c->device_name, sizeof c->device_name, "%s", info->name);
     identity_of(info, c->identity, sizeof c->identity);
     clb__cache_dir(c->dir, sizeof c->dir);
-    c->disk_write = writes_programs(info);
+    c->save_mode = save_mode_of(info);
     clb__quirks_for(info->platform, info->driver_version, NULL, 0, c->quirk_options,
                     sizeof c->quirk_options);
     *out = c;
@@ -364,9 +411,9 @@ clb_status clb__program_cache_create(cl_context context, cl_device_id device,
 void clb__program_cache_destroy(clb__program_cache *c)
 {
     if (!c) return;
-    /* The worker drains its queue first (the context must outlive its builds),
-       so the disk cache holds every program this process asked for and the
-       next process starts warm. */
+    /* The worker drains its queue of builds and SAVE_NOW writes first (the
+       context must outlive its builds), so the next process starts warm; the
+       SAVE_IDLE writes not begun are dropped (their markers stay). */
     pthread_mutex_lock(&c->lock);
     c->stopping = true;
     pthread_cond_broadcast(&c->queued);
@@ -415,7 +462,8 @@ static char *full_options(const clb__program_cache *c, const char *options)
     return full;
 }
 
-static bool queue_save(clb__program_cache *c, const char *key, const char *name, cl_program prog);
+static bool queue_save(clb__program_cache *c, const char *key, const char *name, cl_program prog,
+                       bool idle);
 
 static double monotonic_s(void)
 {
@@ -491,13 +539,19 @@ static clb_status lookup(clb__program_cache *c, clb__kernel_id id, const char *o
     if (!key || !name || !full)
         CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory caching an OpenCL program");
     bool on_disk = disk_key(c, id, full, key, PATH_CAP, name, PATH_CAP);
-    if (on_disk) prog = disk_load(c, key, name, full);
+    bool marked = false;
+    if (on_disk) prog = disk_load(c, key, name, full, &marked);
     if (prog) {
         loaded = true;
-    } else if (build) {
+    } else if (build || marked) {
         CLB_TRY(build_source(c, id, full, &prog));
-        if (on_disk && c->disk_write && (background || !queue_save(c, key, name, prog)))
+        if (on_disk && c->save_mode == SAVE_NOW &&
+            (background || !queue_save(c, key, name, prog, false)))
             disk_save(c, key, name, prog);
+        if (on_disk && c->save_mode == SAVE_IDLE) {
+            if (!marked) disk_mark(c, key, name);
+            queue_save(c, key, name, prog, true); /* not queued: the marker stays */
+        }
     }
 
 cleanup:
@@ -536,6 +590,32 @@ clb_status clb__program_cache_find_built(clb__program_cache *c, clb__kernel_id i
     return lookup(c, id, options, false, false, out);
 }
 
+/* The next job the background thread may run now: a queued build or SAVE_NOW
+   write once the calling threads have left the compiler alone for a while (at
+   once when stopping), else a SAVE_IDLE write after IDLE_SAVE_S more; NULL with
+   *until set (when to look again) when none. Called with the lock held. */
+static job *next_job_locked(clb__program_cache *c, double *until)
+{
+    double now = monotonic_s();
+    bool quiet = c->busy_builds == 0 && now >= c->busy_until;
+    job **list = NULL;
+    if (c->jobs && (c->stopping || quiet)) list = &c->jobs;
+    else if (!c->jobs && !c->stopping && c->idle_saves && quiet &&
+             now >= c->busy_until + IDLE_SAVE_S)
+        list = &c->idle_saves;
+    if (!list) {
+        *until = c->busy_builds > 0 ? now + BUSY_GRACE_S
+                 : c->jobs          ? c->busy_until
+                                    : c->busy_until + IDLE_SAVE_S;
+        return NULL;
+    }
+    job *j = *list;
+    *list = j->next;
+    if (!c->jobs) c->jobs_tail = &c->jobs;
+    if (!c->idle_saves) c->idle_tail = &c->idle_saves;
+    return j;
+}
+
 /* The background builder: takes queued jobs in order until the cache goes. Its
    errors are dropped: the first use builds again and reports them. */
 static void *worker_main(void *arg)
@@ -543,25 +623,22 @@ static void *worker_main(void *arg)
     clb__program_cache *c = arg;
     pthread_mutex_lock(&c->lock);
     for (;;) {
-        while (!c->jobs && !c->stopping) pthread_cond_wait(&c->queued, &c->lock);
-        if (!c->jobs) break; /* stopping, and nothing left to build */
+        while (!c->jobs && !c->idle_saves && !c->stopping) pthread_cond_wait(&c->queued, &c->lock);
+        if (!c->jobs && c->stopping) break; /* nothing left to build; idle writes dropped */
         /* Compilers serialise (PoCL holds one lock for all its builds): a build
            here would make the calls that wait for theirs wait for this one too,
            while the calls that queued these jobs already have their results.
            So the calling threads go first; when the cache is being destroyed
            nobody waits for a result any more. */
-        double now = monotonic_s();
-        if (!c->stopping && (c->busy_builds > 0 || now < c->busy_until)) {
-            double until = c->busy_builds > 0 ? now + BUSY_GRACE_S : c->busy_until;
+        double until = 0;
+        job *j = next_job_locked(c, &until);
+        if (!j) {
             struct timespec ts;
             ts.tv_sec = (time_t)until;
             ts.tv_nsec = (long)((until - (double)ts.tv_sec) * 1e9);
             pthread_cond_timedwait(&c->queued, &c->lock, &ts);
             continue;
         }
-        job *j = c->jobs;
-        c->jobs = j->next;
-        if (!c->jobs) c->jobs_tail = &c->jobs;
         pthread_mutex_unlock(&c->lock);
         cl_program built = NULL;
         if (j->save) {
@@ -573,21 +650,29 @@ static void *worker_main(void *arg)
         free(j);
         pthread_mutex_lock(&c->lock);
     }
+    while (c->idle_saves) {
+        job *j = c->idle_saves;
+        c->idle_saves = j->next;
+        clReleaseProgram(j->save);
+        free(j);
+    }
+    c->idle_tail = &c->idle_saves;
     pthread_mutex_unlock(&c->lock);
     return NULL;
 }
 
-/* Appends j to the background thread's queue, starting the thread on first
-   use; false (j not queued) when the cache is being destroyed or no thread can
-   be started. Called with the lock held. */
-static bool enqueue_locked(clb__program_cache *c, job *j)
+/* Appends j to the background thread's queue (idle: the SAVE_IDLE writes),
+   starting the thread on first use; false (j not queued) when the cache is
+   being destroyed or no thread can be started. Called with the lock held. */
+static bool enqueue_locked(clb__program_cache *c, job *j, bool idle)
 {
     if (c->stopping) return false;
     if (!c->worker_started) c->worker_started = pthread_create(&c->worker, NULL, worker_main, c) == 0;
     if (!c->worker_started) return false;
     j->next = NULL;
-    *c->jobs_tail = j;
-    c->jobs_tail = &j->next;
+    job ***tail = idle ? &c->idle_tail : &c->jobs_tail;
+    **tail = j;
+    *tail = &j->next;
     pthread_cond_signal(&c->queued);
     return true;
 }
@@ -597,7 +682,8 @@ static bool enqueue_locked(clb__program_cache *c, job *j)
    (PoCL builds every kernel of the program then, which a process otherwise
    pays only at each kernel's first launch), and the caller has its program
    already. false when it cannot be queued (the caller writes it itself). */
-static bool queue_save(clb__program_cache *c, const char *key, const char *name, cl_program prog)
+static bool queue_save(clb__program_cache *c, const char *key, const char *name, cl_program prog,
+                       bool idle)
 {
     size_t klen = strlen(key), nlen = strlen(name);
     job *j = malloc(sizeof *j + klen + nlen + 2);
@@ -610,7 +696,7 @@ static bool queue_save(clb__program_cache *c, const char *key, const char *name,
         return false;
     }
     pthread_mutex_lock(&c->lock);
-    bool queued = enqueue_locked(c, j);
+    bool queued = enqueue_locked(c, j, idle);
     pthread_mutex_unlock(&c->lock);
     if (!queued) {
         clReleaseProgram(prog);
@@ -634,7 +720,7 @@ void clb__program_cache_prefetch(clb__program_cache *c, clb__kernel_id id, const
             *j = (job){.id = id, .warm = warm, .warm_user = warm_user};
             memcpy(j->text, options, len + 1);
             /* No thread: the first use builds it as before. */
-            if (!enqueue_locked(c, j)) free(j);
+            if (!enqueue_locked(c, j, false)) free(j);
         }
     }
     pthread_mutex_unlock(&c->lock);

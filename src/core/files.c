@@ -99,13 +99,17 @@ int clb__cache_dir_open(const char *dir, bool create, char *why, size_t why_cap)
     }
     struct stat link, st;
     if (lstat(dir, &link) != 0) return -1;
-    int fd = open(dir, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    /* Not a link when checked: not followed if one appears there now (a race in a
+       parent others can write); a link: the checks below are of its target. */
+    int nofollow = S_ISLNK(link.st_mode) ? 0 : O_NOFOLLOW;
+    int fd = open(dir, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | nofollow);
     if (fd < 0) {
         if (errno == ENOTDIR || !S_ISDIR(link.st_mode))
             snprintf(why, why_cap, "the cache directory %s is not a directory%s", dir, ADVICE);
         return -1;
     }
-    if (fstat(fd, &st) != 0 || refuse(dir, &link, &st, why, why_cap)) {
+    if (fstat(fd, &st) != 0 || refuse(dir, &link, &st, why, why_cap) ||
+        (nofollow && (st.st_dev != link.st_dev || st.st_ino != link.st_ino))) {
         close(fd);
         return -1;
     }

@@ -322,7 +322,9 @@ CLB_API clb_status clb_context_get_info(const clb_context *ctx, clb_device_info 
 /* Number of programs in the on-disk program cache (CLB_CACHE_DIR) built for the
    OpenCL device with global index `index` by its current driver and this library
    version: 0 means its kernels will be compiled on first use. 0 when the cache
-   is disabled. */
+   is disabled. A cache directory the library refuses to trust (writable by
+   others, not owned by the user, or not a directory) gives 0 and
+   CLB_ERR_UNSUPPORTED with the reason; the library then runs without it. */
 CLB_API clb_status clb_device_cached_programs(int index, int *count);
 
 /* ---- memory pool -------------------------------------------------------- */

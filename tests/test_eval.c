@@ -135,6 +135,24 @@ static void test_parse_errors(void **state)
                          c->column, msg);
         }
     }
+    /* Length is bounded (issue 26, finding 3: positions are ints, and a text past
+       INT_MAX bytes was read out of bounds): 1 MiB is accepted, one byte more is
+       refused, by a message that says the limit, without reading the whole text. */
+    char *longest = malloc((1 << 20) + 2);
+    assert_non_null(longest);
+    memset(longest, ' ', (1 << 20) + 1);
+    memcpy(longest + (1 << 20) - 6, "x + mu", 6);
+    longest[1 << 20] = '\0';
+    clb_tensor *lo = NULL;
+    CLBT_OK(clb_eval(host, longest, 3, names, in, &lo));
+    clb_tensor_release(lo);
+    longest[1 << 20] = ' ';
+    longest[(1 << 20) + 1] = '\0';
+    lo = (clb_tensor *)1;
+    CLBT_FAILS(CLB_ERR_INVALID_ARGUMENT, clb_eval(host, longest, 3, names, in, &lo));
+    assert_null(lo);
+    assert_non_null(strstr(clb_last_error(), "longer than 1048576 bytes"));
+    free(longest);
     /* Nesting is bounded (the parser recurses), generously. */
     char deep[1024];
     int at = 0;

@@ -471,6 +471,21 @@ static void division_body(clb_context *ctx, const char *selector)
         c.op = CLB_MOD;
         run_case(ctx, &c, 2, ndims, shapes, &rng, "remainder edge values");
     }
+    /* Mixed types with int64 results (issue 26, finding 9: on rusticl they truncated,
+       -7 (int32) // 2 (int64) gave -3; quirk sext-compare), and a power whose int32
+       exponent widens to int64. */
+    static const clb_dtype mixed[4][2] = {{I32, I64}, {I64, I32}, {U32, I32}, {I32, U32}};
+    static const int ops[3] = {CLB_FLOOR_DIV, CLB_MOD, CLB_POW};
+    for (int m = 0; m < 4; m++) {
+        for (int o = 0; o < 3; o++) {
+            if (ops[o] == CLB_POW && m > 1) continue;
+            combo c = {BINARY, ops[o], {mixed[m][0], mixed[m][1], BO}};
+            int ndims[2] = {1, 1};
+            int64_t shapes[3][CLB_MAX_DIMS] = {{64}, {64}};
+            uint64_t rng = (uint64_t)(m * 3 + o) + 7;
+            run_case(ctx, &c, 2, ndims, shapes, &rng, "mixed-type integer division");
+        }
+    }
 }
 
 static void test_integer_division(void **state)

@@ -29,6 +29,13 @@ static const clb__quirk table[] = {
      "infinities and no signed zeros: x / 0.0f gives 0 (not +-inf) and 0.0f * x gives +0 "
      "for negative x; clb_eval's constants reach its kernels through an opaque zero "
      "argument (as_float(bits ^ zero)), so nothing is folded"},
+    {CLB__QUIRK_SEXT_COMPARE, "sext-compare", "rusticl", {22, 0}, {22, 99}, NULL,
+     "sext_compare.c",
+     "llvmpipe's compiler gets signed comparisons with a constant wrong for a 64-bit value "
+     "sign-extended from 32 bits (x = (long)int: x < 0 is false for -7), so Python's floor "
+     "division and remainder with int64 results from mixed types (int32 with int64) "
+     "truncated; the kernels (cl/scalar_ops.cl) test signs as (a ^ b) < 0 and "
+     "(~b >> 63) & 1, right on every device"},
 };
 
 const clb__quirk *clb__quirks(size_t *count)

@@ -216,7 +216,8 @@ inline float clb_rhd(double x)
     inline T clb_log_##dt(T a) { return log(a); }                                                  \
     inline T clb_sin_##dt(T a) { return sin(a); }                                                  \
     inline T clb_cos_##dt(T a) { return cos(a); }                                                  \
-    inline T clb_tanh_##dt(T a) { return tanh(a); }                                                \
+    /* |a| > 20 rounds to +-1 in float and double; PoCL 3.1 gives +-0.99999994 (quirk tanh-inf) */ \
+    inline T clb_tanh_##dt(T a) { return fabs(a) > (T)20 ? copysign((T)1, a) : tanh(a); }          \
     /* exp of a non-positive number only: no overflow */                                           \
     inline T clb_sigmoid_##dt(T a)                                                                 \
     {                                                                                              \

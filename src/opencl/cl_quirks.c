@@ -36,6 +36,12 @@ static const clb__quirk table[] = {
      "division and remainder with int64 results from mixed types (int32 with int64) "
      "truncated; the kernels (cl/scalar_ops.cl) test signs as (a ^ b) < 0 and "
      "(~b >> 63) & 1, right on every device"},
+    /* Measured on Debian 12's PoCL 3.1. */
+    {CLB__QUIRK_TANH_INF, "tanh-inf", "Portable Computing Language", {3, 0}, {3, 99}, NULL,
+     "tanh_inf.c",
+     "PoCL's float tanh gives +-0.99999994 for +-inf and for |x| past about 9 (IEEE and the "
+     "array API standard want +-1); the kernels return copysign(1, x) for |x| > 20, where "
+     "tanh rounds to +-1 in float and double"},
 };
 
 const clb__quirk *clb__quirks(size_t *count)

@@ -15,6 +15,7 @@ enum {
     CLB__QUIRK_LOOP_LIMIT = 1u << 1,
     CLB__QUIRK_LITERAL_FOLDING = 1u << 2,
     CLB__QUIRK_SEXT_COMPARE = 1u << 3,
+    CLB__QUIRK_TANH_INF = 1u << 4,
 };
 
 /* Under CLB__QUIRK_LOOP_LIMIT the loops of a work item, all of them together,

@@ -42,6 +42,11 @@ static const clb__quirk table[] = {
      "PoCL's float tanh gives +-0.99999994 for +-inf and for |x| past about 9 (IEEE and the "
      "array API standard want +-1); the kernels return copysign(1, x) for |x| > 20, where "
      "tanh rounds to +-1 in float and double"},
+    {CLB__QUIRK_CONCURRENT_MAP, "concurrent-map", "Portable Computing Language", {3, 0}, {3, 99},
+     NULL, "concurrent_map.c",
+     "threads mapping parts of one CL_MEM_USE_HOST_PTR buffer at once now and then get a "
+     "pointer outside the buffer and crash in memcpy; the library maps no such buffer: "
+     "transfers copy through its known host pointer once the queue has drained (buffer.c)"},
 };
 
 const clb__quirk *clb__quirks(size_t *count)

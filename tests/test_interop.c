@@ -206,6 +206,9 @@ static void test_refcounts(void **state)
         EXPECT_REFS("an op, its result released", a.context, a.queue, buf, -1, 1, 1);
         clb_tensor_release(t);
         EXPECT_REFS("tensor released, view alive", a.context, a.queue, buf, -1, 1, 1);
+        /* The last view gone, no kernel object may keep the buffer (issue 26,
+           finding 12: rusticl's kept one or two references until the context went). */
+        base.driver_holds = false;
         clb_tensor_release(v);
         EXPECT_REFS("view released", a.context, a.queue, buf, -1, 1, 0);
         clb_context_release(ctx);

@@ -52,8 +52,9 @@ void clb__storage_release(clb__storage *s)
 {
     if (!s || atomic_fetch_sub(&s->refs, 1) != 1) return;
     clb_context *ctx = s->ctx;
-    if (s->wrapped)
-        ctx->backend->free(ctx, s->handle); /* the application's buffer: exactly one release */
+    if (s->wrapped) /* the application's buffer: exactly one release */
+        (ctx->backend->free_wrapped ? ctx->backend->free_wrapped : ctx->backend->free)(ctx,
+                                                                                     s->handle);
     else
         clb__pool_free(ctx, s->handle, s->capacity);
     atomic_fetch_sub(&ctx->allocated, s->nbytes);

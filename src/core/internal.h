@@ -26,7 +26,7 @@ struct clb_context {
     atomic_size_t allocated;            /* bytes of live storage, for clb_memory_allocated */
     atomic_size_t reserved;             /* bytes held from the backend: live blocks + the pool */
     pthread_mutex_t pool_lock;
-    struct clb__pool_block *pool;       /* released blocks kept for reuse (pool.c) */
+    struct clb__pool *pool;             /* released blocks kept for reuse (pool.c); NULL: none */
     clb__options options;               /* the environment, read at creation (options.c) */
 };
 

@@ -242,6 +242,41 @@ static void body_shapes(clb_context *ctx, const char *sel)
     clb_context_release(host);
 }
 
+/* Inner dimension 0: every element an empty sum, 0. The output reuses a released
+   block of the same size full of non-zero bytes, so the fill (cl/fill.cl, never
+   clEnqueueFillBuffer) must write every byte, int16's odd sizes included. */
+static void body_empty_sum(clb_context *ctx, const char *sel)
+{
+    const clb_dtype dts[2] = {CLB_INT16, CLB_FLOAT32};
+    for (int k = 0; k < 2; k++) {
+        size_t esz = clb_dtype_size(dts[k]);
+        const int64_t as[3] = {2, 3, 0}, bs[2] = {0, 701}, os[3] = {2, 3, 701};
+        unsigned char *junk = malloc(2 * 3 * 701 * esz);
+        assert_non_null(junk);
+        memset(junk, 0x7f, 2 * 3 * 701 * esz);
+        clb_tensor *j = clbt_tensor(ctx, dts[k], 3, os, junk), *a = NULL, *b = NULL, *r = NULL;
+        clb_tensor_release(j); /* its block goes to the pool, and back to r */
+        CLBT_OK(clb_tensor_from_host(ctx, dts[k], 3, as, NULL, &a));
+        CLBT_OK(clb_tensor_from_host(ctx, dts[k], 2, bs, NULL, &b));
+        CLBT_OK(clb_matmul(a, b, &r));
+        clbt_assert_shape(r, 3, os);
+        CLBT_OK(clb_tensor_to_host(r, junk, 2 * 3 * 701 * esz));
+        for (size_t i = 0; i < 2 * 3 * 701 * esz; i++)
+            if (junk[i] != 0) fail_msg("%s: %s empty sum, byte %zu is %d", sel,
+                                       clb_dtype_name(dts[k]), i, junk[i]);
+        free(junk);
+        clb_tensor_release(a);
+        clb_tensor_release(b);
+        clb_tensor_release(r);
+    }
+}
+
+static void test_empty_sum(void **state)
+{
+    (void)state;
+    clbt_for_each_device(body_empty_sum);
+}
+
 static void test_shapes(void **state)
 {
     (void)state;
@@ -310,6 +345,7 @@ int main(void)
         cmocka_unit_test(test_shapes),
         cmocka_unit_test(test_broadcast_inner),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_empty_sum),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

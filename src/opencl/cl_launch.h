@@ -141,6 +141,12 @@ void clb__cl_kernel_unlock(clb__cl_context *cl);
    by its next launch. rusticl retains kernel arguments until they change, so the
    buffer would otherwise outlive every view (issue 26, finding 12). */
 void clb__cl_kernels_forget(clb__cl_context *cl, cl_mem mem);
+
+/* Enqueues a fill of bytes [offset, offset + nbytes) of mem with `value` through
+   cl/fill.cl: the library never calls clEnqueueFillBuffer (NVIDIA's driver gets
+   large fills wrong). */
+clb_status clb__cl_fill(clb__cl_context *cl, cl_mem mem, size_t offset, size_t nbytes,
+                        unsigned char value);
 /* The kernel object `name` (number `variant` < 8 of the program's kernels) of
    `program`, a program of the context's program cache: found, or created and
    cached; returned with the cache locked, as clb__cl_kernel_find. For drivers

@@ -423,10 +423,8 @@ static clb_status fill_zero(clb_context *ctx, const clb__matmul_op *op, void *ou
     int64_t count = op->m * op->n;
     for (int d = 0; d < op->batch_ndim; d++) count *= op->batch_shape[d];
     size_t esz = clb_dtype_size(op->dtype);
-    const uint64_t zero = 0;
-    cl_int err = clEnqueueFillBuffer(clb__cl_impl(ctx)->queue, (cl_mem)out, &zero, esz,
-                                     (size_t)op->offsets[0] * esz, (size_t)count * esz, 0, NULL, NULL);
-    return err == CL_SUCCESS ? CLB_OK : clb__cl_fail(err, "clEnqueueFillBuffer");
+    return clb__cl_fill(clb__cl_impl(ctx), (cl_mem)out, (size_t)op->offsets[0] * esz,
+                        (size_t)count * esz, 0);
 }
 
 clb_status clb__cl_matmul(clb_context *ctx, const clb__matmul_op *op, void *const *handles)

@@ -277,6 +277,42 @@ static void test_empty_sum(void **state)
     clbt_for_each_device(body_empty_sum);
 }
 
+/* An inner dimension longer than a loop-limited driver's budget (rusticl, quirk
+   loop-limit): the library splits it and adds the pieces (issue 26, finding 13: an
+   int64 matmul with k = 48,000 was refused there as CLB_ERR_UNSUPPORTED). */
+static void body_long_inner(clb_context *ctx, const char *sel)
+{
+    enum { K = 70001 };
+    const int64_t as[2] = {2, K}, bs[2] = {K, 3};
+    int64_t *a = malloc(2 * K * sizeof *a), *b = malloc(3 * K * sizeof *b);
+    assert_true(a && b);
+    for (int64_t i = 0; i < 2 * K; i++) a[i] = (i * 7) % 11 - 5;
+    for (int64_t i = 0; i < 3 * K; i++) b[i] = (i * 5) % 13 - 6;
+    clb_tensor *ta = clbt_tensor(ctx, CLB_INT64, 2, as, a), *tb = clbt_tensor(ctx, CLB_INT64, 2, bs, b);
+    clb_tensor *r = NULL;
+    CLBT_OK(clb_matmul(ta, tb, &r));
+    int64_t got[6], want[6] = {0};
+    CLBT_OK(clb_tensor_to_host(r, got, sizeof got));
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 3; j++)
+            for (int64_t p = 0; p < K; p++) want[i * 3 + j] += a[i * K + p] * b[p * 3 + j];
+    for (int i = 0; i < 6; i++)
+        if (got[i] != want[i])
+            fail_msg("%s: int64 (2, %d) @ (%d, 3): element %d is %lld, expected %lld", sel, K, K,
+                     i, (long long)got[i], (long long)want[i]);
+    clb_tensor_release(r);
+    clb_tensor_release(ta);
+    clb_tensor_release(tb);
+    free(a);
+    free(b);
+}
+
+static void test_long_inner(void **state)
+{
+    (void)state;
+    clbt_for_each_device(body_long_inner);
+}
+
 static void test_shapes(void **state)
 {
     (void)state;
@@ -346,6 +382,7 @@ int main(void)
         cmocka_unit_test(test_broadcast_inner),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_empty_sum),
+        cmocka_unit_test(test_long_inner),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

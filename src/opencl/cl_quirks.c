@@ -22,7 +22,7 @@ static const clb__quirk table[] = {
      "the count, libclc's fmod loop included); launches there use many short work items (no "
      "CPU blocks) whose blocks fit half that budget with their ops' own loops "
      "(clb__cl_op_trips), reductions split their range so that no lane folds more, and the "
-     "library's own matmul kernel refuses a longer inner dimension"},
+     "library's own matmul kernel runs a longer inner dimension in pieces that add up"},
     {CLB__QUIRK_LITERAL_FOLDING, "literal-folding", "rusticl", {22, 0}, {22, 99},
      "CLB_QUIRK_LITERAL_FOLDING", "literal_folding.c",
      "llvmpipe's compiler folds float operations on literal constants as if there were no "

@@ -85,6 +85,18 @@ text count_text(uint64_t v)
 }
 
 /* Binary units, because drivers report memory sizes in powers of two. */
+text time_text(double s)
+{
+    text t;
+    if (s < 1e-3)
+        snprintf(t.s, sizeof t.s, "%.1f us", s * 1e6);
+    else if (s < 1.0)
+        snprintf(t.s, sizeof t.s, "%.2f ms", s * 1e3);
+    else
+        snprintf(t.s, sizeof t.s, "%.2f s", s);
+    return t;
+}
+
 text mem_text(uint64_t bytes)
 {
     static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};

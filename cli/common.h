@@ -25,6 +25,7 @@ text tensor_shape_text(const clb_tensor *t);
 text tensor_strides_text(const clb_tensor *t);
 text count_text(uint64_t v);                              /* "1,644,167,168" */
 text mem_text(uint64_t bytes);                            /* "3.9 GiB" */
+text time_text(double seconds);                           /* "12.3 us", "4.56 ms", "1.20 s" */
 const char *type_name(clb_device_type t);                 /* "host", "cpu", "gpu", ... */
 
 /* Drivers fill these fields; a missing terminator must not run off the struct. */

@@ -16,8 +16,9 @@
  * reference result is held at a time; the tables are printed at the end.
  * --compare and --baseline read such results back (compare.c). */
 #include "common.h"
-#include "compare.h"
-#include "report.h"
+#include "report/compare.h"
+#include "report/results.h"
+#include "report/report.h"
 
 #include <errno.h>
 #include <math.h>

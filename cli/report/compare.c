@@ -7,6 +7,8 @@
 #include "compare.h"
 
 #include "common.h"
+#include "compare_plot.h"
+#include "results.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -15,23 +17,9 @@
 
 #define MAX_RUNS 17
 
-cmp_verdict cmp_judge(const cmp_row *a, const cmp_row *b)
-{
-    if (b->min_s > a->max_s) return CMP_SLOWER;
-    if (b->max_s < a->min_s) return CMP_FASTER;
-    return CMP_WITHIN_NOISE;
-}
-
 static const char *verdict_name(cmp_verdict v)
 {
     return v == CMP_SLOWER ? "slower" : v == CMP_FASTER ? "faster" : "within noise";
-}
-
-static const cmp_row *find_row(const cmp_device *d, const char *pattern)
-{
-    for (int i = 0; i < d->nrows; i++)
-        if (!strcmp(d->rows[i].pattern, pattern)) return &d->rows[i];
-    return NULL;
 }
 
 /* Pairs every device of run k with one of the reference run; -1 for none. */
@@ -57,18 +45,6 @@ static void pair_devices(const cmp_run *ref, const cmp_run *run, int *partner)
                 break;
             }
     }
-}
-
-static text time_text(double s)
-{
-    text t;
-    if (s < 1e-3)
-        snprintf(t.s, sizeof t.s, "%.1f us", s * 1e6);
-    else if (s < 1.0)
-        snprintf(t.s, sizeof t.s, "%.2f ms", s * 1e3);
-    else
-        snprintf(t.s, sizeof t.s, "%.2f s", s);
-    return t;
 }
 
 static void describe(const cmp_run *r, const char *tag)
@@ -180,7 +156,7 @@ int bench_compare(int nfiles, const char *const *files, const char *baseline, co
             for (int c = 0; c < ncols; c++) {
                 const cmp_device *db = &runs[cols[c] / 256].devs[cols[c] % 256];
                 char cell[1400];
-                int v = compare_row(a, find_row(db, a->pattern), cell, sizeof cell);
+                int v = compare_row(a, cmp_find_row(db, a->pattern), cell, sizeof cell);
                 printf(" | %s", cell);
                 if (v < 0) continue;
                 compared++;

@@ -2,8 +2,9 @@
    reference run; per pattern, one bar per compared run: its speed relative to
    the reference (median A / median B: above 1 faster), with a line over the
    range the runs' min and max allow, and the verdict. */
+#include "compare_plot.h"
+
 #include "common.h"
-#include "compare.h"
 #include "svg.h"
 
 #include <math.h>
@@ -13,13 +14,6 @@ enum { WIDTH = 1000, MARGIN = 12, LABEL_W = 230, BAR_W = 520, BAR_ROW = 16, BAR_
 
 static const char *const palette[] = {"#e15759", "#4e79a7", "#59a14f", "#f28e2b",
                                       "#76b7b2", "#b07aa1", "#edc948", "#9c755f"};
-
-static const cmp_row *find_row(const cmp_device *d, const char *pattern)
-{
-    for (int i = 0; i < d->nrows; i++)
-        if (!strcmp(d->rows[i].pattern, pattern)) return &d->rows[i];
-    return NULL;
-}
 
 static int comparable(const cmp_row *a, const cmp_row *b)
 {
@@ -43,7 +37,7 @@ int compare_svg(const cmp_run *runs, int nruns, const cmp_pair *pairs, int npair
     for (int p = 0; p < npairs; p++) {
         const cmp_device *da = &ref->devs[pairs[p].ref_dev], *db = &runs[pairs[p].run].devs[pairs[p].dev];
         for (int i = 0; i < da->nrows; i++) {
-            const cmp_row *a = &da->rows[i], *b = find_row(db, a->pattern);
+            const cmp_row *a = &da->rows[i], *b = cmp_find_row(db, a->pattern);
             if (comparable(a, b)) max = fmax(max, a->max_s / b->min_s);
         }
     }
@@ -103,7 +97,7 @@ int compare_svg(const cmp_run *runs, int nruns, const cmp_pair *pairs, int npair
                      a->title[0] ? a->title : a->pattern);
             for (int s = 0; s < nseries; s++, y += BAR_ROW) {
                 const cmp_pair *p = &pairs[series[s]];
-                const cmp_row *b = find_row(&runs[p->run].devs[p->dev], a->pattern);
+                const cmp_row *b = cmp_find_row(&runs[p->run].devs[p->dev], a->pattern);
                 int mid = y + BAR_ROW / 2 + 4;
                 char label[128];
                 if (!comparable(a, b)) {
@@ -138,23 +132,5 @@ int compare_svg(const cmp_run *runs, int nruns, const cmp_pair *pairs, int npair
                        "Bars: median A / median B (above 1: B is faster). The thin line: min A / max B "
                        "to max A / min B. Verdict: beyond noise (slower, faster) when the two runs' "
                        "ranges [min, max] do not overlap.");
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "clb: cannot write %s\n", path);
-        fclose(body);
-        return 1;
-    }
-    svg_begin(f, WIDTH, y);
-    rewind(body);
-    char chunk[8192];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, body)) > 0) fwrite(chunk, 1, n, f);
-    fclose(body);
-    fputs("</svg>\n", f);
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad) {
-        fprintf(stderr, "clb: writing %s failed\n", path);
-        return 1;
-    }
-    return 0;
+    return svg_write(path, WIDTH, y, body);
 }

@@ -188,21 +188,9 @@ int report_svg(const bench_report *r, const char *path)
                        "Bars: the median run; the thin line: from the slowest to the fastest run. "
                        "Effective GB/s = distinct bytes read + written / time, GB = 1e9 bytes; "
                        "GFLOP/s counts 2 M N K for matmul. Peaks are measured first on every device "
-                       "with random data: OpenCL devices with the raw kernels of cli/peaks.cl, the host "
+                       "with random data: OpenCL devices with the raw kernels of cli/peaks/peaks.cl, the host "
                        "backend with plain C loops. Full numbers: clb bench --json.");
     int height = y;
 
-    FILE *f = report_open(path);
-    if (!f) {
-        fclose(body);
-        return 1;
-    }
-    svg_begin(f, WIDTH, height);
-    rewind(body);
-    char chunk[8192];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, body)) > 0) fwrite(chunk, 1, n, f);
-    fclose(body);
-    fputs("</svg>\n", f);
-    return report_close(f, path);
+    return svg_write(path, WIDTH, height, body);
 }

@@ -1,4 +1,4 @@
-/* Cold start (README "Cold start"): the first tier never changes a result, and
+/* Cold start (docs/performance.md, "Cold start"): the first tier never changes a result, and
  * the number of programs a fixed sweep builds stays within its recorded bound.
  *
  * Every case runs in a context with its own empty CLB_CACHE_DIR (set before the
@@ -17,7 +17,8 @@ static clb_context *host;
 static int setup(void **state)
 {
     (void)state;
-    return clb_context_create("host", &host) == CLB_OK ? 0 : -1;
+    host = clbt_host(); /* tests/testutil.h */
+    return host ? 0 : -1;
 }
 
 static int teardown(void **state)

@@ -14,7 +14,8 @@ static clb_context *ctx;
 static int setup(void **state)
 {
     (void)state;
-    return clb_context_create("host", &ctx) == CLB_OK ? 0 : -1;
+    ctx = clbt_host(); /* tests/testutil.h */
+    return ctx ? 0 : -1;
 }
 
 static int teardown(void **state)

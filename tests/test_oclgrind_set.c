@@ -48,7 +48,8 @@ static int checked, skipped;
 static int setup(void **state)
 {
     (void)state;
-    return clb_context_create("host", &host) == CLB_OK ? 0 : -1;
+    host = clbt_host(); /* tests/testutil.h */
+    return host ? 0 : -1;
 }
 
 static int teardown(void **state)

@@ -106,7 +106,7 @@ static inline bool clbt_has_fp64(const clb_context *ctx)
     return info.has_fp64 != 0;
 }
 
-/* The float64 policy (README "float16 and float64"), for a call whose
+/* The float64 policy (docs/platforms.md, "float16 and float64"), for a call whose
    computation or result is float64: where the device has float64 the call must
    succeed; where it has none the call must be refused with CLB_ERR_DTYPE, in a
    message that names float64 and the device. Returns whether the call ran, so

@@ -1117,7 +1117,7 @@ static void demo_stats(void)
     clb_tensor_release(e);
 }
 
-/* The float16/float64 policy (README "Every OpenCL implementation"): float16
+/* The float16/float64 policy (docs/platforms.md, "Every OpenCL implementation"): float16
    everywhere; float64, and NumPy's rules that produce it from integers,
    computed where the device has it and refused with CLB_ERR_DTYPE elsewhere. */
 static void demo_dtypes(void)
@@ -1207,7 +1207,7 @@ int cmd_demo(int argc, char **argv)
         printf(", %s, driver %s, %s", info.platform, info.driver_version, info.opencl_c_version);
     printf("\ndtypes:    float16 yes (stored as half, computed in float32); float64 %s\n",
            info.has_fp64 ? "yes" : "refused (no cl_khr_fp64: CLB_ERR_DTYPE)");
-    if (info.quirks[0]) printf("quirks:    %s (README \"Every OpenCL implementation\")\n", info.quirks);
+    if (info.quirks[0]) printf("quirks:    %s (docs/platforms.md, \"Every OpenCL implementation\")\n", info.quirks);
     printf("reference: the host backend; every computed step is checked against it\n");
 
     demo_shape_tables();

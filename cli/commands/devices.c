@@ -100,7 +100,7 @@ static void print_devices_table(const clb_device_info *devs, const int *cached, 
         snprintf(row[COL_CU].s, sizeof row[0].s, "%" PRIu32, d->compute_units);
         row[COL_GMEM] = mem_text(d->global_mem_bytes);
         row[COL_MAXALLOC] = mem_text(d->max_alloc_bytes);
-        /* The dtype policy (README "float16 and float64"): float16 always works,
+        /* The dtype policy (docs/platforms.md, "float16 and float64"): float16 always works,
            float64 is computed or refused. */
         snprintf(row[COL_FP16].s, sizeof row[0].s, "yes");
         snprintf(row[COL_FP64].s, sizeof row[0].s, "%s", d->has_fp64 ? "yes" : "refused");

@@ -17,16 +17,13 @@ static clb_context *host;
 static int setup(void **state)
 {
     (void)state;
-    host = clbt_host(); /* tests/testutil.h */
-    return host ? 0 : -1;
+    return clbt_host_open(&host); /* tests/testutil.h */
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    clb_context_release(host);
-    host = NULL;
-    return 0;
+    return clbt_host_close(&host, false);
 }
 
 /* A context on `selector` over a fresh empty program cache; tier: whether maps

@@ -48,8 +48,7 @@ static int checked, skipped;
 static int setup(void **state)
 {
     (void)state;
-    host = clbt_host(); /* tests/testutil.h */
-    return host ? 0 : -1;
+    return clbt_host_open(&host); /* tests/testutil.h */
 }
 
 static int teardown(void **state)

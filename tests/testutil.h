@@ -277,6 +277,28 @@ static inline clb_context *clbt_host(void)
     return h;
 }
 
+/* A test program's host-backend context in its cmocka group fixtures:
+   clbt_host_open(&host) in the setup (0, or -1 when it cannot be created),
+   clbt_host_close(&host, leaks) in the teardown, which releases it and, with
+   leaks true, returns -1 when it still holds storage (a test leaked a tensor). */
+static inline int clbt_host_open(clb_context **host)
+{
+    *host = clbt_host();
+    return *host ? 0 : -1;
+}
+
+static inline int clbt_host_close(clb_context **host, bool leaks)
+{
+    size_t left = clb_memory_allocated(*host);
+    clb_context_release(*host);
+    *host = NULL;
+    if (leaks && left) {
+        print_error("%zu bytes still allocated at the end of the test\n", left);
+        return -1;
+    }
+    return 0;
+}
+
 /* Deterministic pseudo-random numbers (xorshift64*), so failures reproduce. */
 static inline uint64_t clbt_rand(uint64_t *state)
 {

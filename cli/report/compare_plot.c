@@ -81,15 +81,7 @@ int compare_svg(const cmp_run *runs, int nruns, const cmp_pair *pairs, int npair
         }
         y += 30;
         int top = y - 10, bottom = top + 10 + da->nrows * (nseries * BAR_ROW + GROUP_GAP);
-        for (double v = 0; v <= max + 1e-9; v += 0.5) {
-            double x = bar_x(v, max);
-            int one = fabs(v - 1) < 1e-9;
-            fprintf(body, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\"%s/>\n", x, top, x,
-                    bottom, one ? "#333333" : "#dddddd", one ? " stroke-dasharray=\"4 3\"" : "");
-            char tick[16];
-            snprintf(tick, sizeof tick, "%.1fx", v);
-            svg_text(body, x, top - 4, 11, "middle", "fill=\"#555555\"", 60, tick);
-        }
+        svg_grid(body, top, bottom, LABEL_W, BAR_W, max, 0.5, 1, "%.1fx"); /* 1x: as fast as A */
         y = top + 10;
         for (int i = 0; i < da->nrows; i++) {
             const cmp_row *a = &da->rows[i];

@@ -113,15 +113,7 @@ static void panel(FILE *f, const bench_report *r, clbb_peak k, int *y)
     *y += 16 * (svg_wrap(f, MARGIN, *y, 11, 16, WIDTH - 2 * MARGIN, "fill=\"#555555\"", method) - 1);
     *y += 34; /* the tick labels sit 14 above the first bar */
     int top = *y - 10, bottom = top + 10 + count * (r->ndev * BAR_ROW + GROUP_GAP);
-    for (double v = 0; v <= max + 1e-9; v += step) {
-        double x = bar_x(v, max);
-        int is_peak = fabs(v - 100) < 1e-9;
-        fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\"%s/>\n", x, top, x,
-                bottom, is_peak ? "#333333" : "#dddddd", is_peak ? " stroke-dasharray=\"4 3\"" : "");
-        char tick[16];
-        snprintf(tick, sizeof tick, "%.0f%%", v);
-        svg_text(f, x, top - 4, 11, "middle", "fill=\"#555555\"", 60, tick);
-    }
+    svg_grid(f, top, bottom, LABEL_W, BAR_W, max, step, 100, "%.0f%%"); /* 100 %: the peak */
     *y = top + 10;
     for (int i = 0; i < clbb_case_count; i++) {
         if (clbb_case_peak(&clbb_cases[i]) != k) continue;

@@ -28,6 +28,12 @@ int svg_wrap(FILE *f, double x, double y, double size, double line_h, double max
 /* Opens an SVG document of width x height with a white background. */
 void svg_begin(FILE *f, int width, int height);
 
+/* A bar chart's axis: a vertical line from top to bottom at every step from 0
+   to max (x = x0 + width * v / max), dashed and dark at `mark`, light grey
+   elsewhere, each labelled above with tick_fmt (a printf format of one double). */
+void svg_grid(FILE *f, int top, int bottom, double x0, double width, double max, double step,
+              double mark, const char *tick_fmt);
+
 /* Writes the document at path: svg_begin, then everything written to body (a
    temporary file, closed here whatever happens), then the closing tag. Returns
    0, or 1 after printing "clb: cannot write PATH" or "clb: writing PATH failed". */

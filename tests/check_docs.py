@@ -2,7 +2,8 @@
 """Every code example of the documentation, compiled and run.
 
 usage: check_docs.py --src DIR --build DIR --out DIR --cc CC [--cc ARG ...]
-                     [--opencl] [--mpicc PATH] [--mpirun PATH] [FILES.md...]
+                     [--flag FLAG ...] [--opencl] [--mpicc PATH] [--mpirun PATH]
+                     [FILES.md...]
 
 The convention (docs/internals.md, "Documentation"): every ```c block of
 README.md and docs/*.md is a complete program. This script extracts each one,
@@ -17,8 +18,10 @@ that is not a program belongs in a ```text block.
     `--mpirun --allow-run-as-root --oversubscribe -np 2`; skipped when either
     is missing.
 
-Programs run on the default device, or the one CLB_DEVICE selects, with a time
-limit of 300 s each. Prints one line per block; exits 1 when any failed or when
+Programs run on the default device, or the one CLB_DEVICE selects (the test
+suite's CLB_TEST_DEVICES, when set, is taken as CLB_DEVICE), with a time limit
+of 300 s each. --flag adds a compiler flag (the build's -fsanitize=..., so
+that a sanitized library's programs are sanitized too). Prints one line per block; exits 1 when any failed or when
 no block was found at all.
 """
 import argparse
@@ -67,13 +70,14 @@ def main():
     ap.add_argument("--mpicc")
     ap.add_argument("--mpirun")
     ap.add_argument("--cc", action="append", required=True, help="the C compiler command, one word per --cc")
+    ap.add_argument("--flag", action="append", default=[], help="one more compiler flag")
     ap.add_argument("files", nargs="*")
     a = ap.parse_args()
     files = a.files or [os.path.join(a.src, "README.md")] + sorted(glob.glob(os.path.join(a.src, "docs", "*.md")))
     os.makedirs(a.out, exist_ok=True)
     libdir = os.path.join(a.build, "src")
     flags = ["-std=c11", "-Wall", "-Wextra", "-Werror", "-D_GNU_SOURCE",
-             "-I" + os.path.join(a.src, "include"), "-I" + a.build]
+             "-I" + os.path.join(a.src, "include"), "-I" + a.build] + a.flag
     libs = ["-L" + libdir, "-lclbroadcast", "-Wl,-rpath," + libdir, "-lm"]
     ok = skipped = failed = 0
     for path in files:
@@ -105,6 +109,8 @@ def main():
                 failed += 1
                 continue
             env = dict(os.environ)
+            if env.get("CLB_TEST_DEVICES") and not env.get("CLB_DEVICE"):
+                env["CLB_DEVICE"] = env["CLB_TEST_DEVICES"]
             env.setdefault("OMPI_MCA_btl_vader_single_copy_mechanism", "none")
             rc, log = run(launch + [exe], 300, env)
             if rc == 0:

@@ -163,3 +163,12 @@ void print_selectors(FILE *f)
     }
     fprintf(f, "  cpu | gpu | accelerator, or a part of a platform, vendor or device name\n");
 }
+
+int open_context(const char *who, const char *selector, clb_context **ctx)
+{
+    clb_status st = clb_context_create(selector, ctx);
+    if (st == CLB_OK) return 0;
+    fprintf(stderr, "clb: %s%s%s: %s\n", who ? who : "", who ? ": " : "", clb_status_name(st), clb_last_error());
+    if (st == CLB_ERR_NO_DEVICE) print_selectors(stderr);
+    return st == CLB_ERR_NO_DEVICE ? EXIT_USAGE : 1;
+}

@@ -34,6 +34,11 @@ void terminate_strings(clb_device_info *d);
 /* Lists the selectors that exist (after an unknown one). */
 void print_selectors(FILE *f);
 
+/* clb_context_create(selector) for a command: 0, or the exit status after
+   printing "clb: [WHO: ]STATUS: message" (and the selectors that exist when
+   none matched: EXIT_USAGE; else 1) with *ctx NULL. who may be NULL. */
+int open_context(const char *who, const char *selector, clb_context **ctx);
+
 /* Writes s as a JSON string literal, quotes included. */
 void json_string(FILE *f, const char *s);
 

@@ -140,8 +140,9 @@ typedef struct target {
 
 static int open_device(const char *selector, target *t, bench_device *d)
 {
-    clb_status st = clb_context_create(selector, &t->ctx);
-    if (st == CLB_OK) st = clb_context_get_info(t->ctx, &d->info);
+    int rc = open_context(NULL, selector, &t->ctx);
+    if (rc) return rc;
+    clb_status st = clb_context_get_info(t->ctx, &d->info);
     if (st != CLB_OK) {
         fprintf(stderr, "clb: %s: %s\n", clb_status_name(st), clb_last_error());
         if (st == CLB_ERR_NO_DEVICE) print_selectors(stderr);

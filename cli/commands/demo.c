@@ -1176,13 +1176,9 @@ int cmd_demo(int argc, char **argv)
     }
     if (selector && !selector[0]) return usage_error("demo: --device needs a selector");
 
-    clb_status st = clb_context_create(selector, &g.dev);
-    if (st != CLB_OK) {
-        fprintf(stderr, "clb: %s: %s\n", clb_status_name(st), clb_last_error());
-        if (st == CLB_ERR_NO_DEVICE) print_selectors(stderr);
-        return st == CLB_ERR_NO_DEVICE ? EXIT_USAGE : 1;
-    }
-    st = clb_context_create("host", &g.host);
+    int rc = open_context(NULL, selector, &g.dev);
+    if (rc) return rc;
+    clb_status st = clb_context_create("host", &g.host);
     if (st != CLB_OK) {
         fprintf(stderr, "clb: the host backend: %s: %s\n", clb_status_name(st), clb_last_error());
         clb_context_release(g.dev);

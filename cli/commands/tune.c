@@ -44,12 +44,8 @@ int cmd_tune(int argc, char **argv)
     if (selector && !selector[0]) return usage_error("tune: --device needs a selector");
 
     clb_context *ctx = NULL;
-    clb_status st = clb_context_create(selector, &ctx);
-    if (st != CLB_OK) {
-        fprintf(stderr, "clb: %s: %s\n", clb_status_name(st), clb_last_error());
-        if (st == CLB_ERR_NO_DEVICE) print_selectors(stderr);
-        return st == CLB_ERR_NO_DEVICE ? EXIT_USAGE : 1;
-    }
+    int rc = open_context(NULL, selector, &ctx);
+    if (rc) return rc;
     printf("tuning %s matmul on %s\n(every candidate compiles CLBlast's GEMM program once: "
            "15-30 s each on PoCL)\n",
            clb_dtype_name(dtype), clb_context_device_name(ctx));
@@ -60,7 +56,7 @@ int cmd_tune(int argc, char **argv)
         clb_context_release(ctx);
         return 1;
     }
-    st = clb_matmul_tune(ctx, dtype, candidates, r);
+    clb_status st = clb_matmul_tune(ctx, dtype, candidates, r);
     if (st != CLB_OK) {
         fprintf(stderr, "clb: %s: %s\n", clb_status_name(st), clb_last_error());
         free(r);

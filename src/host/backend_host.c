@@ -4,6 +4,7 @@
 #include "backend.h"
 #include "dtype.h"
 #include "expr_host.h"
+#include "gen_host.h"
 #include "host_loops.h"
 #include "host_map.h"
 #include "host_scalar.h"
@@ -477,6 +478,7 @@ static const clb__backend host_backend = {
     .eval_reduce = host_eval_reduce,
     .eval_moments = host_eval_moments,
     .eval_online = host_eval_online,
+    .generate = clb__host_generate,
 };
 
 static uint64_t physical_memory_bytes(void)

@@ -24,6 +24,7 @@ static const struct {
     [CLB__KERNEL_EVAL] = {"eval.cl", "clb_eval", true},
     [CLB__KERNEL_ARGREDUCE] = {"argreduce.cl", "clb_argreduce", false},
     [CLB__KERNEL_EVAL_REDUCE] = {"eval_reduce.cl", "clb_eval_reduce", true},
+    [CLB__KERNEL_GENERATE] = {"generate.cl", "clb_generate", false},
 };
 
 static const clb__cl_source *find_source(const char *name)
@@ -54,6 +55,7 @@ int clb__kernel_sources(clb__kernel_id id, const char **strings, size_t *lengths
     parts[n++] = find_source("launch_args.h");
     parts[n++] = find_source("common.cl");
     if (registry[id].scalar_ops) parts[n++] = find_source("scalar_ops.cl");
+    if (id == CLB__KERNEL_GENERATE) parts[n++] = find_source("random.h"); /* shared with the host */
     parts[n++] = find_source(registry[id].file);
     for (int i = 0; i < n; i++) {
         if (!parts[i]) return 0;

@@ -30,6 +30,26 @@ static const char *numpy_reduce_name(clb_reduce_op op)
     return op == CLB_MAX ? "maximum" : "minimum";
 }
 
+/* all / any: an empty reduction gives True / False everywhere (clb_full); a bool
+   input is min / max of its values; other dtypes are the fused bool(x) pass of
+   clb_eval_reduce, which does the same on the cast values without storing them. */
+static clb_status all_any(clb_reduce_op op, const clb_tensor *t, int naxes, const int *axes,
+                          int keepdim, int64_t count, int out_ndim, const int64_t *out_shape,
+                          clb_tensor **out)
+{
+    clb_context *ctx = t->storage->ctx;
+    if (count == 0 || t->numel == 0) {
+        clb_scalar v = {.kind = CLB_SCALAR_BOOL, .i = op == CLB_ALL};
+        return clb_full(ctx, CLB_BOOL, out_ndim, out_shape, v, out);
+    }
+    if (t->dtype != CLB_BOOL) {
+        const char *names[1] = {"x"};
+        const clb_tensor *in[1] = {t};
+        return clb_eval_reduce(ctx, "x", 1, names, in, op, naxes, axes, keepdim, out);
+    }
+    return clb_reduce(op == CLB_ALL ? CLB_MIN : CLB_MAX, t, naxes, axes, keepdim, out);
+}
+
 clb_status clb_reduce(clb_reduce_op op, const clb_tensor *t, int naxes, const int *axes,
                       int keepdim, clb_tensor **out)
 {
@@ -69,6 +89,8 @@ clb_status clb_reduce(clb_reduce_op op, const clb_tensor *t, int naxes, const in
         }
         if (keepdim || !reduced[d]) out_shape[out_ndim++] = kept_shape[d];
     }
+    if (op == CLB_ALL || op == CLB_ANY)
+        return all_any(op, t, naxes, axes, keepdim, r.count, out_ndim, out_shape, out);
     clb__contiguous_strides(t->ndim, kept_shape, out_strides);
     for (int d = 0; d < t->ndim; d++)
         if (reduced[d]) out_strides[d] = 0;

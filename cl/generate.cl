@@ -1,0 +1,118 @@
+/* Tensors made on the device: full, arange, linspace and the random draws.
+ * Every work item writes one element of a fresh C-contiguous output: element
+ * base + get_global_id(0), for ids below n (the host launches pieces of at most
+ * 2^30 work items). Nothing is read: these kernels run at the device's write
+ * bandwidth, and no host buffer of the result's size ever exists.
+ *
+ * Specialisation:
+ *   CLB_GEN        0 full, 1 arange, 2 linspace, 3 uniform, 4 normal
+ *   CLB_OUT_DTYPE  the output's clb_dtype (full: the unsigned dtype of its size,
+ *                  the value arrives as its bit pattern)
+ *   CLB_GEN_F64    linspace: 1 computes in double, 0 in float (devices without
+ *                  cl_khr_fp64)
+ * Arguments: out, base, n, and six 64-bit parameters a0..a5 whose meaning
+ * depends on CLB_GEN (src/opencl/cl_generate.c and src/host/gen_host.c, which
+ * computes the same values on the host, say which). Floats travel as their bit
+ * patterns, so no double argument reaches a device without fp64. */
+
+#ifndef CLB_GEN
+#define CLB_GEN 0
+#endif
+#ifndef CLB_OUT_DTYPE
+#define CLB_OUT_DTYPE 10
+#endif
+#ifndef CLB_GEN_F64
+#define CLB_GEN_F64 0
+#endif
+
+/* No fused multiply-add the host would not do: a*b+c is two roundings. */
+#pragma OPENCL FP_CONTRACT OFF
+
+typedef CLB_STORAGE(CLB_OUT_DTYPE) clb_out_t;
+typedef CLB_REG(CLB_OUT_DTYPE) clb_reg_t;
+
+/* Rounds a float to the nearest half, kept in a float. */
+inline float clb_gen_rh(float x)
+{
+    ushort bits;
+    vstore_half_rte(x, 0, (__private half *)&bits);
+    return vload_half(0, (__private const half *)&bits);
+}
+
+#if CLB_GEN == 3 || CLB_GEN == 4
+/* The element's value: a draw of the counter offset + i under the key seed. */
+#if CLB_OUT_DTYPE == 11
+inline double clb_gen_value(ulong i, ulong a0, ulong a1, ulong a2, ulong a3, ulong a4, ulong a5)
+{
+    clb_u32 w[4];
+    clb_philox(a1 + i, a0, w);
+#if CLB_GEN == 3
+    double r = as_double(a2) + as_double(a3) * clb_rng_unit53(w[0], w[1]);
+    return r < as_double(a4) ? r : as_double(a5);
+#else
+    return as_double(a2) + as_double(a3) * clb_rng_normal(w);
+#endif
+}
+#else /* float32, float16: float arithmetic only */
+inline float clb_gen_value(ulong i, ulong a0, ulong a1, ulong a2, ulong a3, ulong a4, ulong a5)
+{
+    clb_u32 w[4];
+    clb_philox(a1 + i, a0, w);
+    float lo = as_float((uint)a2), sc = as_float((uint)a3);
+#if CLB_GEN == 3 && CLB_OUT_DTYPE == 9
+    float r = clb_gen_rh(lo + sc * clb_rng_unit11(w[0]));
+#elif CLB_GEN == 3
+    float r = lo + sc * clb_rng_unit24(w[0]);
+#elif CLB_OUT_DTYPE == 9
+    return clb_gen_rh(lo + sc * clb_rng_normalf(w[0], w[1]));
+#else
+    return lo + sc * clb_rng_normalf(w[0], w[1]);
+#endif
+#if CLB_GEN == 3
+    return r < as_float((uint)a4) ? r : as_float((uint)a5);
+#endif
+}
+#endif
+#endif
+
+__kernel void clb_generate(__global void *out_, ulong base, ulong n, ulong a0, ulong a1, ulong a2,
+                           ulong a3, ulong a4, ulong a5)
+{
+    const ulong g = get_global_id(0);
+    if (g >= n) return;
+    const ulong i = base + g;
+    __global clb_out_t *out = (__global clb_out_t *)out_;
+#if CLB_GEN == 0 /* full: the bit pattern */
+    out[i] = (clb_out_t)a0;
+#elif CLB_GEN == 1 /* arange: NumPy's fill in the dtype's arithmetic */
+#if CLB_OUT_DTYPE == 11
+    double v = i == 1 ? as_double(a2) : as_double(a0) + (double)i * as_double(a1);
+#elif CLB_OUT_DTYPE == 9 || CLB_OUT_DTYPE == 10
+    float v = i == 1 ? as_float((uint)a2) : as_float((uint)a0) + (float)i * as_float((uint)a1);
+#else /* integers and bool: first + i * delta, wrapping */
+    clb_reg_t v = CLB_CONVERT(CLB_OUT_DTYPE, 8, a0 + i * a1);
+#endif
+    CLB_STORE(CLB_OUT_DTYPE, out, i, v);
+#elif CLB_GEN == 2 /* linspace: NumPy's formula, then floor for integers */
+#if CLB_GEN_F64
+    typedef double clb_r_t;
+#define CLB_R(bits) as_double(bits)
+#define CLB_R_DTYPE 11
+#else
+    typedef float clb_r_t;
+#define CLB_R(bits) as_float((uint)(bits))
+#define CLB_R_DTYPE 10
+#endif
+    clb_r_t y;
+    if (i == a5) y = CLB_R(a2); /* endpoint: exactly stop */
+    else if (a4 == 0) y = (clb_r_t)i * CLB_R(a1) + CLB_R(a0);
+    else if (a4 == 1) y = (clb_r_t)i / CLB_R(a1) * CLB_R(a3) + CLB_R(a0);
+    else y = (clb_r_t)i * CLB_R(a3) + CLB_R(a0);
+#if CLB_OUT_DTYPE >= 1 && CLB_OUT_DTYPE <= 8
+    y = floor(y);
+#endif
+    CLB_STORE(CLB_OUT_DTYPE, out, i, CLB_CONVERT(CLB_OUT_DTYPE, CLB_R_DTYPE, y));
+#else /* random */
+    CLB_STORE(CLB_OUT_DTYPE, out, i, clb_gen_value(i, a0, a1, a2, a3, a4, a5));
+#endif
+}

@@ -309,6 +309,11 @@ clb_status clb__binary_types(clb_binary_op op, clb_dtype a, clb_dtype b, clb_dty
                              "%s is not supported for %s and %s (promoted to %s): bitwise ops "
                              "take integer or bool operands; cast with clb_cast first",
                              name, clb_dtype_name(a), clb_dtype_name(b), clb_dtype_name(p));
+        if ((op == CLB_LEFT_SHIFT || op == CLB_RIGHT_SHIFT) && p == CLB_BOOL) {
+            /* NumPy has no bool loop for shifts; its first loop, int8, takes bools. */
+            *compute = CLB_INT8;
+            *result = CLB_INT8;
+        }
     } else if (op == CLB_SUB && p == CLB_BOOL) {
         return clb__fail(CLB_ERR_DTYPE,
                          "subtract is not supported for bool and bool: numpy boolean subtract, "
@@ -322,9 +327,7 @@ clb_status clb__binary_types(clb_binary_op op, clb_dtype a, clb_dtype b, clb_dty
     } else if (is_float_math_binary(op)) {
         *compute = clb_promote_types(p, CLB_FLOAT16);
         *result = *compute;
-    } else if ((op == CLB_FLOOR_DIV || op == CLB_MOD || op == CLB_POW || op == CLB_LEFT_SHIFT ||
-                op == CLB_RIGHT_SHIFT) &&
-               p == CLB_BOOL) {
+    } else if ((op == CLB_FLOOR_DIV || op == CLB_MOD || op == CLB_POW) && p == CLB_BOOL) {
         /* NumPy has no bool loop for these; its first loop, int8, takes bools. */
         *compute = CLB_INT8;
         *result = CLB_INT8;

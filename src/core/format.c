@@ -220,6 +220,10 @@ static void float_text(const fmt *f, double x, clb_dtype t, char *s, size_t cap)
     const char *sign = signbit(x) ? "-" : "";
     capped(fabs(x), t, f->exp_format, f->precision, &g);
     char ip[400], fp[400], whole[420];
+    /* Dragon4's min_digits: digits past the shortest are the value's own
+       (0.1f with 12: 0.100000001490), correctly rounded. */
+    if (f->exp_format && g.n - 1 < f->min_digits && fabs(x) != 0)
+        sci_digits(fabs(x), f->min_digits + 1, &g);
     if (f->exp_format) {
         char m[48];
         int nf = 0;

@@ -120,8 +120,21 @@ static bool is_float(clb_dtype t)
     return t == CLB_FLOAT16 || t == CLB_FLOAT32 || t == CLB_FLOAT64;
 }
 
+/* The ops run in two expressions per dtype (PoCL's compile time grows faster
+   than the expression): group 0 the original set, group 1 the array API
+   standard's functions (issue 28), from the first of them on. */
+static int group;
+static int group_of(const op_case *o)
+{
+    int i = (int)(o - ops), binary = 0, unary = 0;
+    while (strcmp(ops[binary].text, "arctan2(a, b)") != 0) binary++;
+    while (strcmp(ops[unary].text, "tan(a)") != 0) unary++;
+    return (i >= binary && i < binary + 6) || i >= unary;
+}
+
 static bool takes(const op_case *o, clb_dtype t)
 {
+    if (group_of(o) != group) return false;
     if ((o->only & NOT_BOOL) && t == CLB_BOOL) return false;
     if ((o->only & INTEGRAL) && is_float(t)) return false;
     if ((o->only & FLOATS) && !is_float(t)) return false;
@@ -243,7 +256,9 @@ static void eval_all(clb_context *ctx, clb_dtype t, clb_tensor **out, int *nops)
 static void table_body(clb_context *ctx, const char *selector)
 {
     int dtypes = 0;
-    for (size_t i = 0; i < sizeof all_dtypes / sizeof all_dtypes[0]; i++) {
+    for (size_t gi = 0; gi < 2 * sizeof all_dtypes / sizeof all_dtypes[0]; gi++) {
+        size_t i = gi / 2;
+        group = (int)(gi % 2);
         clb_dtype t = all_dtypes[i];
         clb_tensor *got = NULL, *want = NULL;
         int nops = 0;
@@ -276,8 +291,8 @@ static void table_body(clb_context *ctx, const char *selector)
         clb_tensor_release(got);
         clb_tensor_release(want);
     }
-    /* Every dtype ran, float64 only where the device has it. */
-    assert_int_equal(dtypes, clbt_has_fp64(ctx) ? 12 : 11);
+    /* Every dtype ran (both groups), float64 only where the device has it. */
+    assert_int_equal(dtypes, clbt_has_fp64(ctx) ? 24 : 22);
 }
 
 static void test_every_op_dtype_edge(void **state)
@@ -296,6 +311,7 @@ static void test_table_covers_every_op(void **state)
     (void)state;
     int binary = 0, unary = 0;
     for (int i = 0; i < NOPS; i++) {
+        group = group_of(&ops[i]);
         if (strstr(ops[i].text, " b")) binary++;
         else unary++;
     }

@@ -37,10 +37,14 @@ static int teardown(void **state)
 static clb_tensor *floats(clb_context *ctx, clb_dtype t, int ndim, const int64_t *shape,
                           const double *v)
 {
-    clb_tensor *d = clbt_tensor(ctx, CLB_FLOAT64, ndim, shape, v), *c = NULL;
+    /* cast on the host: a device without float64 cannot convert from it */
+    clb_tensor *d = clbt_tensor(host, CLB_FLOAT64, ndim, shape, v), *c = NULL, *m = NULL;
     CLBT_OK(clb_cast(d, t, &c));
     clb_tensor_release(d);
-    return c;
+    if (ctx == host) return c;
+    CLBT_OK(clb_tensor_to_context(c, ctx, &m));
+    clb_tensor_release(c);
+    return m;
 }
 
 /* got equals NumPy's want: the same NaN-ness, infinities and zero sign exactly,

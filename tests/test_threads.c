@@ -9,6 +9,8 @@
  * where the device has none). $CLB_TEST_THREAD_OPS overrides the 1,000. */
 #include "testutil.h"
 
+#include "../cl/random.h"
+
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -74,7 +76,7 @@ static bool one_op(worker *w, clb_context *ctx, uint64_t *rng)
     for (int64_t i = 0; i < n; i++) av[i] = (int32_t)(clbt_rand(rng) % 100);
     WOK(w, clb_tensor_from_host(ctx, CLB_INT32, ndim, shape, av, &a));
 
-    switch (clbt_rand(rng) % 7) {
+    switch (clbt_rand(rng) % 9) {
     case 0: { /* transfer round trip */
         WOK(w, clb_tensor_to_host(a, outv, sizeof outv));
         for (int64_t i = 0; i < n; i++)
@@ -154,6 +156,33 @@ static bool one_op(worker *w, clb_context *ctx, uint64_t *rng)
         for (int64_t i = 0; i < n; i++)
             if (outv[i] != av[i] + bv[ndim ? i % last : 0])
                 WFAIL(w, "add: element %lld", (long long)i);
+        break;
+    }
+    case 7: { /* made on the device: arange and a uniform draw (random.h's formula) */
+        float fv[MAXN];
+        uint64_t seed = clbt_rand(rng);
+        WOK(w, clb_arange(ctx, CLB_INT32, 0, (double)n, 1, &v));
+        WOK(w, clb_tensor_to_host(v, outv, sizeof outv));
+        for (int64_t i = 0; i < n; i++)
+            if (outv[i] != i) WFAIL(w, "arange: element %lld", (long long)i);
+        WOK(w, clb_random_uniform(ctx, CLB_FLOAT32, ndim, shape, seed, 7, 0, 1, &r));
+        WOK(w, clb_tensor_to_host(r, fv, sizeof fv));
+        for (int64_t i = 0; i < n; i++) {
+            clb_u32 words[4];
+            clb_philox(7 + (uint64_t)i, seed, words);
+            if (fv[i] != clb_rng_unit24(words[0])) WFAIL(w, "uniform: element %lld", (long long)i);
+        }
+        break;
+    }
+    case 8: { /* text: a swapped view prints as its contiguous copy */
+        char x[4096], y[4096];
+        size_t need = 0;
+        if (ndim == 0) break; /* 0-d has no axes to swap */
+        WOK(w, clb_swapaxes(a, 0, -1, &v));
+        WOK(w, clb_contiguous(v, &r));
+        WOK(w, clb_tensor_format(v, x, sizeof x, &need));
+        WOK(w, clb_tensor_format(r, y, sizeof y, &need));
+        if (strcmp(x, y) != 0) WFAIL(w, "format: %.200s vs %.200s", x, y);
         break;
     }
     default: { /* sum of everything (int64 accumulator) */

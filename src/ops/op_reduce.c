@@ -30,24 +30,23 @@ static const char *numpy_reduce_name(clb_reduce_op op)
     return op == CLB_MAX ? "maximum" : "minimum";
 }
 
-/* all / any: an empty reduction gives True / False everywhere (clb_full); a bool
-   input is min / max of its values; other dtypes are the fused bool(x) pass of
-   clb_eval_reduce, which does the same on the cast values without storing them. */
+/* all / any: an empty reduction gives True / False everywhere (clb_full); other
+   inputs are min / max of their truth values (a bool copy first for other
+   dtypes; clb_eval_reduce of "x" with CLB_ALL / CLB_ANY folds them without it). */
 static clb_status all_any(clb_reduce_op op, const clb_tensor *t, int naxes, const int *axes,
                           int keepdim, int64_t count, int out_ndim, const int64_t *out_shape,
                           clb_tensor **out)
 {
     clb_context *ctx = t->storage->ctx;
+    clb_tensor *b = NULL;
     if (count == 0 || t->numel == 0) {
         clb_scalar v = {.kind = CLB_SCALAR_BOOL, .i = op == CLB_ALL};
         return clb_full(ctx, CLB_BOOL, out_ndim, out_shape, v, out);
     }
-    if (t->dtype != CLB_BOOL) {
-        const char *names[1] = {"x"};
-        const clb_tensor *in[1] = {t};
-        return clb_eval_reduce(ctx, "x", 1, names, in, op, naxes, axes, keepdim, out);
-    }
-    return clb_reduce(op == CLB_ALL ? CLB_MIN : CLB_MAX, t, naxes, axes, keepdim, out);
+    clb_status st = clb_cast(t, CLB_BOOL, &b);
+    if (st == CLB_OK) st = clb_reduce(op == CLB_ALL ? CLB_MIN : CLB_MAX, b, naxes, axes, keepdim, out);
+    clb_tensor_release(b);
+    return st;
 }
 
 clb_status clb_reduce(clb_reduce_op op, const clb_tensor *t, int naxes, const int *axes,

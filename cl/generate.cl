@@ -1,7 +1,8 @@
 /* Tensors made on the device: full, arange, linspace and the random draws.
- * Every work item writes one element of a fresh C-contiguous output: element
- * base + get_global_id(0), for ids below n (the host launches pieces of at most
- * 2^30 work items). Nothing is read: these kernels run at the device's write
+ * Every work item writes one element of a fresh C-contiguous output of `total`
+ * elements: element base + get_global_id(0), for ids below n (the host launches
+ * pieces of at most 2^30 work items); the draws write a group of consecutive
+ * elements that share one Philox call (cl/random.h), group base + id. Nothing is read: these kernels run at the device's write
  * bandwidth, and no host buffer of the result's size ever exists.
  *
  * Specialisation:
@@ -40,33 +41,31 @@ inline float clb_gen_rh(float x)
 }
 
 #if CLB_GEN == 3 || CLB_GEN == 4
-/* The element's value: a draw of the counter offset + i under the key seed. */
+/* Elements per Philox call (cl/random.h's clb_rng_group). */
+#define CLB_G (CLB_GEN == 3 ? (CLB_OUT_DTYPE == 11 ? 2 : 4) : (CLB_OUT_DTYPE == 11 ? 1 : 2))
+/* Element k of a group from its call's words w: a draw. */
 #if CLB_OUT_DTYPE == 11
-inline double clb_gen_value(ulong i, ulong a0, ulong a1, ulong a2, ulong a3, ulong a4, ulong a5)
+inline double clb_gen_value(const clb_u32 *w, int k, ulong a2, ulong a3, ulong a4, ulong a5)
 {
-    clb_u32 w[4];
-    clb_philox(a1 + i, a0, w);
 #if CLB_GEN == 3
-    double r = as_double(a2) + as_double(a3) * clb_rng_unit53(w[0], w[1]);
+    double r = as_double(a2) + as_double(a3) * clb_rng_unit53(w[2 * k], w[2 * k + 1]);
     return r < as_double(a4) ? r : as_double(a5);
 #else
     return as_double(a2) + as_double(a3) * clb_rng_normal(w);
 #endif
 }
 #else /* float32, float16: float arithmetic only */
-inline float clb_gen_value(ulong i, ulong a0, ulong a1, ulong a2, ulong a3, ulong a4, ulong a5)
+inline float clb_gen_value(const clb_u32 *w, int k, ulong a2, ulong a3, ulong a4, ulong a5)
 {
-    clb_u32 w[4];
-    clb_philox(a1 + i, a0, w);
     float lo = as_float((uint)a2), sc = as_float((uint)a3);
 #if CLB_GEN == 3 && CLB_OUT_DTYPE == 9
-    float r = clb_gen_rh(lo + sc * clb_rng_unit11(w[0]));
+    float r = clb_gen_rh(lo + sc * clb_rng_unit11(w[k]));
 #elif CLB_GEN == 3
-    float r = lo + sc * clb_rng_unit24(w[0]);
+    float r = lo + sc * clb_rng_unit24(w[k]);
 #elif CLB_OUT_DTYPE == 9
-    return clb_gen_rh(lo + sc * clb_rng_normalf(w[0], w[1]));
+    return clb_gen_rh(lo + sc * clb_rng_normalf(w[2 * k], w[2 * k + 1]));
 #else
-    return lo + sc * clb_rng_normalf(w[0], w[1]);
+    return lo + sc * clb_rng_normalf(w[2 * k], w[2 * k + 1]);
 #endif
 #if CLB_GEN == 3
     return r < as_float((uint)a4) ? r : as_float((uint)a5);
@@ -76,11 +75,11 @@ inline float clb_gen_value(ulong i, ulong a0, ulong a1, ulong a2, ulong a3, ulon
 #endif
 
 __kernel void clb_generate(__global void *out_, ulong base, ulong n, ulong a0, ulong a1, ulong a2,
-                           ulong a3, ulong a4, ulong a5)
+                           ulong a3, ulong a4, ulong a5, ulong total)
 {
     const ulong g = get_global_id(0);
     if (g >= n) return;
-    const ulong i = base + g;
+    const ulong i = base + g; /* the element; for the draws, the group */
     __global clb_out_t *out = (__global clb_out_t *)out_;
 #if CLB_GEN == 0 /* full: the bit pattern */
     out[i] = (clb_out_t)a0;
@@ -112,7 +111,13 @@ __kernel void clb_generate(__global void *out_, ulong base, ulong n, ulong a0, u
     y = floor(y);
 #endif
     CLB_STORE(CLB_OUT_DTYPE, out, i, CLB_CONVERT(CLB_OUT_DTYPE, CLB_R_DTYPE, y));
-#else /* random */
-    CLB_STORE(CLB_OUT_DTYPE, out, i, clb_gen_value(i, a0, a1, a2, a3, a4, a5));
+#else /* random: group q = offset / G + i holds elements q * G .. q * G + G - 1 */
+    const ulong q = a1 / CLB_G + i;
+    clb_u32 w[4];
+    clb_philox(q, a0, w);
+    for (int k = 0; k < CLB_G; k++) {
+        const ulong e = q * CLB_G + (ulong)k - a1; /* wraps past total before the offset */
+        if (e < total) CLB_STORE(CLB_OUT_DTYPE, out, e, clb_gen_value(w, k, a2, a3, a4, a5));
+    }
 #endif
 }

@@ -48,6 +48,9 @@ CLB_RNG_FN void clb_philox(clb_u64 counter, clb_u64 seed, clb_u32 *w)
 {
     clb_u32 c0 = (clb_u32)counter, c1 = (clb_u32)(counter >> 32), c2 = 0, c3 = 0;
     clb_u32 k0 = (clb_u32)seed, k1 = (clb_u32)(seed >> 32);
+#ifdef __OPENCL_VERSION__
+#pragma unroll
+#endif
     for (int r = 0; r < 10; r++) {
         clb_u64 p0 = (clb_u64)CLB_PHILOX_M0 * c0, p1 = (clb_u64)CLB_PHILOX_M1 * c2;
         clb_u32 n0 = (clb_u32)(p1 >> 32) ^ c1 ^ k0, n2 = (clb_u32)(p0 >> 32) ^ c3 ^ k1;
@@ -59,6 +62,17 @@ CLB_RNG_FN void clb_philox(clb_u64 counter, clb_u64 seed, clb_u32 *w)
         k1 += CLB_PHILOX_W1;
     }
     w[0] = c0, w[1] = c1, w[2] = c2, w[3] = c3;
+}
+
+/* Which words element j (the absolute index offset + i) takes: one Philox call
+   (counter j / CLB_RNG_GROUP) serves CLB_RNG_GROUP consecutive elements, each
+   taking 4 / CLB_RNG_GROUP of its words from word (j % CLB_RNG_GROUP) * that.
+   uniform float16/32: 1 word, 4 elements a call; normal float16/32 and uniform
+   float64: 2 words, 2 elements; normal float64: 4 words, 1 element. Element j
+   stays a pure function of (seed, j), whatever the draw's offset and size. */
+CLB_RNG_FN int clb_rng_group(int is_normal, int is_f64)
+{
+    return is_normal ? (is_f64 ? 1 : 2) : (is_f64 ? 2 : 4);
 }
 
 /* Uniform in [0, 1) on the grid of 2^-24 (float32's 24-bit significand) /

@@ -29,17 +29,20 @@ static float *draw_f32(clb_context *ctx, bool normal, int64_t n, uint64_t seed, 
     return v;
 }
 
-/* The host's element i is the map of Philox's words for counter offset + i. */
+/* The host's element i is the map of the words of Philox's counter
+   (offset + i) / G, G elements sharing one call (cl/random.h). */
 static void test_host_is_the_formula(void **state)
 {
     (void)state;
     clb_context *h = clbt_host();
     float *u = draw_f32(h, false, 5, 42, 7, 0, 1), *z = draw_f32(h, true, 5, 42, 7, 0, 1);
     for (int i = 0; i < 5; i++) {
-        clb_u32 w[4];
-        clb_philox(7 + (uint64_t)i, 42, w);
-        assert_true(u[i] == (float)(w[0] >> 8) * 0x1p-24f);
-        assert_true(z[i] == clb_rng_normalf(w[0], w[1]));
+        uint64_t j = 7 + (uint64_t)i; /* one Philox call per 4 uniforms, per 2 normals */
+        clb_u32 w[4], v[4];
+        clb_philox(j / 4, 42, w);
+        clb_philox(j / 2, 42, v);
+        assert_true(u[i] == (float)(w[j % 4] >> 8) * 0x1p-24f);
+        assert_true(z[i] == clb_rng_normalf(v[2 * (j % 2)], v[2 * (j % 2) + 1]));
     }
     free(u);
     free(z);

@@ -32,19 +32,28 @@ static float round_half(float f)
     return clb__half_to_float(clb__half_from_float(f));
 }
 
+/* The words of element i's Philox call and its place k in the group. */
+static int words_of(const clb__gen_op *op, uint64_t i, clb_u32 *w)
+{
+    uint64_t g = (uint64_t)clb_rng_group(op->kind == CLB__GEN_NORMAL, op->dtype == CLB_FLOAT64);
+    uint64_t j = op->a[1] + i;
+    clb_philox(j / g, op->a[0], w);
+    return (int)(j % g);
+}
+
 /* A float32 / float16 draw (float arithmetic, as the kernel). */
 static float random_f32(const clb__gen_op *op, uint64_t i)
 {
     const uint64_t *a = op->a;
     clb_u32 w[4];
-    clb_philox(a[1] + i, a[0], w);
+    int k = words_of(op, i, w);
     float lo = bits_f32(a[2]), sc = bits_f32(a[3]), r;
     bool half = op->dtype == CLB_FLOAT16;
     if (op->kind == CLB__GEN_NORMAL) {
-        r = lo + sc * clb_rng_normalf(w[0], w[1]);
+        r = lo + sc * clb_rng_normalf(w[2 * k], w[2 * k + 1]);
         return half ? round_half(r) : r;
     }
-    r = half ? round_half(lo + sc * clb_rng_unit11(w[0])) : lo + sc * clb_rng_unit24(w[0]);
+    r = half ? round_half(lo + sc * clb_rng_unit11(w[k])) : lo + sc * clb_rng_unit24(w[k]);
     return r < bits_f32(a[4]) ? r : bits_f32(a[5]);
 }
 
@@ -52,9 +61,9 @@ static double random_f64(const clb__gen_op *op, uint64_t i)
 {
     const uint64_t *a = op->a;
     clb_u32 w[4];
-    clb_philox(a[1] + i, a[0], w);
+    int k = words_of(op, i, w);
     if (op->kind == CLB__GEN_NORMAL) return bits_f64(a[2]) + bits_f64(a[3]) * clb_rng_normal(w);
-    double r = bits_f64(a[2]) + bits_f64(a[3]) * clb_rng_unit53(w[0], w[1]);
+    double r = bits_f64(a[2]) + bits_f64(a[3]) * clb_rng_unit53(w[2 * k], w[2 * k + 1]);
     return r < bits_f64(a[4]) ? r : bits_f64(a[5]);
 }
 

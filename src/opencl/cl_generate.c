@@ -9,6 +9,8 @@
 #include "fault.h"
 #include "kernels.h"
 
+#include "../../cl/random.h"
+
 #define PIECE ((int64_t)1 << 30)
 
 /* full writes a bit pattern: one program per item size, not per dtype. */
@@ -50,9 +52,17 @@ clb_status clb__cl_generate(clb_context *ctx, const clb__gen_op *op, void *handl
     err = clSetKernelArg(kernel, 0, sizeof(cl_mem), &handle);
     for (cl_uint i = 0; i < 6 && err == CL_SUCCESS; i++)
         err = clSetKernelArg(kernel, 3 + i, sizeof(cl_ulong), &op->a[i]);
+    const cl_ulong total = (cl_ulong)op->numel;
+    if (err == CL_SUCCESS) err = clSetKernelArg(kernel, 9, sizeof total, &total);
     CLB_CL_CHECK(err, "clSetKernelArg");
-    for (int64_t base = 0; base < op->numel; base += PIECE) {
-        int64_t left = op->numel - base;
+    /* The draws run a work item per group of elements that share a Philox call. */
+    int64_t items = op->numel;
+    if (op->kind == CLB__GEN_UNIFORM || op->kind == CLB__GEN_NORMAL) {
+        int64_t g = clb_rng_group(op->kind == CLB__GEN_NORMAL, op->dtype == CLB_FLOAT64);
+        items = ((int64_t)(op->a[1] % (uint64_t)g) + op->numel + g - 1) / g;
+    }
+    for (int64_t base = 0; base < items; base += PIECE) {
+        int64_t left = items - base;
         cl_ulong b = (cl_ulong)base, n = (cl_ulong)(left < PIECE ? left : PIECE);
         size_t global = (size_t)(n + 63) / 64 * 64;
         err = clSetKernelArg(kernel, 1, sizeof b, &b);

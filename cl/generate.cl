@@ -25,6 +25,35 @@
 #ifndef CLB_GEN_F64
 #define CLB_GEN_F64 0
 #endif
+/* CLB_GEN_VEC4: full (16-byte chunks of its pattern) and float32 arange,
+   linspace and uniform draws write 4 elements a work item as one 16-byte
+   store; CLB_GEN_NT makes those stores streaming (CPU devices, large outputs:
+   src/opencl/cl_launch.c's rule), the difference between a CPU's plain-store
+   and its write limit. */
+#ifndef CLB_GEN_VEC4
+#define CLB_GEN_VEC4 0
+#endif
+#ifndef CLB_GEN_NT
+#define CLB_GEN_NT 0
+#endif
+#define CLB_GEN_NT_OK 0
+#if CLB_GEN_NT && defined(__has_builtin)
+#if __has_builtin(__builtin_nontemporal_store)
+#undef CLB_GEN_NT_OK
+#define CLB_GEN_NT_OK 1
+#endif
+#endif
+#if CLB_GEN_NT_OK
+#define CLB_GEN_ST4(p, v) __builtin_nontemporal_store((v), (p))
+#if __has_builtin(__builtin_ia32_sfence)
+#define CLB_GEN_FENCE() __builtin_ia32_sfence()
+#else
+#define CLB_GEN_FENCE() mem_fence(CLK_GLOBAL_MEM_FENCE)
+#endif
+#else
+#define CLB_GEN_ST4(p, v) (*(p) = (v))
+#define CLB_GEN_FENCE() ((void)0)
+#endif
 
 /* No fused multiply-add the host would not do: a*b+c is two roundings. */
 #pragma OPENCL FP_CONTRACT OFF
@@ -81,8 +110,41 @@ __kernel void clb_generate(__global void *out_, ulong base, ulong n, ulong a0, u
     if (g >= n) return;
     const ulong i = base + g; /* the element; for the draws, the group */
     __global clb_out_t *out = (__global clb_out_t *)out_;
-#if CLB_GEN == 0 /* full: the bit pattern */
+#if CLB_GEN == 0 && CLB_GEN_VEC4 /* full: 16-byte chunks of the pattern (8 bytes twice) */
+    const ulong bytes = total * sizeof(clb_out_t), chunks = bytes / 16;
+    if (i < chunks) {
+        CLB_GEN_ST4((__global uint4 *)out_ + i, as_uint4((ulong2)(a0, a0)));
+        CLB_GEN_FENCE();
+    } else if (i == chunks) { /* the tail: whole elements of the pattern */
+        for (ulong e = chunks * 16 / sizeof(clb_out_t); e < total; e++) out[e] = (clb_out_t)a0;
+    }
+#elif CLB_GEN == 0 /* full: the bit pattern */
     out[i] = (clb_out_t)a0;
+#elif CLB_GEN_VEC4 && (CLB_GEN == 1 || CLB_GEN == 2) /* float32, 4 elements a work item */
+    float v[4];
+    for (int k = 0; k < 4; k++) {
+        const ulong e = 4 * i + (ulong)k;
+#if CLB_GEN == 1
+        v[k] = e == 1 ? as_float((uint)a2) : as_float((uint)a0) + (float)e * as_float((uint)a1);
+#elif CLB_GEN_F64 /* in double, then one rounding: the host's value */
+        v[k] = (float)(e == a5     ? as_double(a2)
+                       : a4 == 0 ? (double)e * as_double(a1) + as_double(a0)
+                       : a4 == 1 ? (double)e / as_double(a1) * as_double(a3) + as_double(a0)
+                                 : (double)e * as_double(a3) + as_double(a0));
+#else
+        v[k] = e == a5     ? as_float((uint)a2)
+               : a4 == 0 ? (float)e * as_float((uint)a1) + as_float((uint)a0)
+               : a4 == 1 ? (float)e / as_float((uint)a1) * as_float((uint)a3) + as_float((uint)a0)
+                         : (float)e * as_float((uint)a3) + as_float((uint)a0);
+#endif
+    }
+    if (4 * i + 3 < total) {
+        CLB_GEN_ST4((__global float4 *)out + i, (float4)(v[0], v[1], v[2], v[3]));
+        CLB_GEN_FENCE();
+    } else {
+        for (int k = 0; k < 4; k++)
+            if (4 * i + (ulong)k < total) out[4 * i + (ulong)k] = v[k];
+    }
 #elif CLB_GEN == 1 /* arange: NumPy's fill in the dtype's arithmetic */
 #if CLB_OUT_DTYPE == 11
     double v = i == 1 ? as_double(a2) : as_double(a0) + (double)i * as_double(a1);
@@ -115,6 +177,16 @@ __kernel void clb_generate(__global void *out_, ulong base, ulong n, ulong a0, u
     const ulong q = a1 / CLB_G + i;
     clb_u32 w[4];
     clb_philox(q, a0, w);
+#if CLB_GEN_VEC4 /* uniform float32, offset a multiple of 4: one aligned 16-byte store */
+    const ulong e0 = q * 4 - a1;
+    if (e0 + 3 < total) {
+        CLB_GEN_ST4((__global float4 *)(out + e0),
+                    (float4)(clb_gen_value(w, 0, a2, a3, a4, a5), clb_gen_value(w, 1, a2, a3, a4, a5),
+                             clb_gen_value(w, 2, a2, a3, a4, a5), clb_gen_value(w, 3, a2, a3, a4, a5)));
+        CLB_GEN_FENCE();
+        return;
+    }
+#endif
     for (int k = 0; k < CLB_G; k++) {
         const ulong e = q * CLB_G + (ulong)k - a1; /* wraps past total before the offset */
         if (e < total) CLB_STORE(CLB_OUT_DTYPE, out, e, clb_gen_value(w, k, a2, a3, a4, a5));

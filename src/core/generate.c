@@ -94,7 +94,10 @@ clb_status clb__gen_full(const char *fn, clb_dtype dtype, clb_scalar value, clb_
     memset(op, 0, sizeof *op);
     op->kind = CLB__GEN_FULL;
     op->dtype = dtype;
-    op->a[0] = value_bits(clb__convert(v, from, dtype), dtype);
+    /* the pattern repeated over 8 bytes: kernels write it 16 bytes at a time */
+    uint64_t bits = value_bits(clb__convert(v, from, dtype), dtype);
+    for (size_t w = clb_dtype_size(dtype); w < 8; w *= 2) bits |= bits << (8 * w);
+    op->a[0] = bits;
     return CLB_OK;
 }
 

@@ -40,11 +40,20 @@ clb_status clb__cl_generate(clb_context *ctx, const clb__gen_op *op, void *handl
                          "%s: float64 values need float64 arithmetic, which OpenCL device %s does "
                          "not support (no cl_khr_fp64); use float32 or the host backend",
                          what[op->kind], ctx->info.name);
+    /* 16-byte stores: full always; float32 arange and linspace, and float32 uniform
+       draws whose offset keeps the groups aligned, where stores stream. */
+    const bool nt = clb__cl_streaming(cl, op->numel * (int64_t)clb_dtype_size(op->dtype));
+    const bool vec4 = op->kind == CLB__GEN_FULL ||
+                      (nt && op->dtype == CLB_FLOAT32 &&
+                       (op->kind == CLB__GEN_ARANGE || op->kind == CLB__GEN_LINSPACE ||
+                        (op->kind == CLB__GEN_UNIFORM && op->a[1] % 4 == 0)));
     clb__kernel_define defs[] = {{"CLB_GEN", op->kind},
                                  {"CLB_OUT_DTYPE", program_dtype(op)},
-                                 {"CLB_GEN_F64", op->kind == CLB__GEN_LINSPACE && op->f64}};
+                                 {"CLB_GEN_F64", op->kind == CLB__GEN_LINSPACE && op->f64},
+                                 {"CLB_GEN_VEC4", vec4},
+                                 {"CLB_GEN_NT", nt && vec4}};
     char options[CLB__KERNEL_OPTIONS_MAX];
-    CLB_TRY(clb__kernel_options(defs, 3, options, sizeof options));
+    CLB_TRY(clb__kernel_options(defs, 5, options, sizeof options));
     CLB_TRY(clb__program_cache_get(cl->programs, CLB__KERNEL_GENERATE, options, &program));
     CLB_TRY(clb__cl_kernel_for(cl, CLB__KERNEL_GENERATE, program, 0,
                                clb__kernel_function(CLB__KERNEL_GENERATE), &k));
@@ -57,7 +66,11 @@ clb_status clb__cl_generate(clb_context *ctx, const clb__gen_op *op, void *handl
     CLB_CL_CHECK(err, "clSetKernelArg");
     /* The draws run a work item per group of elements that share a Philox call. */
     int64_t items = op->numel;
-    if (op->kind == CLB__GEN_UNIFORM || op->kind == CLB__GEN_NORMAL) {
+    if (op->kind == CLB__GEN_FULL) /* 16-byte chunks and one item for the tail */
+        items = op->numel * (int64_t)clb_dtype_size(op->dtype) / 16 + 1;
+    else if (vec4 && op->kind != CLB__GEN_UNIFORM)
+        items = (op->numel + 3) / 4;
+    else if (op->kind == CLB__GEN_UNIFORM || op->kind == CLB__GEN_NORMAL) {
         int64_t g = clb_rng_group(op->kind == CLB__GEN_NORMAL, op->dtype == CLB_FLOAT64);
         items = ((int64_t)(op->a[1] % (uint64_t)g) + op->numel + g - 1) / g;
     }

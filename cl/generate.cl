@@ -71,7 +71,7 @@ inline float clb_gen_rh(float x)
 
 #if CLB_GEN == 3 || CLB_GEN == 4
 /* Elements per Philox call (cl/random.h's clb_rng_group). */
-#define CLB_G (CLB_GEN == 3 ? (CLB_OUT_DTYPE == 11 ? 2 : 4) : (CLB_OUT_DTYPE == 11 ? 1 : 2))
+#define CLB_G (CLB_OUT_DTYPE == 11 ? 2 : 4)
 /* Element k of a group from its call's words w: a draw. */
 #if CLB_OUT_DTYPE == 11
 inline double clb_gen_value(const clb_u32 *w, int k, ulong a2, ulong a3, ulong a4, ulong a5)
@@ -80,7 +80,7 @@ inline double clb_gen_value(const clb_u32 *w, int k, ulong a2, ulong a3, ulong a
     double r = as_double(a2) + as_double(a3) * clb_rng_unit53(w[2 * k], w[2 * k + 1]);
     return r < as_double(a4) ? r : as_double(a5);
 #else
-    return as_double(a2) + as_double(a3) * clb_rng_normal(w);
+    return as_double(a2) + as_double(a3) * clb_rng_normal(w, k);
 #endif
 }
 #else /* float32, float16: float arithmetic only */
@@ -92,9 +92,9 @@ inline float clb_gen_value(const clb_u32 *w, int k, ulong a2, ulong a3, ulong a4
 #elif CLB_GEN == 3
     float r = lo + sc * clb_rng_unit24(w[k]);
 #elif CLB_OUT_DTYPE == 9
-    return clb_gen_rh(lo + sc * clb_rng_normalf(w[2 * k], w[2 * k + 1]));
+    return clb_gen_rh(lo + sc * clb_rng_normalf(w[k & 2], w[(k & 2) + 1], k & 1));
 #else
-    return lo + sc * clb_rng_normalf(w[2 * k], w[2 * k + 1]);
+    return lo + sc * clb_rng_normalf(w[k & 2], w[(k & 2) + 1], k & 1);
 #endif
 #if CLB_GEN == 3
     return r < as_float((uint)a4) ? r : as_float((uint)a5);

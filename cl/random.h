@@ -19,9 +19,11 @@ typedef ulong clb_u64;
 #define CLB_RNG_FN inline
 #define CLB_RNG_LOGF(x) log(x)
 #define CLB_RNG_COSF(x) cos(x)
+#define CLB_RNG_SINF(x) sin(x)
 #define CLB_RNG_SQRTF(x) sqrt(x)
 #define CLB_RNG_LOG(x) log(x)
 #define CLB_RNG_COS(x) cos(x)
+#define CLB_RNG_SIN(x) sin(x)
 #define CLB_RNG_SQRT(x) sqrt(x)
 #else
 #include <math.h>
@@ -31,9 +33,11 @@ typedef uint64_t clb_u64;
 #define CLB_RNG_FN static inline
 #define CLB_RNG_LOGF(x) logf(x)
 #define CLB_RNG_COSF(x) cosf(x)
+#define CLB_RNG_SINF(x) sinf(x)
 #define CLB_RNG_SQRTF(x) sqrtf(x)
 #define CLB_RNG_LOG(x) log(x)
 #define CLB_RNG_COS(x) cos(x)
+#define CLB_RNG_SIN(x) sin(x)
 #define CLB_RNG_SQRT(x) sqrt(x)
 #endif
 
@@ -67,12 +71,14 @@ CLB_RNG_FN void clb_philox(clb_u64 counter, clb_u64 seed, clb_u32 *w)
 /* Which words element j (the absolute index offset + i) takes: one Philox call
    (counter j / CLB_RNG_GROUP) serves CLB_RNG_GROUP consecutive elements, each
    taking 4 / CLB_RNG_GROUP of its words from word (j % CLB_RNG_GROUP) * that.
-   uniform float16/32: 1 word, 4 elements a call; normal float16/32 and uniform
-   float64: 2 words, 2 elements; normal float64: 4 words, 1 element. Element j
-   stays a pure function of (seed, j), whatever the draw's offset and size. */
+   uniform float16/32: 1 word, 4 elements a call; uniform float64: 2 words, 2
+   elements; normal: Box-Muller gives two values (cos and sin) a pair of
+   uniforms, so float16/32 take 4 elements a call (two pairs of words) and
+   float64 2 (one pair of 53-bit uniforms). Element j stays a pure function of
+   (seed, j), whatever the draw's offset and size. */
 CLB_RNG_FN int clb_rng_group(int is_normal, int is_f64)
 {
-    return is_normal ? (is_f64 ? 1 : 2) : (is_f64 ? 2 : 4);
+    return is_normal ? (is_f64 ? 2 : 4) : (is_f64 ? 2 : 4);
 }
 
 /* Uniform in [0, 1) on the grid of 2^-24 (float32's 24-bit significand) /
@@ -81,11 +87,11 @@ CLB_RNG_FN float clb_rng_unit24(clb_u32 w) { return (float)(w >> 8) * 0x1p-24f; 
 CLB_RNG_FN float clb_rng_unit11(clb_u32 w) { return (float)(w >> 21) * 0x1p-11f; }
 
 /* A standard normal from two words by Box-Muller, in float: u1 in (0, 1] so the
-   log is finite (|z| < 5.8), u2 in [0, 1). */
-CLB_RNG_FN float clb_rng_normalf(clb_u32 w0, clb_u32 w1)
+   log is finite (|z| < 5.8), u2 in [0, 1); `second` picks the pair's sine value. */
+CLB_RNG_FN float clb_rng_normalf(clb_u32 w0, clb_u32 w1, int second)
 {
-    float u1 = (float)((w0 >> 8) + 1u) * 0x1p-24f, u2 = clb_rng_unit24(w1);
-    return CLB_RNG_SQRTF(-2.0f * CLB_RNG_LOGF(u1)) * CLB_RNG_COSF(6.2831853071795864769f * u2);
+    float u1 = (float)((w0 >> 8) + 1u) * 0x1p-24f, t = 6.2831853071795864769f * clb_rng_unit24(w1);
+    return CLB_RNG_SQRTF(-2.0f * CLB_RNG_LOGF(u1)) * (second ? CLB_RNG_SINF(t) : CLB_RNG_COSF(t));
 }
 
 #if !defined(__OPENCL_VERSION__) || CLB_HAVE_FP64
@@ -94,11 +100,11 @@ CLB_RNG_FN double clb_rng_unit53(clb_u32 hi, clb_u32 lo)
     return (double)(((clb_u64)(hi >> 11) << 32) | lo) * 0x1p-53;
 }
 
-CLB_RNG_FN double clb_rng_normal(const clb_u32 *w)
+CLB_RNG_FN double clb_rng_normal(const clb_u32 *w, int second)
 {
     double u1 = (double)((((clb_u64)(w[0] >> 11) << 32) | w[1]) + 1u) * 0x1p-53;
-    double u2 = clb_rng_unit53(w[2], w[3]);
-    return CLB_RNG_SQRT(-2.0 * CLB_RNG_LOG(u1)) * CLB_RNG_COS(6.283185307179586476925 * u2);
+    double t = 6.283185307179586476925 * clb_rng_unit53(w[2], w[3]);
+    return CLB_RNG_SQRT(-2.0 * CLB_RNG_LOG(u1)) * (second ? CLB_RNG_SIN(t) : CLB_RNG_COS(t));
 }
 #endif
 

@@ -50,7 +50,7 @@ static float random_f32(const clb__gen_op *op, uint64_t i)
     float lo = bits_f32(a[2]), sc = bits_f32(a[3]), r;
     bool half = op->dtype == CLB_FLOAT16;
     if (op->kind == CLB__GEN_NORMAL) {
-        r = lo + sc * clb_rng_normalf(w[2 * k], w[2 * k + 1]);
+        r = lo + sc * clb_rng_normalf(w[k & 2], w[(k & 2) + 1], k & 1);
         return half ? round_half(r) : r;
     }
     r = half ? round_half(lo + sc * clb_rng_unit11(w[k])) : lo + sc * clb_rng_unit24(w[k]);
@@ -62,7 +62,7 @@ static double random_f64(const clb__gen_op *op, uint64_t i)
     const uint64_t *a = op->a;
     clb_u32 w[4];
     int k = words_of(op, i, w);
-    if (op->kind == CLB__GEN_NORMAL) return bits_f64(a[2]) + bits_f64(a[3]) * clb_rng_normal(w);
+    if (op->kind == CLB__GEN_NORMAL) return bits_f64(a[2]) + bits_f64(a[3]) * clb_rng_normal(w, k);
     double r = bits_f64(a[2]) + bits_f64(a[3]) * clb_rng_unit53(w[2 * k], w[2 * k + 1]);
     return r < bits_f64(a[4]) ? r : bits_f64(a[5]);
 }

@@ -103,18 +103,16 @@ inline float clb_gen_value(const clb_u32 *w, int k, ulong a2, ulong a3, ulong a4
 #endif
 #endif
 
-__kernel void clb_generate(__global void *out_, ulong base, ulong n, ulong a0, ulong a1, ulong a2,
-                           ulong a3, ulong a4, ulong a5, ulong total)
+/* Unit i of the output: an element, a 16-byte chunk (full, 4-wide forms) or a
+   group of draws sharing a Philox call. */
+inline void clb_gen_unit(__global void *out_, const ulong i, ulong a0, ulong a1, ulong a2,
+                         ulong a3, ulong a4, ulong a5, ulong total)
 {
-    const ulong g = get_global_id(0);
-    if (g >= n) return;
-    const ulong i = base + g; /* the element; for the draws, the group */
     __global clb_out_t *out = (__global clb_out_t *)out_;
 #if CLB_GEN == 0 && CLB_GEN_VEC4 /* full: 16-byte chunks of the pattern (8 bytes twice) */
     const ulong bytes = total * sizeof(clb_out_t), chunks = bytes / 16;
     if (i < chunks) {
         CLB_GEN_ST4((__global uint4 *)out_ + i, as_uint4((ulong2)(a0, a0)));
-        CLB_GEN_FENCE();
     } else if (i == chunks) { /* the tail: whole elements of the pattern */
         for (ulong e = chunks * 16 / sizeof(clb_out_t); e < total; e++) out[e] = (clb_out_t)a0;
     }
@@ -140,7 +138,6 @@ __kernel void clb_generate(__global void *out_, ulong base, ulong n, ulong a0, u
     }
     if (4 * i + 3 < total) {
         CLB_GEN_ST4((__global float4 *)out + i, (float4)(v[0], v[1], v[2], v[3]));
-        CLB_GEN_FENCE();
     } else {
         for (int k = 0; k < 4; k++)
             if (4 * i + (ulong)k < total) out[4 * i + (ulong)k] = v[k];
@@ -183,7 +180,6 @@ __kernel void clb_generate(__global void *out_, ulong base, ulong n, ulong a0, u
         CLB_GEN_ST4((__global float4 *)(out + e0),
                     (float4)(clb_gen_value(w, 0, a2, a3, a4, a5), clb_gen_value(w, 1, a2, a3, a4, a5),
                              clb_gen_value(w, 2, a2, a3, a4, a5), clb_gen_value(w, 3, a2, a3, a4, a5)));
-        CLB_GEN_FENCE();
         return;
     }
 #endif
@@ -192,4 +188,20 @@ __kernel void clb_generate(__global void *out_, ulong base, ulong n, ulong a0, u
         if (e < total) CLB_STORE(CLB_OUT_DTYPE, out, e, clb_gen_value(w, k, a2, a3, a4, a5));
     }
 #endif
+}
+
+/* Work item g writes units base + g * CLB_GEN_BLOCK onwards, below base + n: one
+   unit each, or with streaming stores a block of them and then one fence (a
+   fence per 16-byte store would serialise them). */
+#ifndef CLB_GEN_BLOCK
+#define CLB_GEN_BLOCK 1
+#endif
+__kernel void clb_generate(__global void *out_, ulong base, ulong n, ulong a0, ulong a1, ulong a2,
+                           ulong a3, ulong a4, ulong a5, ulong total)
+{
+    const ulong lo = get_global_id(0) * CLB_GEN_BLOCK;
+    if (lo >= n) return;
+    const ulong hi = lo + CLB_GEN_BLOCK < n ? lo + CLB_GEN_BLOCK : n;
+    for (ulong t = lo; t < hi; t++) clb_gen_unit(out_, base + t, a0, a1, a2, a3, a4, a5, total);
+    CLB_GEN_FENCE();
 }

@@ -12,6 +12,9 @@
 #include "../../cl/random.h"
 
 #define PIECE ((int64_t)1 << 30)
+/* Units (16-byte stores) a work item writes before its one fence, with
+   streaming stores: 4 KiB, few enough for a loop-limited device. */
+#define BLOCK 256
 
 /* full writes a bit pattern: one program per item size, not per dtype. */
 static clb_dtype program_dtype(const clb__gen_op *op)
@@ -51,9 +54,10 @@ clb_status clb__cl_generate(clb_context *ctx, const clb__gen_op *op, void *handl
                                  {"CLB_OUT_DTYPE", program_dtype(op)},
                                  {"CLB_GEN_F64", op->kind == CLB__GEN_LINSPACE && op->f64},
                                  {"CLB_GEN_VEC4", vec4},
-                                 {"CLB_GEN_NT", nt && vec4}};
+                                 {"CLB_GEN_NT", nt && vec4},
+                                 {"CLB_GEN_BLOCK", nt && vec4 ? BLOCK : 1}};
     char options[CLB__KERNEL_OPTIONS_MAX];
-    CLB_TRY(clb__kernel_options(defs, 5, options, sizeof options));
+    CLB_TRY(clb__kernel_options(defs, 6, options, sizeof options));
     CLB_TRY(clb__program_cache_get(cl->programs, CLB__KERNEL_GENERATE, options, &program));
     CLB_TRY(clb__cl_kernel_for(cl, CLB__KERNEL_GENERATE, program, 0,
                                clb__kernel_function(CLB__KERNEL_GENERATE), &k));
@@ -77,7 +81,8 @@ clb_status clb__cl_generate(clb_context *ctx, const clb__gen_op *op, void *handl
     for (int64_t base = 0; base < items; base += PIECE) {
         int64_t left = items - base;
         cl_ulong b = (cl_ulong)base, n = (cl_ulong)(left < PIECE ? left : PIECE);
-        size_t global = (size_t)(n + 63) / 64 * 64;
+        const cl_ulong per = nt && vec4 ? BLOCK : 1;
+        size_t global = (size_t)((n + per - 1) / per + 63) / 64 * 64;
         err = clSetKernelArg(kernel, 1, sizeof b, &b);
         if (err == CL_SUCCESS) err = clSetKernelArg(kernel, 2, sizeof n, &n);
         CLB_CL_CHECK(err, "clSetKernelArg");

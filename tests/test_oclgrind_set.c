@@ -265,7 +265,7 @@ static void reductions(clb_context *ctx, const char *selector)
     for (int c = 0; c < NCLASSES; c++) {
         clb_dtype dt = class_dtypes[c];
         clb_tensor *h = make(host, dt, 3, (const int64_t[]){3, 4, 5}, 31u + (unsigned)c), *d = on(ctx, h);
-        for (int op = CLB_SUM; op <= CLB_PROD; op++) {
+        for (int op = CLB_SUM; op <= CLB_ANY; op++) {
             for (int a = 0; a <= 4; a++) {
                 clb_tensor *hr = NULL, *dr = NULL;
                 snprintf(what, sizeof what, "%s of %s over axis set %d", clb_reduce_op_name((clb_reduce_op)op),

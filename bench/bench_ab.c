@@ -32,6 +32,10 @@ typedef struct lib {
     clb_status (*sum_to_shape)(const clb_tensor *, int, const int64_t *, clb_tensor **);
     clb_status (*eval_into)(clb_context *, const char *, int, const char *const *,
                             const clb_tensor *const *, clb_tensor *);
+    clb_status (*eval_reduce)(clb_context *, const char *, int, const char *const *,
+                              const clb_tensor *const *, clb_reduce_op, int, const int *, int,
+                              clb_tensor **);
+    clb_status (*matmul)(const clb_tensor *, const clb_tensor *, clb_tensor **);
     const char *(*last_error)(void);
     clb_context *ctx;
 } lib;
@@ -53,12 +57,14 @@ static int load(const char *path, lib *l)
     SYM(reduce, "clb_reduce");
     SYM(sum_to_shape, "clb_sum_to_shape");
     SYM(eval_into, "clb_eval_into");
+    SYM(eval_reduce, "clb_eval_reduce");
+    SYM(matmul, "clb_matmul");
     SYM(last_error, "clb_last_error");
 #undef SYM
     return 0;
 }
 
-typedef enum kind { K_CAST, K_BINARY, K_EVAL, K_SUM_ROWS, K_SUM_COLS, K_SUM_TO } kind;
+typedef enum kind { K_CAST, K_BINARY, K_EVAL, K_SUM_ROWS, K_SUM_COLS, K_SUM_TO, K_DIST, K_MATMUL } kind;
 typedef struct pattern {
     const char *name;
     kind k;
@@ -80,6 +86,9 @@ static const pattern patterns[] = {
     {"row sum (16384,4096) axis 1", K_SUM_ROWS, 2, {16384, 4096}, {0}, {0}, 0, 0, {0}, 0},
     {"column sum (16384,4096) axis 0", K_SUM_COLS, 2, {16384, 4096}, {0}, {0}, 0, 0, {0}, 0},
     {"sum_to_shape (128,3,224,224)->(3,1,1)", K_SUM_TO, 4, {128, 3, 224, 224}, {0}, {0}, 0, 0, {3, 1, 1}, 3},
+    {"pairwise sq. dist. (500,1,64)x(1,600,64)", K_DIST, 3, {500, 1, 64}, {1, 600, 64}, {0}, 3, 0, {0}, 0},
+    {"matmul (512,512)x(512,512)", K_MATMUL, 2, {512, 512}, {512, 512}, {0}, 2, 0, {0}, 0},
+    {"matmul (8,256,256)x(256,256)", K_MATMUL, 3, {8, 256, 256}, {256, 256}, {0}, 2, 0, {0}, 0},
     /* small: what a call costs besides the work */
     {"small row sum (64,64) axis 1", K_SUM_ROWS, 2, {64, 64}, {0}, {0}, 0, 0, {0}, 0},
     {"small batch-norm eval (64,64)", K_EVAL, 2, {64, 64}, {64}, {64}, 1, 1, {64, 64}, 2},
@@ -121,6 +130,14 @@ static int run(lib *l, const pattern *p, inst *t)
         st = l->eval_into(l->ctx, "(x - mu) * rstd", 3, names, in, t->o);
         break;
     }
+    case K_DIST: {
+        static const char *const xy[2] = {"x", "y"};
+        static const int ax2 = 2;
+        const clb_tensor *in[2] = {t->a, t->b};
+        st = l->eval_reduce(l->ctx, "(x - y) * (x - y)", 2, xy, in, CLB_SUM, 1, &ax2, 0, &r);
+        break;
+    }
+    case K_MATMUL: st = l->matmul(t->a, t->b, &r); break;
     case K_SUM_ROWS: st = l->reduce(CLB_SUM, t->a, 1, &ax1, 1, &r); break;
     case K_SUM_COLS: st = l->reduce(CLB_SUM, t->a, 1, &ax0, 1, &r); break;
     case K_SUM_TO: st = l->sum_to_shape(t->a, p->ndo, p->out, &r); break;

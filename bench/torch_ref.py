@@ -13,6 +13,9 @@ Protocol (one line each way, on stdin / stdout):
                          torch_softmax (torch.softmax(dim=-1), new output) and
                          numpy_pairwise (((x - y) ** 2).sum(-1), x (n,1,D), y (1,n,D),
                          materialised: n is N, or N halved until NumPy holds it))
+  setup matmul|matmulT|matmul64 MxK KxN, setup bnmul RxC C
+                      -> bench_host's NumPy peers (issue 30): numpy_new (a @ b,
+                         (x - mu) * rstd) and, for bnmul, numpy_out (out=)
   quit
 PyTorch runs on --threads threads (torch.set_num_threads); NumPy on one, as it
 does. Inputs are float32, uniform [0, 1); PyTorch's tensors share NumPy's
@@ -121,6 +124,25 @@ def variants(key, sa, sb):
 
             out["torch_new"] = lambda: (ta - tmu) / torch.sqrt(tvar + 1e-5)
             out["torch_out"] = torch_out
+    elif key in ("matmul", "matmulT", "matmul64"):
+        # bench_host (issue 30): a @ b, a of shape A (stored transposed for
+        # matmulT: a view, as the library's), b of shape B; NumPy's OpenBLAS.
+        dt = np.float64 if key == "matmul64" else np.float32
+        a = a.astype(dt)
+        if key == "matmulT":
+            a = np.ascontiguousarray(a.T).T
+        b = rng.random(sb, dtype=np.float32).astype(dt)
+        out["numpy_new"] = lambda: a @ b
+    elif key == "bnmul":
+        mu, rstd = rng.random(sb, dtype=np.float32), rng.random(sb, dtype=np.float32)
+        o = np.empty(sa, dtype=np.float32)
+
+        def numpy_out():
+            np.subtract(a, mu, out=o)
+            np.multiply(o, rstd, out=o)
+
+        out["numpy_new"] = lambda: (a - mu) * rstd
+        out["numpy_out"] = numpy_out
     else:
         raise ValueError(key)
     return out

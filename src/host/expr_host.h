@@ -1,17 +1,20 @@
-/* The host interpreter's values one position at a time (expr_host.c), for
- * folds over an expression (clb_eval_reduce, backend_host.c). */
+/* The host's block evaluator (expr_host.c) for folds over an expression
+ * (clb_eval_reduce, var/std, softmax's statistics, clb_reduce: reduce_host.c). */
 #ifndef CLB_EXPR_HOST_H
 #define CLB_EXPR_HOST_H
 
 #include "expr.h"
 
-/* Called at every plan position with the operands' offsets and the expression's
-   value there (of the root's dtype). */
-typedef void (*clb__expr_sink_fn)(const int64_t *offsets, clb__value v, void *user);
+/* A run of n values of the expression (of the root's dtype): value j is stored
+   at vals + j * vstride elements and belongs to the plan position whose operand
+   0 offset is out_offset + j * out_stride. Runs come in plan order. */
+typedef void (*clb__expr_sink_fn)(void *user, int64_t out_offset, int64_t out_stride, int64_t n,
+                                  const char *vals, int64_t vstride);
 
-/* Evaluates e at every position of the plan (operand 0 is not read; operand k+1
-   is input k, dtype in[k]; handles are host pointers) and hands each value to sink. */
-clb_status clb__expr_host_each(const clb__expr *e, const clb__plan *plan, void *const *handles,
-                               const clb_dtype *in, clb__expr_sink_fn sink, void *user);
+/* Evaluates e in blocks over the plan (operand 0 is not read; operand k+1 is
+   input k, whose dtype its INPUT nodes carry; handles are host pointers) and
+   hands the values to sink, run by run. */
+clb_status clb__expr_host_blocks(const clb__expr *e, const clb__plan *plan, void *const *handles,
+                                 clb__expr_sink_fn sink, void *user);
 
 #endif /* CLB_EXPR_HOST_H */

@@ -300,8 +300,8 @@ static void test_every_op_dtype_edge(void **state)
     (void)state;
     compared = 0;
     clbt_for_each_device(table_body);
-    /* The host alone compares 609 (op, dtype) pairs; each device adds its own. */
-    assert_true(compared >= 609);
+    /* The host alone compares 500 (op, dtype) pairs; each device adds its own. */
+    assert_true(compared >= 500);
 }
 
 /* The chain really holds every op of the public enums: 27 binary and 36 unary,

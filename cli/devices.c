@@ -165,6 +165,7 @@ int cmd_devices(int argc, char **argv)
         return 1;
     }
     int n = 0;
+    int cache_warned = 0;
     clb_context *ctx = NULL;
     st = clb_context_create("host", &ctx);
     if (st == CLB_OK) st = clb_context_get_info(ctx, &devs[n]);
@@ -179,7 +180,12 @@ int cmd_devices(int argc, char **argv)
     for (int i = 0; i < count; i++) {
         st = clb_device_get_info(i, &devs[n]);
         /* Only a hint for the reader: a failed look-up shows "?", not an error. */
-        if (st == CLB_OK && clb_device_cached_programs(i, &cached[n]) != CLB_OK) cached[n] = -1;
+        if (st == CLB_OK && clb_device_cached_programs(i, &cached[n]) != CLB_OK) {
+            /* A cache directory the library refuses (others can write it) is said once. */
+            if (!cache_warned) fprintf(stderr, "clb: %s\n", clb_last_error());
+            cache_warned = 1;
+            cached[n] = -1;
+        }
         if (st == CLB_OK)
             terminate_strings(&devs[n++]);
         else {

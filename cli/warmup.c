@@ -265,6 +265,10 @@ int cmd_warmup(int argc, char **argv)
             return usage_error("warmup: unexpected argument '%s'", arg);
         }
     }
+    /* Filling the disk cache is the point here: entries on every driver, PoCL
+       too (whose processes otherwise leave it to PoCL's own kernel cache),
+       unless the user said never. */
+    setenv("CLB_CACHE_WRITE", "always", 0);
     bool tty = isatty(STDERR_FILENO) != 0;
     if (selector && strcmp(selector, "all") != 0) return warm_device(selector, minimal, tty);
     int count = 0, rc = 0;

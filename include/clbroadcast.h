@@ -1,8 +1,9 @@
 /* clbroadcast: NumPy/PyTorch-style broadcasting tensors over OpenCL, with a
  * pure-C host backend that serves as reference and fallback.
  *
- * The core of this header is fixed by shared/API-CONTRACT.md; the extras
- * (version, device enumeration, names) are marked as such. The contract's
+ * The core of this header is a fixed public API contract (names, signatures
+ * and meanings do not change); the extras (version, device enumeration,
+ * names) are marked as such. The contract's
  * OpenCL interop functions (clb_context_create_from_cl, clb_context_get_cl,
  * clb_tensor_from_cl_buffer, clb_tensor_get_cl_buffer) take OpenCL types, so
  * they are declared in clbroadcast_cl.h, which includes <CL/cl.h> and this
@@ -94,6 +95,18 @@ CLB_API const char *clb_context_device_name(const clb_context *ctx);
 CLB_API clb_status clb_finish(clb_context *ctx); /* wait for all queued work */
 /* bytes of storage (device buffers or host backend blocks) currently alive for this context */
 CLB_API size_t clb_memory_allocated(const clb_context *ctx);
+/* NUMPY, the default: NumPy 2 / NEP 50, as everywhere in this header.
+   TORCH: torch.result_type between tensors. Within one category (bool < integer < floating)
+   numpy.promote_types; across categories the operand of the higher category gives the
+   dtype (int32 + float32 -> float32, int64 + float16 -> float16, bool + int8 -> int8).
+   True division of integers or bool, and mean, var, std, softmax, log_softmax and
+   logsumexp of integers or bool, give float32 (PyTorch's default dtype); so does a
+   Python float next to integers in clb_eval and clb_binary_scalar. Every op of the
+   context follows the rules set last, clb_eval and clb_eval_reduce included; tensors
+   keep working across contexts of different rules (the op's context decides). On a
+   device without float64 (rusticl, most integrated GPUs) TORCH runs mixed int/float
+   programs that NUMPY refuses. */
+CLB_API clb_status clb_context_set_promotion(clb_context *ctx, clb_promotion rules);
 
 /* ---- tensors ---------------------------------------------------------- */
 /* shape: ndim entries, each >= 0; ndim 0 is a scalar. data: C-contiguous row-major. */
@@ -189,6 +202,15 @@ CLB_API clb_status clb_binary(clb_binary_op op, const clb_tensor *a, const clb_t
 CLB_API clb_status clb_binary_into(clb_binary_op op, const clb_tensor *a, const clb_tensor *b, clb_tensor *out);
 CLB_API clb_status clb_unary(clb_unary_op op, const clb_tensor *a, clb_tensor **out);
 CLB_API clb_status clb_where(const clb_tensor *cond, const clb_tensor *a, const clb_tensor *b, clb_tensor **out);
+/* a OP s (s_first == 0) or s OP a (s_first != 0), s a Python bool/int/float (NEP 50 "weak"
+   scalar): s takes a's dtype when its kind's category is not above a's (float32 * 2.5 ->
+   float32, int8 + 1 -> int8, uint8 * True -> uint8); otherwise the default dtype of its kind
+   under the context's rules (int32 * 2.5 -> float64 under NUMPY, float32 under TORCH). An
+   INT that does not fit the dtype it takes: CLB_ERR_INVALID_ARGUMENT (NumPy 2's
+   OverflowError). No 0-d tensor needed. CLB_POW with s 0, 1, 2, 3, 4, -1, -2, 0.5 or -0.5
+   runs as products, sqrt or a reciprocal (x ** 2 equals x * x bit for bit), never pow. */
+CLB_API clb_status clb_binary_scalar(clb_binary_op op, const clb_tensor *a, clb_scalar s, int s_first,
+                                     clb_tensor **out);
 
 /* ---- reductions --------------------------------------------------------- */
 typedef enum clb_reduce_op {
@@ -302,6 +324,11 @@ CLB_API clb_status clb_swapaxes(const clb_tensor *t, int axis1, int axis2, clb_t
 CLB_API unsigned clb_version(void);
 CLB_API const char *clb_version_string(void); /* "0.1.0" */
 
+/* Records `message` (NULL: "") as clb_last_error() of the calling thread and returns
+   s: for adapters and bindings built on this API (the StarPU adapter) that report
+   their failures the library's way. */
+CLB_API clb_status clb_set_last_error(clb_status s, const char *message);
+
 /* ---- names -------------------------------------------------------------- */
 CLB_API const char *clb_dtype_name(clb_dtype t);            /* "float32"; "invalid" for a bad value */
 CLB_API const char *clb_binary_op_name(clb_binary_op op);   /* "add"; "invalid" for a bad value */
@@ -333,7 +360,8 @@ typedef struct clb_device_info {
     int has_fp64;               /* cl_khr_fp64 (host: 1) */
     int host_unified_memory;    /* device reads host memory directly (CPU devices, iGPUs; host: 1) */
     char quirks[256];           /* workarounds of known driver defects in effect, comma-separated
-                                   ("" for none): README "Support matrix" */
+                                   ("" for none); the project's README lists
+                                   each with its driver defect */
 } clb_device_info;
 
 /* Number of OpenCL devices over all platforms; 0 (and CLB_OK) without any OpenCL
@@ -346,7 +374,9 @@ CLB_API clb_status clb_context_get_info(const clb_context *ctx, clb_device_info 
 /* Number of programs in the on-disk program cache (CLB_CACHE_DIR) built for the
    OpenCL device with global index `index` by its current driver and this library
    version: 0 means its kernels will be compiled on first use. 0 when the cache
-   is disabled. */
+   is disabled. A cache directory the library refuses to trust (writable by
+   others, not owned by the user, or not a directory) gives 0 and
+   CLB_ERR_UNSUPPORTED with the reason; the library then runs without it. */
 CLB_API clb_status clb_device_cached_programs(int index, int *count);
 
 /* ---- memory pool -------------------------------------------------------- */
@@ -359,6 +389,20 @@ CLB_API clb_status clb_empty_cache(clb_context *ctx);       /* returns cached bl
 /* ---- tensor extras ------------------------------------------------------ */
 CLB_API int64_t clb_tensor_offset(const clb_tensor *t);        /* view's first element, in elements */
 CLB_API clb_context *clb_tensor_context(const clb_tensor *t);  /* borrowed; valid while t lives */
+/* A tensor over the application's host memory, without copying, on a context of the
+   host backend ("host"): element (i0, i1, ...) lives at data + sum(ik * strides[k]) *
+   itemsize. strides NULL: C-contiguous; strides in elements, 0 and negative allowed.
+   Every element must lie within the nbytes bytes from data, and data must be aligned
+   to the dtype's size; otherwise CLB_ERR_INVALID_ARGUMENT. The library never frees the
+   memory, nor counts it in clb_memory_allocated: the application keeps it valid, and
+   does not write it behind the library's back, while any view of the tensor lives.
+   Such tensors work as inputs of every op and as out of the _into ops. An OpenCL
+   context: CLB_ERR_UNSUPPORTED (use clb_tensor_from_cl_buffer over a buffer made with
+   CL_MEM_USE_HOST_PTR). Runtimes that own host memory (StarPU's CPU workers) run the
+   host backend on it this way. */
+CLB_API clb_status clb_tensor_from_host_memory(clb_context *ctx, void *data, size_t nbytes,
+                                               clb_dtype dtype, int ndim, const int64_t *shape,
+                                               const int64_t *strides, clb_tensor **out);
 
 /* ---- creation conveniences ------------------------------------------------ */
 /* numpy.zeros / numpy.ones (clb_full of 0 / 1), and the same shaped, typed and placed
@@ -431,6 +475,70 @@ CLB_API clb_status clb_matmul_tune(clb_context *ctx, clb_dtype dtype, int max_ca
 
 #ifdef __cplusplus
 }
+#endif
+
+/* Arrays of inputs. The functions take `const clb_tensor *const *`; in C11 and later
+   these wrapper macros of the same names let a plain `clb_tensor *in[]` and a
+   `const clb_tensor *in[]` pass without a cast or a warning (C converts neither
+   implicitly), while a pointer of any other type is still a compile error. A call whose
+   array argument is a compound literal, (const clb_tensor *[]){a, b}, has more
+   macro arguments than parameters (the braces' commas) and reaches the function as
+   written. C++ needs no help: its qualification conversions accept both.
+   `(clb_concat)(...)` and `&clb_concat` reach the function itself. */
+#if !defined(__cplusplus) && !defined(CLB_BUILDING_LIBRARY) && defined(__STDC_VERSION__) && \
+    __STDC_VERSION__ >= 201112L
+#define CLB_INPUTS(p)                                                                              \
+    _Generic((p),                                                                                  \
+        clb_tensor **: (const clb_tensor *const *)(p),                                             \
+        clb_tensor *const *: (const clb_tensor *const *)(p),                                       \
+        const clb_tensor **: (const clb_tensor *const *)(p),                                       \
+        const clb_tensor *const *: (const clb_tensor *const *)(p),                                 \
+        void *: (const clb_tensor *const *)(p)) /* NULL, where n is 0 */
+/* CLB__EXACTLYk(args): 1 when there are exactly k arguments, 0 when more (up to 64). */
+#define CLB__PICK(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, _17, \
+    _18, _19, _20, _21, _22, _23, _24, _25, _26, _27, _28, _29, _30, _31, _32, _33, _34, _35, \
+    _36, _37, _38, _39, _40, _41, _42, _43, _44, _45, _46, _47, _48, _49, _50, _51, _52, _53, \
+    _54, _55, _56, _57, _58, _59, _60, _61, _62, _63, _64, N, ...) N
+#define CLB__EXACTLY3(...) CLB__PICK(__VA_ARGS__, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, \
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, \
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1)
+#define CLB__EXACTLY4(...) CLB__PICK(__VA_ARGS__, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, \
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, \
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1)
+#define CLB__EXACTLY6(...) CLB__PICK(__VA_ARGS__, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, \
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, \
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1)
+#define CLB__EXACTLY10(...) CLB__PICK(__VA_ARGS__, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, \
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, \
+    0, 0, 0, 0, 0, 0, 0, 0, 1, 1)
+#define CLB__CAT(a, b) CLB__CAT_(a, b)
+#define CLB__CAT_(a, b) a##b
+#define clb_broadcast_tensors(...) CLB__CAT(CLB__BT_, CLB__EXACTLY3(__VA_ARGS__))(__VA_ARGS__)
+#define CLB__BT_0(...) (clb_broadcast_tensors)(__VA_ARGS__)
+#define CLB__BT_1(n, in, out) (clb_broadcast_tensors)((n), CLB_INPUTS(in), (out))
+#define clb_eval(...) CLB__CAT(CLB__EV_, CLB__EXACTLY6(__VA_ARGS__))(__VA_ARGS__)
+#define CLB__EV_0(...) (clb_eval)(__VA_ARGS__)
+#define CLB__EV_1(ctx, expr, n, names, inputs, out)                                                \
+    (clb_eval)((ctx), (expr), (n), (names), CLB_INPUTS(inputs), (out))
+#define clb_eval_into(...) CLB__CAT(CLB__EI_, CLB__EXACTLY6(__VA_ARGS__))(__VA_ARGS__)
+#define CLB__EI_0(...) (clb_eval_into)(__VA_ARGS__)
+#define CLB__EI_1(ctx, expr, n, names, inputs, out)                                                \
+    (clb_eval_into)((ctx), (expr), (n), (names), CLB_INPUTS(inputs), (out))
+#define clb_eval_reduce(...) CLB__CAT(CLB__ER_, CLB__EXACTLY10(__VA_ARGS__))(__VA_ARGS__)
+#define CLB__ER_0(...) (clb_eval_reduce)(__VA_ARGS__)
+#define CLB__ER_1(ctx, expr, n, names, inputs, op, naxes, axes, keepdim, out)                      \
+    (clb_eval_reduce)((ctx), (expr), (n), (names), CLB_INPUTS(inputs), (op), (naxes), (axes),      \
+                      (keepdim), (out))
+#define clb_einsum(...) CLB__CAT(CLB__ES_, CLB__EXACTLY4(__VA_ARGS__))(__VA_ARGS__)
+#define CLB__ES_0(...) (clb_einsum)(__VA_ARGS__)
+#define CLB__ES_1(subscripts, n, operands, out)                                                    \
+    (clb_einsum)((subscripts), (n), CLB_INPUTS(operands), (out))
+#define clb_concat(...) CLB__CAT(CLB__CC_, CLB__EXACTLY4(__VA_ARGS__))(__VA_ARGS__)
+#define CLB__CC_0(...) (clb_concat)(__VA_ARGS__)
+#define CLB__CC_1(n, in, axis, out) (clb_concat)((n), CLB_INPUTS(in), (axis), (out))
+#define clb_stack(...) CLB__CAT(CLB__ST_, CLB__EXACTLY4(__VA_ARGS__))(__VA_ARGS__)
+#define CLB__ST_0(...) (clb_stack)(__VA_ARGS__)
+#define CLB__ST_1(n, in, axis, out) (clb_stack)((n), CLB_INPUTS(in), (axis), (out))
 #endif
 
 #endif /* CLBROADCAST_H */

@@ -2,8 +2,12 @@
  *  - a second context in the same process loads from disk, builds nothing;
  *  - a second process (this binary, re-executed) builds nothing from source;
  *  - corrupted cache files are ignored: the program is rebuilt, results stay right.
+ *  - by default a PoCL process leaves the next one's warmth to PoCL's own kernel
+ *    cache and writes no entry (so its clb_context_release never waits for the
+ *    compiler); every other driver writes its entries.
  * White-box: counts builds with the program cache's counters. The disk cache
- * lives in a fresh temporary directory ($CLB_CACHE_DIR), removed at the end. */
+ * lives in a fresh temporary directory ($CLB_CACHE_DIR), removed at the end; the
+ * disk level's tests write entries on every driver (CLB_CACHE_WRITE=always). */
 #include "testutil.h"
 
 #include "backend_cl.h"
@@ -12,6 +16,7 @@
 #include <stdbool.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static char cache_dir[256];
@@ -153,12 +158,77 @@ static void test_corrupt_files_are_rebuilt(void **state)
     }
 }
 
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The first 8 bytes of a file: "CLBBIN01" (a program) or "CLBMRK01" (a marker). */
+static char magic_seen[2]; /* [0]: a program seen, [1]: a marker seen */
+static void note_magic(const char *path)
+{
+    char head[9] = "";
+    FILE *f = fopen(path, "rb");
+    if (f) {
+        if (fread(head, 1, 8, f) != 8) head[0] = '\0';
+        fclose(f);
+    }
+    if (!strcmp(head, "CLBBIN01")) magic_seen[0] = 1;
+    if (!strcmp(head, "CLBMRK01")) magic_seen[1] = 1;
+}
+
+/* Issue 25: a first run's exit never waits for the compiler. A short PoCL
+   process writes markers, no binaries (asking PoCL for a binary compiles every
+   kernel of the program: 5-10 s in clb_context_release before), and the next
+   process rebuilds the marked programs at once (a hit in PoCL's own kernel
+   cache) instead of taking the cold-start tier; other drivers write binaries. */
+static void test_pocl_leaves_it_to_its_own_cache(void **state)
+{
+    (void)state;
+    char sel[CLBT_MAX_DEVICES][32];
+    int n = clbt_selectors(sel);
+    const char *kcache = getenv("POCL_KERNEL_CACHE");
+    unsetenv("CLB_CACHE_WRITE");
+    for (int i = 0; i < n; i++) {
+        if (!is_opencl(sel[i])) continue;
+        for_each_file(remove_file);
+        clb_context *ctx = NULL;
+        clb_device_info info;
+        CLBT_OK(clb_context_create(sel[i], &ctx));
+        CLBT_OK(clb_context_get_info(ctx, &info));
+        clb_context_release(ctx);
+        double t0 = now_s();
+        clb__program_cache_stats st = run_ops(sel[i]);
+        double took = now_s() - t0;
+        assert_true(st.source_builds >= 2);
+        bool pocl = strstr(info.platform, "Portable Computing Language") != NULL &&
+                    !(kcache && strcmp(kcache, "0") == 0);
+        magic_seen[0] = magic_seen[1] = 0;
+        int files = for_each_file(note_magic);
+        if (files < 2) fail_msg("%s: %d disk entries written, expected 2", sel[i], files);
+        if (pocl && (magic_seen[0] || !magic_seen[1]))
+            fail_msg("%s: a short PoCL process wrote program binaries (or no markers)", sel[i]);
+        if (!pocl && (!magic_seen[0] || magic_seen[1]))
+            fail_msg("%s: expected program binaries only", sel[i]);
+        /* The next context: marked programs are built, never left to the tier. */
+        st = run_ops(sel[i]);
+        if (pocl && (st.source_builds < 2 || st.binary_loads != 0))
+            fail_msg("%s: over markers, %lu built and %lu loaded", sel[i], st.source_builds,
+                     st.binary_loads);
+        print_message("%s: %d entries (%s), first context %.2f s\n", sel[i], files,
+                      pocl ? "markers" : "binaries", took);
+    }
+    setenv("CLB_CACHE_WRITE", "always", 1);
+}
+
 static int setup(void **state)
 {
     (void)state;
     snprintf(cache_dir, sizeof cache_dir, "/tmp/clb-test-cache-XXXXXX");
     if (!mkdtemp(cache_dir)) return -1;
-    return setenv("CLB_CACHE_DIR", cache_dir, 1);
+    return setenv("CLB_CACHE_DIR", cache_dir, 1) || setenv("CLB_CACHE_WRITE", "always", 1);
 }
 
 static int teardown(void **state)
@@ -172,10 +242,12 @@ static int teardown(void **state)
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--child") == 0) return child_main(argv[2]);
+    setenv("CLB_CACHE_WRITE", "always", 1); /* inherited by the child */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_second_context_loads_from_disk),
         cmocka_unit_test(test_second_process_builds_nothing),
         cmocka_unit_test(test_corrupt_files_are_rebuilt),
+        cmocka_unit_test(test_pocl_leaves_it_to_its_own_cache),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

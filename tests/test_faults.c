@@ -182,6 +182,24 @@ static clb_status c_from_cl_buffer(fixture *f, clb_tensor **o, void *h)
 #endif
     return clb_binary(CLB_MUL, f->rev, f->rev, &o[0]);
 }
+/* A view over the application's host memory (clb_tensor_from_host_memory: host
+   backend only, so the fixture's host context on an OpenCL device) into an op. */
+static clb_status c_from_host_memory(fixture *f, clb_tensor **o, void *h)
+{
+    (void)h;
+    static float v[6] = {1, 2, 3, 4, 5, 6};
+    clb_device_info info;
+    CLBT_OK(clb_context_get_info(f->ctx, &info));
+    clb_context *ctx = info.type == CLB_DEVICE_HOST ? f->ctx : f->host;
+    clb_tensor *w = NULL;
+    o[0] = NULL; /* the op below never runs when the wrap fails */
+    clb_status st = clb_tensor_from_host_memory(ctx, v, sizeof v, CLB_FLOAT32, 2,
+                                                (const int64_t[]){2, 3}, (const int64_t[]){1, 2}, &w);
+    if (st != CLB_OK) return st;
+    st = clb_binary(CLB_MUL, w, w, &o[0]);
+    clb_tensor_release(w);
+    return st;
+}
 static clb_status c_var(fixture *f, clb_tensor **o, void *h)
 {
     (void)h;
@@ -287,6 +305,7 @@ static const call calls[] = {
     {"to_context (from host)", c_from_host_ctx, 1},
     {"to_context (twin)", c_to_twin, 1},
     {"from_cl_buffer", c_from_cl_buffer, 1},
+    {"from_host_memory", c_from_host_memory, 1},
     {"var", c_var, 1},                     {"argmax", c_argmax, 1},
     {"softmax", c_softmax, 1},             {"eval_reduce", c_eval_reduce, 1},
     {"einsum", c_einsum, 1},

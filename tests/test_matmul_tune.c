@@ -176,7 +176,7 @@ static void test_save_load(void **state)
     assert_true(clb__mm_tuning_path(id, path, sizeof path));
     assert_int_equal(strncmp(path, cache_dir, strlen(cache_dir)), 0);
     assert_false(clb__mm_tuning_load(path, id, &back)); /* absent */
-    assert_true(clb__mm_tuning_save(path, id, &t));
+    assert_true(clb__mm_tuning_save(path, id, &t, NULL, 0));
     assert_true(clb__mm_tuning_load(path, id, &back));
     assert_int_equal(back.params.v[CLB__MM_XGEMM][6], 64);
 
@@ -281,7 +281,7 @@ static void test_apply(void **state)
 
     clb__mm_tuning t = sample_tuning();
     t.choice = CLB__MM_CHOICE_CLBLAST;
-    assert_true(clb__mm_tuning_save(path, id, &t));
+    assert_true(clb__mm_tuning_save(path, id, &t, NULL, 0));
     clb__mm_tuning_forget();
     assert_int_equal(clb__mm_tuning_choice(ctx, CLB_FLOAT32), CLB__MM_CHOICE_CLBLAST);
     assert_int_equal(clb__mm_tuning_choice(ctx, CLB_FLOAT64), CLB__MM_CHOICE_NONE); /* no file */
@@ -297,7 +297,7 @@ static void test_apply(void **state)
     clb_context_release(off);
 
     t.choice = CLB__MM_CHOICE_KERNEL;
-    assert_true(clb__mm_tuning_save(path, id, &t));
+    assert_true(clb__mm_tuning_save(path, id, &t, NULL, 0));
     clb__mm_tuning_forget();
     assert_int_equal(clb__mm_tuning_choice(ctx, CLB_FLOAT32), CLB__MM_CHOICE_KERNEL);
 
@@ -327,7 +327,7 @@ static void test_apply(void **state)
        run on it, the rest on CLBlast's defaults for sizes below the threshold */
     t.choice = CLB__MM_CHOICE_KERNEL;
     t.params.v[CLB__MM_ROUTINE][0] = 1024; /* keeps these small GEMMs on XgemmDirect */
-    assert_true(clb__mm_tuning_save(path, id, &t));
+    assert_true(clb__mm_tuning_save(path, id, &t, NULL, 0));
     clb__mm_tuning_forget();
     clb_tensor *a = NULL, *b = NULL, *y = NULL;
     const float av[4 * 16] = {1, 2, 3}, bv[16 * 16] = {4, 5, 6};

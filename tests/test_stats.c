@@ -363,11 +363,23 @@ static void test_arg_values(void **state)
     clbt_for_each_device(arg_values_body);
 }
 
+/* The second form of the scan (CLB_ARGREDUCE_LANES=64) runs on a sample of the
+   dtypes: its tree merge compares as the first form does (every dtype above);
+   each dtype is a program to compile. */
+static bool arg_sampled_dtypes;
+
+static bool arg_dtype_sampled(int dt)
+{
+    return dt == CLB_BOOL || dt == CLB_INT8 || dt == CLB_UINT64 || dt == CLB_FLOAT16 ||
+           dt == CLB_FLOAT32;
+}
+
 /* Every dtype, with ties, along each axis of a permuted (non-contiguous) view. */
 static void arg_host_body(clb_context *ctx, const char *sel)
 {
     const int64_t shape[3] = {4, 3, 131};
     for (int dt = CLB_BOOL; dt <= CLB_FLOAT64; dt++) {
+        if (arg_sampled_dtypes && !arg_dtype_sampled(dt)) continue;
         clb_tensor *t = random_tensor(ctx, (clb_dtype)dt, 3, shape, 5 + (uint64_t)dt, true);
         clb_tensor *h = on_host(t);
         for (int axis = 0; axis < 3; axis++) {
@@ -429,7 +441,9 @@ static void test_arg_vs_host(void **state)
     clbt_for_each_device(arg_host_body);
     /* The GPU form (64 lanes per row, merged by a tree) on every device. */
     setenv("CLB_ARGREDUCE_LANES", "64", 1);
+    arg_sampled_dtypes = true;
     clbt_for_each_device(arg_host_body);
+    arg_sampled_dtypes = false;
     setenv("CLB_ARGREDUCE_LANES", "7", 1); /* rounded down to 4 */
     clbt_for_each_device(arg_values_body);
     unsetenv("CLB_ARGREDUCE_LANES");
@@ -638,6 +652,9 @@ static void eval_reduce_paths_body(clb_context *ctx, const char *sel)
             const clb_tensor *in[2] = {x, y}, *hin[2] = {hx, hy};
             for (int k = 0; k < (dt ? 1 : 3); k++) {
                 static const clb_reduce_op ops[3] = {CLB_SUM, CLB_MAX, CLB_MEAN};
+                /* MEAN is SUM's walk with a final scale: on the column and
+                   whole-tensor paths only (each op and path is a program). */
+                if (k == 2 && c != 1 && c != 4) continue;
                 const char *e = dt ? "x * y - x" : k == 1 ? "where(x > 1.9, (x - x) / (x - x), x - y)"
                                                           : "x * x - y";
                 clb_tensor *got = NULL, *want = NULL;

@@ -449,3 +449,83 @@ clb_status clb__check_dtype(clb_dtype t, const char *what)
         return clb__fail(CLB_ERR_INVALID_ARGUMENT, "%s: %d is not a clb_dtype value", what, (int)t);
     return CLB_OK;
 }
+
+/* ---- promotion rules (clb_context_set_promotion) -------------------------------- */
+
+static int category(clb_dtype t)
+{
+    return t == CLB_BOOL ? 0 : clb__dtype_is_float(t) ? 2 : 1;
+}
+
+clb_dtype clb__default_float(clb_promotion rules)
+{
+    return rules == CLB_PROMOTE_TORCH ? CLB_FLOAT32 : CLB_FLOAT64;
+}
+
+clb_dtype clb__promote(clb_promotion rules, clb_dtype a, clb_dtype b)
+{
+    if (rules != CLB_PROMOTE_TORCH || !clb__dtype_valid(a) || !clb__dtype_valid(b) ||
+        category(a) == category(b))
+        return clb_promote_types(a, b);
+    return category(a) > category(b) ? a : b; /* torch.result_type across categories */
+}
+
+/* TORCH: the operand of the lower category takes the other's dtype, so the NumPy
+   rules below see one category only. */
+static void torch_operands(clb_promotion rules, clb_dtype *a, clb_dtype *b)
+{
+    if (rules != CLB_PROMOTE_TORCH || !clb__dtype_valid(*a) || !clb__dtype_valid(*b)) return;
+    if (category(*a) > category(*b)) *b = *a;
+    else if (category(*b) > category(*a)) *a = *b;
+}
+
+clb_status clb__binary_types_r(clb_promotion rules, clb_binary_op op, clb_dtype a, clb_dtype b,
+                               clb_dtype *compute, clb_dtype *result)
+{
+    bool ints = !clb__dtype_is_float(a) && !clb__dtype_is_float(b);
+    torch_operands(rules, &a, &b);
+    clb_status st = clb__binary_types(op, a, b, compute, result);
+    if (st == CLB_OK && rules == CLB_PROMOTE_TORCH && ints && *result == CLB_FLOAT64)
+        *compute = *result = CLB_FLOAT32; /* true division of integers: the default dtype */
+    return st;
+}
+
+clb_status clb__unary_types_r(clb_promotion rules, clb_unary_op op, clb_dtype a,
+                              clb_dtype *compute, clb_dtype *result)
+{
+    clb_status st = clb__unary_types(op, a, compute, result);
+    if (st == CLB_OK && rules == CLB_PROMOTE_TORCH && !clb__dtype_is_float(a) &&
+        clb__dtype_is_float(*result))
+        *compute = *result = CLB_FLOAT32; /* sqrt(int32) is float32 in PyTorch */
+    return st;
+}
+
+clb_status clb__where_types_r(clb_promotion rules, clb_dtype cond, clb_dtype a, clb_dtype b,
+                              clb_dtype *result)
+{
+    clb_status st = clb__where_types(cond, a, b, result);
+    if (st == CLB_OK) *result = clb__promote(rules, a, b);
+    return st;
+}
+
+clb_status clb__reduce_types_r(clb_promotion rules, clb_reduce_op op, clb_dtype in,
+                               clb_dtype *result)
+{
+    clb_status st = clb__reduce_types(op, in, result);
+    if (st == CLB_OK && rules == CLB_PROMOTE_TORCH && !clb__dtype_is_float(in) &&
+        *result == CLB_FLOAT64)
+        *result = CLB_FLOAT32; /* mean of integers */
+    return st;
+}
+
+clb_status clb__matmul_types_r(clb_promotion rules, clb_dtype a, clb_dtype b, clb_dtype *result)
+{
+    clb_status st = clb__matmul_types(a, b, result);
+    if (st == CLB_OK) *result = clb__promote(rules, a, b);
+    return st;
+}
+
+const char *clb__promotion_name(clb_promotion rules)
+{
+    return rules == CLB_PROMOTE_TORCH ? "CLB_PROMOTE_TORCH" : "CLB_PROMOTE_NUMPY";
+}

@@ -35,4 +35,21 @@ clb_status clb__reduce_types(clb_reduce_op op, clb_dtype in, clb_dtype *result);
 /* matmul: promote(a, b); bool matmul stays bool (or of ands), as NumPy. */
 clb_status clb__matmul_types(clb_dtype a, clb_dtype b, clb_dtype *result);
 
+/* The same rules under a context's promotion setting (clb_context_set_promotion):
+   CLB_PROMOTE_NUMPY gives the functions above; CLB_PROMOTE_TORCH gives
+   torch.result_type (across bool < integer < float the higher category's dtype) and
+   float32 where NumPy's integer inputs give float64 (true division, mean, sqrt...). */
+clb_dtype clb__promote(clb_promotion rules, clb_dtype a, clb_dtype b);
+clb_dtype clb__default_float(clb_promotion rules); /* float64 (NumPy) or float32 (PyTorch) */
+const char *clb__promotion_name(clb_promotion rules);
+clb_status clb__binary_types_r(clb_promotion rules, clb_binary_op op, clb_dtype a, clb_dtype b,
+                               clb_dtype *compute, clb_dtype *result);
+clb_status clb__unary_types_r(clb_promotion rules, clb_unary_op op, clb_dtype a,
+                              clb_dtype *compute, clb_dtype *result);
+clb_status clb__where_types_r(clb_promotion rules, clb_dtype cond, clb_dtype a, clb_dtype b,
+                              clb_dtype *result);
+clb_status clb__reduce_types_r(clb_promotion rules, clb_reduce_op op, clb_dtype in,
+                               clb_dtype *result);
+clb_status clb__matmul_types_r(clb_promotion rules, clb_dtype a, clb_dtype b, clb_dtype *result);
+
 #endif /* CLB_DTYPE_H */

@@ -28,6 +28,7 @@ struct clb_context {
     pthread_mutex_t pool_lock;
     struct clb__pool_block *pool;       /* released blocks kept for reuse (pool.c) */
     clb__options options;               /* the environment, read at creation (options.c) */
+    atomic_int promotion;               /* clb_promotion: the rules every op of this context follows */
 };
 
 /* A block of memory on the context's device. Views share it by reference. */
@@ -39,6 +40,8 @@ typedef struct clb__storage {
     void *handle;     /* host backend: malloc'd block; OpenCL: cl_mem */
     bool wrapped;     /* the application's buffer (clb_tensor_from_cl_buffer): nbytes is 0,
                          and release gives the handle to backend->free, never to the pool */
+    bool borrowed;    /* the application's host memory (clb_tensor_from_host_memory): wrapped,
+                         and release gives it to nobody (the application frees it) */
 } clb__storage;
 
 struct clb_tensor {
@@ -61,6 +64,21 @@ clb_status clb__fail(clb_status s, const char *fmt, ...)
 #endif
     ;
 
+/* Prefixes the last message with "fn: " (unless it names fn already), for errors
+   that come from a shared helper; a non-NULL `out_label` renames the helper's
+   "tensor <out_label>" to "out" (the _into calls' write target). Returns st. */
+clb_status clb__fail_in(const char *fn, clb_status st, const char *out_label);
+
+/* CLB_TRY for a shared helper's error: the message gets "fn: " (clb__fail_in). */
+#define CLB_TRY_IN(fn, out_label, expr)                                                            \
+    do {                                                                                           \
+        st = (expr);                                                                               \
+        if (st != CLB_OK) {                                                                        \
+            st = clb__fail_in((fn), st, (out_label));                                              \
+            goto cleanup;                                                                          \
+        }                                                                                          \
+    } while (0)
+
 /* Early exit to the function's `cleanup:` label, keeping the status in `st`. */
 #define CLB_TRY(expr)                                                                              \
     do {                                                                                           \
@@ -80,6 +98,12 @@ clb_status clb__check_context(const clb_context *ctx, const char *what);
 clb_status clb__check_dtype(clb_dtype t, const char *what);
 /* CLB_ERR_INVALID_ARGUMENT when a and b belong to different contexts. */
 clb_status clb__check_same_context(const char *fn, const clb_tensor *a, const clb_tensor *b);
+/* ---- promotion rules (ops/op_promotion.c) ---------------------------------- */
+clb_promotion clb__rules(const clb_context *ctx); /* the context's clb_context_set_promotion */
+/* CLB_ERR_DTYPE naming fn, the rules and the remedy when `result` is float64 on a
+   device without it though neither operand a nor b (b < 0: none) is float64. */
+clb_status clb__check_promoted_f64(const char *fn, const clb_context *ctx, const char *what,
+                                   clb_dtype a, clb_dtype b, clb_dtype result);
 
 /* ---- context (context.c) ------------------------------------------------- */
 /* A zeroed context record with its counters, lock and options set up; the caller
@@ -105,6 +129,11 @@ clb_status clb__tensor_new(clb_context *ctx, clb_dtype dtype, int ndim, const in
 clb_status clb__tensor_wrap(clb_context *ctx, void *handle, size_t capacity, clb_dtype dtype,
                             int ndim, const int64_t *shape, const int64_t *strides,
                             int64_t offset, clb_tensor **out);
+/* The same over memory the application keeps owning (host backend:
+   clb_tensor_from_host_memory): nothing is ever freed by the library. */
+clb_status clb__tensor_borrow(clb_context *ctx, void *ptr, size_t capacity, clb_dtype dtype,
+                              int ndim, const int64_t *shape, const int64_t *strides,
+                              int64_t offset, clb_tensor **out);
 /* A new view over t's storage with the given layout (metadata only). */
 clb_status clb__tensor_view(const clb_tensor *t, int ndim, const int64_t *shape,
                             const int64_t *strides, int64_t offset, clb_tensor **out);

@@ -292,46 +292,54 @@ bool clb__mm_tuning_path(const char *identity, char *buf, size_t cap)
     return w > 0 && (size_t)w < cap;
 }
 
-/* Creates the directory that will hold file `path_of_file`. */
-static bool make_dirs(const char *path_of_file)
+/* Splits cache file path `path` (from clb__mm_tuning_path) into its directory and
+   its name inside it; false when it has no directory part. */
+static bool split(const char *path, char *dir, size_t cap, const char **name)
 {
-    char path[PATH_CAP];
-    size_t n = strlen(path_of_file);
-    if (n == 0 || n >= sizeof path) return false;
-    memcpy(path, path_of_file, n + 1);
-    char *slash = strrchr(path, '/');
-    if (!slash || slash == path) return true;
-    *slash = '\0';
-    return clb__make_dirs(path);
+    const char *slash = strrchr(path, '/');
+    if (!slash || slash == path || (size_t)(slash - path) >= cap) return false;
+    memcpy(dir, path, (size_t)(slash - path));
+    dir[slash - path] = '\0';
+    *name = slash + 1;
+    return **name != '\0';
 }
 
-bool clb__mm_tuning_save(const char *path, const char *identity, const clb__mm_tuning *t)
+bool clb__mm_tuning_save(const char *path, const char *identity, const clb__mm_tuning *t,
+                         char *why, size_t why_cap)
 {
-    static atomic_uint counter;
-    char text[FILE_MAX_BYTES], tmp[PATH_CAP + 64];
-    if (!clb__mm_tuning_format(identity, t, text, sizeof text) || !make_dirs(path)) return false;
-    int w = snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%u", path, (long)getpid(),
-                     atomic_fetch_add(&counter, 1));
-    if (w < 0 || (size_t)w >= sizeof tmp) return false;
-    FILE *f = fopen(tmp, "w");
-    if (!f) return false;
-    size_t len = strlen(text);
-    bool ok = fwrite(text, 1, len, f) == len;
-    ok = fclose(f) == 0 && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        unlink(tmp);
+    char text[FILE_MAX_BYTES], dir[PATH_CAP];
+    const char *name = NULL;
+    if (why_cap > 0) why[0] = '\0';
+    if (!clb__mm_tuning_format(identity, t, text, sizeof text) ||
+        !split(path, dir, sizeof dir, &name)) {
+        errno = EINVAL;
         return false;
     }
-    return true;
+    int dirfd = clb__cache_dir_open(dir, true, why, why_cap);
+    if (dirfd < 0) {
+        if (why_cap > 0 && !why[0]) snprintf(why, why_cap, "%s", strerror(errno ? errno : ENOENT));
+        return false;
+    }
+    const void *parts[1] = {text};
+    const size_t lens[1] = {strlen(text)};
+    bool ok = clb__cache_write(dirfd, name, 1, parts, lens);
+    if (!ok && why_cap > 0) snprintf(why, why_cap, "%s", strerror(errno));
+    close(dirfd);
+    return ok;
 }
 
 bool clb__mm_tuning_load(const char *path, const char *identity, clb__mm_tuning *out)
 {
-    char text[FILE_MAX_BYTES];
-    FILE *f = fopen(path, "r");
-    if (!f) return false;
-    size_t len = fread(text, 1, sizeof text, f);
-    bool ok = !ferror(f) && len < sizeof text; /* a larger file is not ours */
-    fclose(f);
-    return ok && clb__mm_tuning_parse(text, len, identity, out);
+    char dir[PATH_CAP];
+    const char *name = NULL;
+    if (!split(path, dir, sizeof dir, &name)) return false;
+    int dirfd = clb__cache_dir_open(dir, false, NULL, 0);
+    if (dirfd < 0) return false;
+    size_t len = 0;
+    /* A file as large as the buffer is not ours. */
+    char *text = (char *)clb__cache_read(dirfd, name, FILE_MAX_BYTES - 1, &len);
+    close(dirfd);
+    bool ok = text && clb__mm_tuning_parse(text, len, identity, out);
+    free(text);
+    return ok;
 }

@@ -71,9 +71,13 @@ bool clb__mm_tuning_parse(const char *text, size_t len, const char *identity, cl
 /* Cache file path for an identity in the cache directory in effect; false when
    caching is off or the path does not fit. */
 bool clb__mm_tuning_path(const char *identity, char *buf, size_t cap);
-/* Writes the file (temporary name + rename); false on any failure. */
-bool clb__mm_tuning_save(const char *path, const char *identity, const clb__mm_tuning *t);
-/* Reads and parses the file; false when absent or not valid for identity. */
+/* Writes the file in the cache directory under files.h's rules (a checked
+   directory, a new temporary file, then rename); false on any failure, with why
+   (why_cap bytes) saying what failed: a refused directory, or errno's text. */
+bool clb__mm_tuning_save(const char *path, const char *identity, const clb__mm_tuning *t,
+                         char *why, size_t why_cap);
+/* Reads and parses the file (a regular file of ours in a directory we trust);
+   false when absent or not valid for identity. */
 bool clb__mm_tuning_load(const char *path, const char *identity, clb__mm_tuning *out);
 
 #endif /* CLB_MATMUL_TUNING_H */

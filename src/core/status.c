@@ -51,3 +51,21 @@ clb_status clb__fail(clb_status s, const char *fmt, ...)
     memcpy(last_error, message, sizeof message);
     return s;
 }
+
+clb_status clb__fail_in(const char *fn, clb_status st, const char *out_label)
+{
+    char msg[CLB__ERROR_CAPACITY], label[32];
+    snprintf(msg, sizeof msg, "%s", last_error);
+    if (out_label) {
+        snprintf(label, sizeof label, "tensor %s ", out_label);
+        char *at = strstr(msg, label);
+        if (at) { /* "tensor c (2)" -> "out (2)" */
+            size_t skip = strlen(label);
+            memmove(at + 4, at + skip, strlen(at + skip) + 1);
+            memcpy(at, "out ", 4);
+        }
+    }
+    size_t n = strlen(fn);
+    if (strncmp(msg, fn, n) == 0 && msg[n] == ':') return clb__fail(st, "%s", msg);
+    return clb__fail(st, "%s: %s", fn, msg);
+}

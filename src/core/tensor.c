@@ -51,10 +51,12 @@ void clb__storage_release(clb__storage *s)
 {
     if (!s || atomic_fetch_sub(&s->refs, 1) != 1) return;
     clb_context *ctx = s->ctx;
-    if (s->wrapped)
-        ctx->backend->free(ctx, s->handle); /* the application's buffer: exactly one release */
-    else
+    if (s->wrapped) {
+        /* the application's buffer: exactly one release; its host memory: never ours */
+        if (!s->borrowed) ctx->backend->free(ctx, s->handle);
+    } else {
         clb__pool_free(ctx, s->handle, s->capacity);
+    }
     atomic_fetch_sub(&ctx->allocated, s->nbytes);
     free(s);
     clb__context_unref(ctx);
@@ -104,15 +106,15 @@ cleanup:
     return st;
 }
 
-clb_status clb__tensor_wrap(clb_context *ctx, void *handle, size_t capacity, clb_dtype dtype,
-                            int ndim, const int64_t *shape, const int64_t *strides,
-                            int64_t offset, clb_tensor **out)
+static clb_status tensor_over(clb_context *ctx, void *handle, bool borrowed, size_t capacity,
+                              clb_dtype dtype, int ndim, const int64_t *shape,
+                              const int64_t *strides, int64_t offset, clb_tensor **out)
 {
     *out = NULL;
     clb__storage *s = calloc(1, sizeof *s);
     CLB__FAULT_FREE(s, CLB__FAULT_HOST_ALLOC);
     if (!s) {
-        ctx->backend->free(ctx, handle);
+        if (!borrowed) ctx->backend->free(ctx, handle);
         return clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a storage record");
     }
     atomic_init(&s->refs, 1);
@@ -120,6 +122,7 @@ clb_status clb__tensor_wrap(clb_context *ctx, void *handle, size_t capacity, clb
     s->handle = handle;
     s->capacity = capacity;
     s->wrapped = true;
+    s->borrowed = borrowed;
     clb__context_retain(ctx);
     *out = tensor_record(s, dtype, ndim, shape, strides, offset);
     if (!*out) {
@@ -127,6 +130,20 @@ clb_status clb__tensor_wrap(clb_context *ctx, void *handle, size_t capacity, clb
         return clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a tensor record");
     }
     return CLB_OK;
+}
+
+clb_status clb__tensor_wrap(clb_context *ctx, void *handle, size_t capacity, clb_dtype dtype,
+                            int ndim, const int64_t *shape, const int64_t *strides,
+                            int64_t offset, clb_tensor **out)
+{
+    return tensor_over(ctx, handle, false, capacity, dtype, ndim, shape, strides, offset, out);
+}
+
+clb_status clb__tensor_borrow(clb_context *ctx, void *ptr, size_t capacity, clb_dtype dtype,
+                              int ndim, const int64_t *shape, const int64_t *strides,
+                              int64_t offset, clb_tensor **out)
+{
+    return tensor_over(ctx, ptr, true, capacity, dtype, ndim, shape, strides, offset, out);
 }
 
 clb_status clb__tensor_view(const clb_tensor *t, int ndim, const int64_t *shape,

@@ -54,6 +54,7 @@ typedef struct clb__expr_node {
 
 typedef struct clb__expr {
     char *text; /* a copy of the source, for messages */
+    clb_promotion rules; /* the context's promotion rules, set before clb__expr_type */
     int count;
     clb__expr_node nodes[CLB__EXPR_MAX_NODES];
 } clb__expr;
@@ -70,6 +71,12 @@ void clb__expr_free(clb__expr *e); /* NULL-safe */
    operator) for a combination the op does not support; CLB_ERR_INVALID_ARGUMENT for
    a Python int that does not fit the integer dtype it meets (NumPy's OverflowError). */
 clb_status clb__expr_type(const char *fn, clb__expr *e, const clb_dtype *dtypes);
+
+/* Called by clb__expr_type: powers with a constant exponent of 0, 1, 2, 3, 4, -1, -2,
+   0.5 or -0.5 as products, sqrt and reciprocals (never pow; x ** 2 is x * x bit for
+   bit), casts of constants as constants. The tree may become a DAG (a node read by
+   two others). */
+clb_status clb__expr_rewrite(const char *fn, clb__expr *e);
 
 static inline const clb__expr_node *clb__expr_root(const clb__expr *e)
 {

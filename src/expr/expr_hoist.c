@@ -77,7 +77,7 @@ clb_status clb__expr_hoist(clb__expr *e, int n, const int *ndims, const int64_t 
     *count = 0;
     uint32_t *mask = calloc((size_t)e->count, sizeof *mask);
     int *cut = malloc(sizeof *cut * (size_t)e->count);
-    int *stack = malloc(sizeof *stack * (size_t)e->count);
+    int *stack = malloc(sizeof *stack * (3 * (size_t)e->count + 1)); /* a DAG: one push per edge */
     clb__expr *rewritten = NULL;
     if (!mask || !cut || !stack) CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory planning an expression");
     for (int i = 0; i < e->count; i++) {
@@ -93,7 +93,8 @@ clb_status clb__expr_hoist(clb__expr *e, int n, const int *ndims, const int64_t 
     while (top > 0 && *count < max_new) {
         int i = stack[--top];
         const clb__expr_node *nd = &e->nodes[i];
-        if (nd->kind == CLB__EXPR_INPUT || nd->kind == CLB__EXPR_CONST) continue;
+        /* A node read twice (x * x from x ** 2) is reached twice: cut once. */
+        if (cut[i] >= 0 || nd->kind == CLB__EXPR_INPUT || nd->kind == CLB__EXPR_CONST) continue;
         if (i != e->count - 1 &&
             support_numel(mask[i], n, ndims, shapes) * HOIST_RATIO <= out_numel) {
             cut[i] = n + *count;

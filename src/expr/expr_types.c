@@ -15,15 +15,18 @@
 #include <stdio.h>
 #include <string.h>
 
-static clb_dtype default_dtype(clb__lit_kind lit)
+/* A literal alone: int64, or the rules' default float (float64; PyTorch: float32). */
+static clb_dtype default_dtype(const clb__expr *e, clb__lit_kind lit)
 {
-    return lit == CLB__LIT_BOOL ? CLB_BOOL : lit == CLB__LIT_INT ? CLB_INT64 : CLB_FLOAT64;
+    return lit == CLB__LIT_BOOL ? CLB_BOOL
+           : lit == CLB__LIT_INT ? CLB_INT64
+                                 : clb__default_float(e->rules);
 }
 
 /* The dtype NEP 50 gives a weak literal of kind `lit` next to dtype `other`. */
-static clb_dtype weak_next_to(clb__lit_kind lit, clb_dtype other)
+static clb_dtype weak_next_to(const clb__expr *e, clb__lit_kind lit, clb_dtype other)
 {
-    if (lit == CLB__LIT_FLOAT) return clb__dtype_is_float(other) ? other : CLB_FLOAT64;
+    if (lit == CLB__LIT_FLOAT) return clb__dtype_is_float(other) ? other : clb__default_float(e->rules);
     if (lit == CLB__LIT_INT) return other == CLB_BOOL ? CLB_INT64 : other;
     return CLB_BOOL;
 }
@@ -69,7 +72,7 @@ static clb_status settle(const char *fn, const clb__expr *e, clb__expr_node *n, 
 static clb_status settle_default(const char *fn, clb__expr *e, int arg)
 {
     clb__expr_node *a = &e->nodes[arg];
-    return a->weak ? settle(fn, e, a, default_dtype(a->lit)) : CLB_OK;
+    return a->weak ? settle(fn, e, a, default_dtype(e, a->lit)) : CLB_OK;
 }
 
 /* For two value operands: a weak one takes its partner's dtype; two weak ones
@@ -78,8 +81,8 @@ static clb_status settle_pair(const char *fn, clb__expr *e, int ia, int ib)
 {
     clb__expr_node *a = &e->nodes[ia], *b = &e->nodes[ib];
     clb_status st = CLB_OK;
-    if (a->weak && !b->weak) return settle(fn, e, a, weak_next_to(a->lit, b->dtype));
-    if (b->weak && !a->weak) return settle(fn, e, b, weak_next_to(b->lit, a->dtype));
+    if (a->weak && !b->weak) return settle(fn, e, a, weak_next_to(e, a->lit, b->dtype));
+    if (b->weak && !a->weak) return settle(fn, e, b, weak_next_to(e, b->lit, a->dtype));
     if ((st = settle_default(fn, e, ia)) != CLB_OK) return st;
     return settle_default(fn, e, ib);
 }
@@ -103,21 +106,21 @@ static clb_status type_node(const char *fn, clb__expr *e, clb__expr_node *n, con
         return CLB_OK;
     case CLB__EXPR_CONST:
         /* Weak literals wait for their parent; strong ones (bools) are typed now. */
-        n->dtype = n->compute = default_dtype(n->lit);
+        n->dtype = n->compute = default_dtype(e, n->lit);
         return n->weak ? CLB_OK : settle(fn, e, n, CLB_BOOL);
     case CLB__EXPR_UNARY:
         if ((st = settle_default(fn, e, n->args[0])) != CLB_OK) return st;
-        st = clb__unary_types((clb_unary_op)n->op, a->dtype, &n->compute, &n->dtype);
+        st = clb__unary_types_r(e->rules, (clb_unary_op)n->op, a->dtype, &n->compute, &n->dtype);
         return st == CLB_OK ? CLB_OK : at_node(fn, e, n, st);
     case CLB__EXPR_BINARY:
         if ((st = settle_pair(fn, e, n->args[0], n->args[1])) != CLB_OK) return st;
-        st = clb__binary_types((clb_binary_op)n->op, a->dtype, e->nodes[n->args[1]].dtype,
+        st = clb__binary_types_r(e->rules, (clb_binary_op)n->op, a->dtype, e->nodes[n->args[1]].dtype,
                                &n->compute, &n->dtype);
         return st == CLB_OK ? CLB_OK : at_node(fn, e, n, st);
     case CLB__EXPR_WHERE:
         if ((st = settle_default(fn, e, n->args[0])) != CLB_OK) return st;
         if ((st = settle_pair(fn, e, n->args[1], n->args[2])) != CLB_OK) return st;
-        st = clb__where_types(a->dtype, e->nodes[n->args[1]].dtype, e->nodes[n->args[2]].dtype,
+        st = clb__where_types_r(e->rules, a->dtype, e->nodes[n->args[1]].dtype, e->nodes[n->args[2]].dtype,
                               &n->dtype);
         n->compute = n->dtype;
         return st == CLB_OK ? CLB_OK : at_node(fn, e, n, st);
@@ -142,5 +145,7 @@ clb_status clb__expr_type(const char *fn, clb__expr *e, const clb_dtype *dtypes)
     clb_status st = CLB_OK;
     for (int i = 0; i < e->count; i++)
         if ((st = type_node(fn, e, &e->nodes[i], dtypes)) != CLB_OK) return st;
-    return settle_default(fn, e, e->count - 1); /* a bare literal: int64 or float64 */
+    if ((st = settle_default(fn, e, e->count - 1)) != CLB_OK) /* a bare literal: int64 or float64 */
+        return st;
+    return clb__expr_rewrite(fn, e); /* constant powers without pow (expr_rewrite.c) */
 }

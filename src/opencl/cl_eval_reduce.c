@@ -63,8 +63,11 @@ static void split(const clb__plan *plan, er_tables *t)
 }
 
 /* Accumulator dtype: clb_reduce's (cl_reduce.c, cl/reduce.cl). */
-static clb_dtype accumulator(clb_reduce_op op, clb_dtype in)
+static clb_dtype accumulator(clb_reduce_op op, clb_dtype in, clb_dtype out, bool fp64)
 {
+    /* The float32 mean of integers (CLB_PROMOTE_TORCH) on a device without float64. */
+    if (op == CLB_MEAN && !clb__dtype_is_float(in) && out == CLB_FLOAT32 && !fp64)
+        return CLB_FLOAT32;
     if (in == CLB_FLOAT64 || (op == CLB_MEAN && !clb__dtype_is_float(in))) return CLB_FLOAT64;
     if (clb__dtype_is_float(in)) return CLB_FLOAT32;
     if (op == CLB_SUM || op == CLB_PROD || clb__dtype_is_unsigned(in)) return CLB_UINT64;
@@ -166,11 +169,13 @@ static clb_status run(clb_context *ctx, const clb__expr *e, const er_job *job,
     split(plan, t);
     clb_dtype edt = op->in, out = op->out;
     clb_dtype acc = job->moments || job->online ? (edt == CLB_FLOAT64 ? CLB_FLOAT64 : CLB_FLOAT32)
-                                 : accumulator(op->op, edt);
+                                 : accumulator(op->op, edt, out, ctx->info.has_fp64);
     if ((acc == CLB_FLOAT64 || out == CLB_FLOAT64 || edt == CLB_FLOAT64) && !ctx->info.has_fp64)
         CLB_FAIL(CLB_ERR_DTYPE,
                  "%s: %s of a %s expression needs float64 arithmetic, which OpenCL device %s "
-                 "does not support (no cl_khr_fp64); cast to float32 in the expression",
+                 "does not support (no cl_khr_fp64); cast to float32 in the expression, or use "
+                 "clb_context_set_promotion(ctx, CLB_PROMOTE_TORCH) where NumPy 2's rules "
+                 "(CLB_PROMOTE_NUMPY) give float64 for integers",
                  fn, job->moments ? (job->root ? "std" : "var")
                                   : job->online ? "softmax" : clb_reduce_op_name(op->op),
                  clb_dtype_name(edt), ctx->info.name);

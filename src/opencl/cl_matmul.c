@@ -158,6 +158,48 @@ cleanup:
     return st;
 }
 
+/* Copies operand k (1 = a, 2 = b) of op into a fresh contiguous buffer holding
+   every matrix of the broadcast batch, and points op at it. */
+static clb_status make_contiguous(clb_context *ctx, clb__matmul_op *op, int k, void **handles,
+                                  cl_mem *owned)
+{
+    clb_status st = CLB_OK;
+    cl_int err = CL_SUCCESS;
+    clb__plan *plan = NULL;
+    int nd = op->batch_ndim + 2;
+    int64_t rows = k == 1 ? op->m : op->k, cols = k == 1 ? op->k : op->n;
+    int64_t shape[CLB_MAX_DIMS + 2], src[CLB_MAX_DIMS + 2], dst[CLB_MAX_DIMS + 2];
+    memcpy(shape, op->batch_shape, (size_t)op->batch_ndim * sizeof(int64_t));
+    memcpy(src, op->batch_strides[k], (size_t)op->batch_ndim * sizeof(int64_t));
+    shape[nd - 2] = rows, shape[nd - 1] = cols;
+    src[nd - 2] = op->row_strides[k], src[nd - 1] = op->col_strides[k];
+    int64_t total = 1;
+    for (int d = nd - 1; d >= 0; d--) {
+        dst[d] = total;
+        total *= shape[d];
+    }
+    *owned = clCreateBuffer(clb__cl_impl(ctx)->context, CL_MEM_READ_WRITE,
+                            (size_t)total * clb_dtype_size(op->dtype), NULL, &err);
+    if (CLB__FAULT(CLB__FAULT_BUFFER)) err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
+    CLB_CL_CHECK(err, "clCreateBuffer (contiguous matmul operand)");
+    plan = malloc(sizeof *plan);
+    if (!plan) CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a copy plan");
+    const int64_t *strides[2] = {dst, src};
+    const int64_t offs[2] = {0, op->offsets[k]};
+    clb__plan_make(plan, 2, nd, shape, strides, offs);
+    clb__plan_flip_inputs(plan); /* a reversed operand is read ascending */
+    void *h[2] = {*owned, handles[k]};
+    const clb_dtype dts[2] = {op->dtype, op->dtype};
+    CLB_TRY(clb__cl_copy(ctx, plan, h, dts));
+    handles[k] = *owned;
+    op->offsets[k] = 0;
+    memcpy(op->batch_strides[k], dst, (size_t)op->batch_ndim * sizeof(int64_t));
+    op->row_strides[k] = cols, op->col_strides[k] = 1;
+cleanup:
+    free(plan);
+    return st;
+}
+
 /* ---- CLBlast -------------------------------------------------------------------- */
 
 #if CLB_HAVE_CLBLAST
@@ -263,48 +305,6 @@ static clb_status gemm_fail(CLBlastStatusCode s, const char *routine, const clb_
                      "CLBlast %s (%s, m=%lld n=%lld k=%lld) failed: %s (%d)", routine,
                      clb_dtype_name(op->dtype), (long long)op->m, (long long)op->n,
                      (long long)op->k, clblast_status_name(s), (int)s);
-}
-
-/* Copies operand k (1 = a, 2 = b) of op into a fresh contiguous buffer holding
-   every matrix of the broadcast batch, and points op at it. */
-static clb_status make_contiguous(clb_context *ctx, clb__matmul_op *op, int k, void **handles,
-                                  cl_mem *owned)
-{
-    clb_status st = CLB_OK;
-    cl_int err = CL_SUCCESS;
-    clb__plan *plan = NULL;
-    int nd = op->batch_ndim + 2;
-    int64_t rows = k == 1 ? op->m : op->k, cols = k == 1 ? op->k : op->n;
-    int64_t shape[CLB_MAX_DIMS + 2], src[CLB_MAX_DIMS + 2], dst[CLB_MAX_DIMS + 2];
-    memcpy(shape, op->batch_shape, (size_t)op->batch_ndim * sizeof(int64_t));
-    memcpy(src, op->batch_strides[k], (size_t)op->batch_ndim * sizeof(int64_t));
-    shape[nd - 2] = rows, shape[nd - 1] = cols;
-    src[nd - 2] = op->row_strides[k], src[nd - 1] = op->col_strides[k];
-    int64_t total = 1;
-    for (int d = nd - 1; d >= 0; d--) {
-        dst[d] = total;
-        total *= shape[d];
-    }
-    *owned = clCreateBuffer(clb__cl_impl(ctx)->context, CL_MEM_READ_WRITE,
-                            (size_t)total * clb_dtype_size(op->dtype), NULL, &err);
-    if (CLB__FAULT(CLB__FAULT_BUFFER)) err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
-    CLB_CL_CHECK(err, "clCreateBuffer (contiguous matmul operand)");
-    plan = malloc(sizeof *plan);
-    if (!plan) CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a copy plan");
-    const int64_t *strides[2] = {dst, src};
-    const int64_t offs[2] = {0, op->offsets[k]};
-    clb__plan_make(plan, 2, nd, shape, strides, offs);
-    clb__plan_flip_inputs(plan); /* a reversed operand is read ascending */
-    void *h[2] = {*owned, handles[k]};
-    const clb_dtype dts[2] = {op->dtype, op->dtype};
-    CLB_TRY(clb__cl_copy(ctx, plan, h, dts));
-    handles[k] = *owned;
-    op->offsets[k] = 0;
-    memcpy(op->batch_strides[k], dst, (size_t)op->batch_ndim * sizeof(int64_t));
-    op->row_strides[k] = cols, op->col_strides[k] = 1;
-cleanup:
-    free(plan);
-    return st;
 }
 
 static clb_status run_clblast(clb_context *ctx, const clb__matmul_op *op_in, void *const *handles_in)
@@ -429,6 +429,32 @@ static clb_status fill_zero(clb_context *ctx, const clb__matmul_op *op, void *ou
     return err == CL_SUCCESS ? CLB_OK : clb__cl_fail(err, "clEnqueueFillBuffer");
 }
 
+/* op with b copied to a contiguous buffer, on the blocked kernel (see below). */
+static clb_status matmul_restrided(clb_context *ctx, const clb__matmul_op *op,
+                                   void *const *handles_in, clb__matmul_op *copy)
+{
+    clb_status st = CLB_OK;
+    cl_mem owned = NULL;
+    clb__plan *plan = NULL;
+    void *handles[3] = {handles_in[0], handles_in[1], handles_in[2]};
+    *copy = *op;
+    if (op->k > clb__cl_impl(ctx)->max_trips) /* the loop-limit message comes from below */
+        return clb__fail(CLB_ERR_UNSUPPORTED,
+                         "matmul with an inner dimension of %lld on OpenCL device %s: its driver "
+                         "ends a work item's loop after %lld iterations (quirk loop-limit); use "
+                         "CLB_MATMUL_IMPL=clblast, split the inner dimension, or the host backend",
+                         (long long)op->k, ctx->info.name,
+                         (long long)clb__cl_impl(ctx)->max_trips);
+    CLB_TRY(make_contiguous(ctx, copy, 2, handles, &owned));
+    plan = batch_plan(copy);
+    if (!plan) CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a matmul batch plan");
+    CLB_TRY(run_kernel(ctx, copy, plan, handles, blocked_fits(copy)));
+cleanup:
+    free(plan);
+    if (owned) clReleaseMemObject(owned); /* the queue keeps it until the kernel ran */
+    return st;
+}
+
 clb_status clb__cl_matmul(clb_context *ctx, const clb__matmul_op *op, void *const *handles)
 {
     if (op->dtype == CLB_FLOAT64 && !ctx->info.has_fp64)
@@ -457,6 +483,15 @@ clb_status clb__cl_matmul(clb_context *ctx, const clb__matmul_op *op, void *cons
                       (choice == CLB__MM_CHOICE_NONE && cl->loops);
     bool blocked = blocked_fits(op) && !force_clblast &&
                    (force_own || prefer_own || !CLB_HAVE_CLBLAST);
+    /* A b whose rows are not contiguous (a transposed or permuted view, K^T in
+       attention) where the own kernel is preferred: one copy of b, then the
+       blocked kernel. Before, such a b went to CLBlast, whose GEMM program takes
+       17-22 s to build on PoCL at first use; the copy costs one pass over b. */
+    clb__matmul_op restrided;
+    if (!blocked && !force_clblast && (force_own || prefer_own || !CLB_HAVE_CLBLAST) &&
+        (op->dtype == CLB_FLOAT32 || op->dtype == CLB_FLOAT64) && op->n % 16 == 0 &&
+        op->col_strides[0] == 1 && op->col_strides[2] != 1)
+        return matmul_restrided(ctx, op, handles, &restrided);
 #if CLB_HAVE_CLBLAST
     bool own_small = !force_clblast && choice != CLB__MM_CHOICE_CLBLAST && small_gemm(op) &&
                      op->k <= cl->max_trips;

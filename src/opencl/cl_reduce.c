@@ -92,9 +92,12 @@ static cl_long op_param(const reduce_launch *l)
     }
 }
 
-/* Accumulator dtype: see cl/reduce.cl. */
-static clb_dtype accumulator(clb_reduce_op op, clb_dtype in)
+/* Accumulator dtype: see cl/reduce.cl. The float32 mean of integers
+   (CLB_PROMOTE_TORCH) accumulates in float32 on a device without float64. */
+static clb_dtype accumulator(clb_reduce_op op, clb_dtype in, clb_dtype out, bool fp64)
 {
+    if (op == CLB_MEAN && !clb__dtype_is_float(in) && out == CLB_FLOAT32 && !fp64)
+        return CLB_FLOAT32;
     if (in == CLB_FLOAT64 || (op == CLB_MEAN && !clb__dtype_is_float(in))) return CLB_FLOAT64;
     if (clb__dtype_is_float(in)) return CLB_FLOAT32;
     if (op == CLB_SUM || op == CLB_PROD || clb__dtype_is_unsigned(in)) return CLB_UINT64;
@@ -441,7 +444,7 @@ clb_status clb__cl_reduce(clb_context *ctx, const clb__reduce_op *op, const clb_
     reduce_tables *t = malloc(sizeof *t);
     if (!t) return clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a reduction plan");
 
-    reduce_launch l = {.in = op->in, .acc = accumulator(op->op, op->in), .out = op->out,
+    reduce_launch l = {.in = op->in, .acc = accumulator(op->op, op->in, op->out, ctx->info.has_fp64), .out = op->out,
                        .op = op->op, .final = true, .count = op->count,
                        .src = (cl_mem)handles[1], .dst = (cl_mem)handles[0]};
     if ((l.in == CLB_FLOAT64 || l.acc == CLB_FLOAT64 || l.out == CLB_FLOAT64) && !ctx->info.has_fp64)

@@ -446,9 +446,17 @@ static clb_status no_match(const char *sel, const char *origin, const clb_device
                            int count)
 {
     char msg[2048] = "";
-    append(msg, sizeof msg, "no OpenCL device matches \"%s\"%s; available: host", sel, origin);
+    append(msg, sizeof msg, "clb_context_create: no OpenCL device matches \"%s\"%s; available: host",
+           sel, origin);
     for (int i = 0; i < count; i++)
         append(msg, sizeof msg, ", %d (%s, %s)", i, infos[i].name, infos[i].platform);
+    /* Implementations that are installed but off until a variable names a driver. */
+    bool rusticl = false;
+    for (int i = 0; i < count; i++) rusticl = rusticl || ci_contains(infos[i].platform, "rusticl");
+    if (!rusticl)
+        append(msg, sizeof msg,
+               ". Mesa's rusticl lists no device unless RUSTICL_ENABLE names a driver "
+               "(RUSTICL_ENABLE=llvmpipe for the CPU, RUSTICL_ENABLE=radeonsi or iris for GPUs)");
     return clb__fail(CLB_ERR_NO_DEVICE, "%s", msg);
 }
 

@@ -194,7 +194,9 @@ static clb_status options_for(clb_context *ctx, const clb__expr *e, const clb__p
     if (f64 && !ctx->info.has_fp64)
         return clb__fail(CLB_ERR_DTYPE,
                          "clb_eval: the expression computes in float64, which OpenCL device %s "
-                         "does not support (no cl_khr_fp64); cast the inputs to float32",
+                         "does not support (no cl_khr_fp64); cast the inputs to float32, or use "
+                         "clb_context_set_promotion(ctx, CLB_PROMOTE_TORCH) where NumPy 2's rules "
+                         "(CLB_PROMOTE_NUMPY) give float64 for integers",
                          ctx->info.name);
     char root[128], root_reg[16];
     snprintf(root_reg, sizeof root_reg, "v%d", e->count - 1);
@@ -390,7 +392,9 @@ clb_status clb__expr_cl_body(clb_context *ctx, const char *fn, const clb__expr *
         free(body.p);
         return clb__fail(CLB_ERR_DTYPE,
                          "%s: the expression computes in float64, which OpenCL device %s does not "
-                         "support (no cl_khr_fp64); cast the inputs to float32",
+                         "support (no cl_khr_fp64); cast the inputs to float32, or use "
+                         "clb_context_set_promotion(ctx, CLB_PROMOTE_TORCH) where NumPy 2's rules "
+                         "(CLB_PROMOTE_NUMPY) give float64 for integers",
                          fn, ctx->info.name);
     }
     put(&body, "CLB_RESULT(v%d);", e->count - 1);

@@ -33,6 +33,12 @@
 
 #define BUCKETS 64
 #define DISK_MAGIC "CLBBIN01"
+/* A marker: "CLBMRK01" | u64 key length | key. The program of this key was
+   compiled on this device and driver, whose own kernel cache (PoCL's) holds it,
+   so a source build is a cache hit there: what a process that writes no entries
+   (writes_programs) leaves, so the next one builds it on the spot instead of
+   taking the cold-start tier and queueing a build for its exit. */
+#define MARK_MAGIC "CLBMRK01"
 #define DISK_MAX_BYTES ((size_t)256 << 20) /* larger files are not ours */
 #define PATH_CAP 4096
 
@@ -46,7 +52,7 @@ typedef struct entry {
 /* Work for the background thread: a build asked for ahead of use
    (clb__program_cache_prefetch; text holds its options), or writing a program
    a calling thread built to the disk cache (save; text holds the key, a NUL
-   and the path). */
+   and the file name). */
 typedef struct job {
     struct job *next;
     clb__kernel_id id;
@@ -61,6 +67,7 @@ struct clb__program_cache {
     pthread_cond_t built;  /* an entry's build ended (program set, or the entry removed) */
     pthread_cond_t queued; /* a job arrived, or the cache is being destroyed */
     job *jobs, **jobs_tail;
+    job *idle_saves, **idle_tail; /* SAVE_IDLE writes: when the process idles, else dropped */
     bool worker_started, stopping;
     pthread_t worker;
     /* The calling threads' compiler use (clb__program_cache_busy), which the
@@ -74,6 +81,7 @@ struct clb__program_cache {
     char identity[1024]; /* library, platform, device and driver lines of disk keys */
     char quirk_options[256]; /* build options of the device's quirks (cl_quirks.c) */
     char dir[PATH_CAP];  /* disk level directory; "" when disabled */
+    int save_mode;       /* when programs built here are written to it (save_mode_of) */
     entry *buckets[BUCKETS];
     clb__program_cache_stats stats;
 };
@@ -93,9 +101,9 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
 
 /* ---- disk level -------------------------------------------------------------------- */
 
-/* Key text and file path for (id, options) on this device. */
+/* Key text and file name (inside the cache directory) for (id, options) on this device. */
 static bool disk_key(const clb__program_cache *c, clb__kernel_id id, const char *options,
-                     char *key, size_t key_cap, char *path, size_t path_cap)
+                     char *key, size_t key_cap, char *name, size_t name_cap)
 {
     const char *src[CLB__KERNEL_MAX_SOURCES];
     size_t len[CLB__KERNEL_MAX_SOURCES];
@@ -106,28 +114,9 @@ static bool disk_key(const clb__program_cache *c, clb__kernel_id id, const char 
     int k = snprintf(key, key_cap, "%skernel %s\noptions %s\nsources %016" PRIx64 "\n",
                      c->identity, clb__kernel_file(id), options, source_hash);
     if (k < 0 || (size_t)k >= key_cap) return false;
-    uint64_t name = fnv1a(FNV_SEED, key, (size_t)k);
-    int p = snprintf(path, path_cap, "%s/%016" PRIx64 ".clbin", c->dir, name);
-    return p > 0 && (size_t)p < path_cap;
-}
-
-static unsigned char *read_file(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    unsigned char *data = NULL;
-    long end = -1;
-    if (fseek(f, 0, SEEK_END) == 0) end = ftell(f);
-    if (end > 0 && (size_t)end <= DISK_MAX_BYTES && fseek(f, 0, SEEK_SET) == 0) {
-        data = malloc((size_t)end);
-        if (data && fread(data, 1, (size_t)end, f) != (size_t)end) {
-            free(data);
-            data = NULL;
-        }
-    }
-    fclose(f);
-    *size = data ? (size_t)end : 0;
-    return data;
+    uint64_t hash = fnv1a(FNV_SEED, key, (size_t)k);
+    int p = snprintf(name, name_cap, "%016" PRIx64 ".clbin", hash);
+    return p > 0 && (size_t)p < name_cap;
 }
 
 /* Finds the binary inside a file's bytes; false for anything malformed. */
@@ -159,13 +148,31 @@ bool clb__program_cache_parse(const unsigned char *data, size_t size, const char
     return parse_file(data, size, key, bin, bin_len);
 }
 
-static cl_program disk_load(clb__program_cache *c, const char *key, const char *path,
-                            const char *options)
+/* The program of file `name` when the cache directory is one we trust, the file
+   a regular one of ours, its key this program's in full (device, driver, library,
+   kernel, options, sources) and its checksum right; NULL otherwise. */
+static bool is_marker(const unsigned char *data, size_t size, const char *key)
+{
+    size_t magic = sizeof MARK_MAGIC - 1, key_len = strlen(key);
+    uint64_t stored = 0;
+    if (size != magic + 8 + key_len || memcmp(data, MARK_MAGIC, magic) != 0) return false;
+    memcpy(&stored, data + magic, 8);
+    return stored == key_len && memcmp(data + magic + 8, key, key_len) == 0;
+}
+
+/* ... and *marked when the file is this key's marker instead. */
+static cl_program disk_load(clb__program_cache *c, const char *key, const char *name,
+                            const char *options, bool *marked)
 {
     size_t size = 0, bin_len = 0;
     const unsigned char *bin = NULL;
-    unsigned char *data = read_file(path, &size);
+    *marked = false;
+    int dirfd = clb__cache_dir_open(c->dir, false, NULL, 0);
+    if (dirfd < 0) return NULL;
+    unsigned char *data = clb__cache_read(dirfd, name, DISK_MAX_BYTES, &size);
+    close(dirfd);
     cl_program prog = NULL;
+    if (data && is_marker(data, size, key)) *marked = true;
     if (data && parse_file(data, size, key, &bin, &bin_len)) {
         cl_int err = CL_SUCCESS, bin_status = CL_SUCCESS;
         prog = clCreateProgramWithBinary(c->context, 1, &c->device, &bin_len, &bin, &bin_status,
@@ -180,38 +187,38 @@ static cl_program disk_load(clb__program_cache *c, const char *key, const char *
     return prog;
 }
 
-static bool write_all(FILE *f, const void *p, size_t n)
+static void disk_mark(clb__program_cache *c, const char *key, const char *name)
 {
-    return fwrite(p, 1, n, f) == n;
+    int dirfd = clb__cache_dir_open(c->dir, true, NULL, 0);
+    if (dirfd < 0) return;
+    uint64_t key_len = strlen(key);
+    const void *parts[3] = {MARK_MAGIC, &key_len, key};
+    const size_t lens[3] = {sizeof MARK_MAGIC - 1, 8, key_len};
+    clb__cache_write(dirfd, name, 3, parts, lens); /* a failed write only costs time */
+    close(dirfd);
 }
 
-static void disk_save(clb__program_cache *c, const char *key, const char *path, cl_program prog)
+static void disk_save(clb__program_cache *c, const char *key, const char *name, cl_program prog)
 {
-    static atomic_uint counter;
     size_t len = 0;
     unsigned char *bin = NULL;
-    char tmp[PATH_CAP + 64];
     if (clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof len, &len, NULL) != CL_SUCCESS ||
         len == 0)
         return;
     bin = malloc(len);
     unsigned char *bins[1] = {bin};
-    if (!bin || clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL) != CL_SUCCESS ||
-        !clb__make_dirs(c->dir)) {
+    if (!bin ||
+        clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL) != CL_SUCCESS) {
         free(bin);
         return;
     }
-    /* A name no other thread or process writes to, then an atomic rename: readers
-       see either no file or a complete one. */
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%u", path, (long)getpid(), atomic_fetch_add(&counter, 1));
-    FILE *f = fopen(tmp, "wb");
-    if (f) {
+    int dirfd = clb__cache_dir_open(c->dir, true, NULL, 0);
+    if (dirfd >= 0) {
         uint64_t key_len = strlen(key), bin_len = len, sum = fnv1a(FNV_SEED, bin, len);
-        bool ok = write_all(f, DISK_MAGIC, sizeof DISK_MAGIC - 1) && write_all(f, &key_len, 8) &&
-                  write_all(f, key, key_len) && write_all(f, &bin_len, 8) &&
-                  write_all(f, &sum, 8) && write_all(f, bin, len);
-        ok = fclose(f) == 0 && ok;
-        if (!ok || rename(tmp, path) != 0) unlink(tmp);
+        const void *parts[6] = {DISK_MAGIC, &key_len, key, &bin_len, &sum, bin};
+        const size_t lens[6] = {sizeof DISK_MAGIC - 1, 8, key_len, 8, 8, len};
+        clb__cache_write(dirfd, name, 6, parts, lens); /* a failed write only costs time */
+        close(dirfd);
     }
     free(bin);
 }
@@ -279,35 +286,42 @@ static void identity_of(const clb_device_info *info, char *buf, size_t cap)
 }
 
 /* Reads only a file's header and key prefix: binaries may be megabytes. */
-static bool file_is_for(const char *path, const char *identity)
+static bool file_is_for(int dirfd, const char *name, const char *identity)
 {
     size_t n = strlen(identity), magic = sizeof DISK_MAGIC - 1;
     unsigned char head[sizeof DISK_MAGIC - 1 + 8 + 1024];
-    FILE *f = fopen(path, "rb");
-    if (!f) return false;
-    size_t got = fread(head, 1, magic + 8 + n, f);
-    fclose(f);
+    if (n > 1024 || clb__cache_read_head(dirfd, name, head, magic + 8 + n) != magic + 8 + n)
+        return false;
     uint64_t key_len = 0;
-    if (got != magic + 8 + n || memcmp(head, DISK_MAGIC, magic) != 0) return false;
+    if (memcmp(head, DISK_MAGIC, magic) != 0 && memcmp(head, MARK_MAGIC, magic) != 0)
+        return false;
     memcpy(&key_len, head + magic, 8);
     return key_len >= n && memcmp(head + magic + 8, identity, n) == 0;
 }
 
 clb_status clb__program_cache_count(const clb_device_info *info, int *count)
 {
-    char dir[PATH_CAP], identity[1024], path[PATH_CAP + 256];
+    char dir[PATH_CAP], identity[1024], why[PATH_CAP + 512];
     *count = 0;
     clb__cache_dir(dir, sizeof dir);
     identity_of(info, identity, sizeof identity);
-    DIR *d = dir[0] ? opendir(dir) : NULL;
-    if (!d) return CLB_OK; /* no directory yet (or disabled): nothing cached */
+    int dirfd = clb__cache_dir_open(dir, false, why, sizeof why);
+    if (dirfd < 0 && why[0])
+        return clb__fail(CLB_ERR_UNSUPPORTED, "clb_device_cached_programs: %s", why);
+    int listfd = dirfd >= 0 ? dup(dirfd) : -1;
+    DIR *d = listfd >= 0 ? fdopendir(listfd) : NULL;
+    if (!d) { /* no directory yet (or disabled): nothing cached */
+        if (listfd >= 0) close(listfd);
+        if (dirfd >= 0) close(dirfd);
+        return CLB_OK;
+    }
     for (struct dirent *e; (e = readdir(d)) != NULL;) {
         size_t len = strlen(e->d_name), ext = sizeof ".clbin" - 1;
         if (len <= ext || strcmp(e->d_name + len - ext, ".clbin") != 0) continue;
-        int p = snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        if (p > 0 && (size_t)p < sizeof path && file_is_for(path, identity)) (*count)++;
+        if (file_is_for(dirfd, e->d_name, identity)) (*count)++;
     }
     closedir(d);
+    close(dirfd);
     return CLB_OK;
 }
 
@@ -317,6 +331,40 @@ static unsigned bucket_of(clb__kernel_id id, const char *options)
 {
     uint64_t h = fnv1a(FNV_SEED ^ (uint64_t)id, options, strlen(options));
     return (unsigned)(h % BUCKETS);
+}
+
+/* When a process writes the programs it builds to the disk level (every process
+   reads it):
+   SAVE_NOW   on the background thread after the calling threads' builds, and
+              clb_context_release lets it finish: drivers whose binaries are
+              what they compiled already (rusticl: milliseconds);
+   SAVE_IDLE  PoCL with its own kernel cache on (POCL_CACHE_DIR; unless
+              POCL_KERNEL_CACHE=0). PoCL hands out a program's binary only after
+              compiling every kernel of it for any work-group size (4.8 s for one
+              reduce.cl program, most of whose kernels a process never launches):
+              writing them made a first run's clb_context_release wait 7-10 s. So
+              a built program leaves a marker at once (PoCL's cache holds it: the
+              next process rebuilds it on the spot, a PoCL cache hit), and its
+              binary is written only once the process has left the compiler alone
+              for IDLE_SAVE_S more (a notebook, a service between requests); the
+              writes not begun by clb_context_release are dropped, one under way
+              is finished (the one wait left: a program's compile). Idle means no
+              build and no new kernel here: PoCL's compiles at a kernel's first
+              launch do not show, so the threshold is long;
+   SAVE_NEVER CLB_CACHE_WRITE=never.
+   CLB_CACHE_WRITE=always is SAVE_NOW on every driver (clb warmup, the tests of
+   the disk level). */
+enum { SAVE_NOW, SAVE_IDLE, SAVE_NEVER };
+#define IDLE_SAVE_S 30.0
+
+static int save_mode_of(const clb_device_info *info)
+{
+    const char *w = getenv("CLB_CACHE_WRITE");
+    if (w && strcasecmp(w, "always") == 0) return SAVE_NOW;
+    if (w && strcasecmp(w, "never") == 0) return SAVE_NEVER;
+    if (!strstr(info->platform, "Portable Computing Language")) return SAVE_NOW;
+    const char *kcache = getenv("POCL_KERNEL_CACHE");
+    return kcache && strcmp(kcache, "0") == 0 ? SAVE_NOW : SAVE_IDLE;
 }
 
 clb_status clb__program_cache_create(cl_context context, cl_device_id device,
@@ -347,11 +395,13 @@ clb_status clb__program_cache_create(cl_context context, cl_device_id device,
         return clb__fail(CLB_ERR_OUT_OF_MEMORY, "cannot create the program cache's condition");
     }
     c->jobs_tail = &c->jobs;
+    c->idle_tail = &c->idle_saves;
     c->context = context;
     c->device = device;
     snprintf(c->device_name, sizeof c->device_name, "%s", info->name);
     identity_of(info, c->identity, sizeof c->identity);
     clb__cache_dir(c->dir, sizeof c->dir);
+    c->save_mode = save_mode_of(info);
     clb__quirks_for(info->platform, info->driver_version, NULL, 0, c->quirk_options,
                     sizeof c->quirk_options);
     *out = c;
@@ -361,9 +411,9 @@ clb_status clb__program_cache_create(cl_context context, cl_device_id device,
 void clb__program_cache_destroy(clb__program_cache *c)
 {
     if (!c) return;
-    /* The worker drains its queue first (the context must outlive its builds),
-       so the disk cache holds every program this process asked for and the
-       next process starts warm. */
+    /* The worker drains its queue of builds and SAVE_NOW writes first (the
+       context must outlive its builds), so the next process starts warm; the
+       SAVE_IDLE writes not begun are dropped (their markers stay). */
     pthread_mutex_lock(&c->lock);
     c->stopping = true;
     pthread_cond_broadcast(&c->queued);
@@ -412,7 +462,8 @@ static char *full_options(const clb__program_cache *c, const char *options)
     return full;
 }
 
-static bool queue_save(clb__program_cache *c, const char *key, const char *path, cl_program prog);
+static bool queue_save(clb__program_cache *c, const char *key, const char *name, cl_program prog,
+                       bool idle);
 
 static double monotonic_s(void)
 {
@@ -482,18 +533,25 @@ static clb_status lookup(clb__program_cache *c, clb__kernel_id id, const char *o
     pthread_mutex_unlock(&c->lock);
 
     clb_status st = CLB_OK;
-    char *key = malloc(PATH_CAP), *path = malloc(PATH_CAP), *full = full_options(c, options);
+    char *key = malloc(PATH_CAP), *name = malloc(PATH_CAP), *full = full_options(c, options);
     cl_program prog = NULL;
     bool loaded = false;
-    if (!key || !path || !full)
+    if (!key || !name || !full)
         CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory caching an OpenCL program");
-    bool on_disk = disk_key(c, id, full, key, PATH_CAP, path, PATH_CAP);
-    if (on_disk) prog = disk_load(c, key, path, full);
+    bool on_disk = disk_key(c, id, full, key, PATH_CAP, name, PATH_CAP);
+    bool marked = false;
+    if (on_disk) prog = disk_load(c, key, name, full, &marked);
     if (prog) {
         loaded = true;
-    } else if (build) {
+    } else if (build || marked) {
         CLB_TRY(build_source(c, id, full, &prog));
-        if (on_disk && (background || !queue_save(c, key, path, prog))) disk_save(c, key, path, prog);
+        if (on_disk && c->save_mode == SAVE_NOW &&
+            (background || !queue_save(c, key, name, prog, false)))
+            disk_save(c, key, name, prog);
+        if (on_disk && c->save_mode == SAVE_IDLE) {
+            if (!marked) disk_mark(c, key, name);
+            queue_save(c, key, name, prog, true); /* not queued: the marker stays */
+        }
     }
 
 cleanup:
@@ -515,7 +573,7 @@ cleanup:
     pthread_cond_broadcast(&c->built);
     pthread_mutex_unlock(&c->lock);
     free(key);
-    free(path);
+    free(name);
     free(full);
     return st;
 }
@@ -532,6 +590,32 @@ clb_status clb__program_cache_find_built(clb__program_cache *c, clb__kernel_id i
     return lookup(c, id, options, false, false, out);
 }
 
+/* The next job the background thread may run now: a queued build or SAVE_NOW
+   write once the calling threads have left the compiler alone for a while (at
+   once when stopping), else a SAVE_IDLE write after IDLE_SAVE_S more; NULL with
+   *until set (when to look again) when none. Called with the lock held. */
+static job *next_job_locked(clb__program_cache *c, double *until)
+{
+    double now = monotonic_s();
+    bool quiet = c->busy_builds == 0 && now >= c->busy_until;
+    job **list = NULL;
+    if (c->jobs && (c->stopping || quiet)) list = &c->jobs;
+    else if (!c->jobs && !c->stopping && c->idle_saves && quiet &&
+             now >= c->busy_until + IDLE_SAVE_S)
+        list = &c->idle_saves;
+    if (!list) {
+        *until = c->busy_builds > 0 ? now + BUSY_GRACE_S
+                 : c->jobs          ? c->busy_until
+                                    : c->busy_until + IDLE_SAVE_S;
+        return NULL;
+    }
+    job *j = *list;
+    *list = j->next;
+    if (!c->jobs) c->jobs_tail = &c->jobs;
+    if (!c->idle_saves) c->idle_tail = &c->idle_saves;
+    return j;
+}
+
 /* The background builder: takes queued jobs in order until the cache goes. Its
    errors are dropped: the first use builds again and reports them. */
 static void *worker_main(void *arg)
@@ -539,25 +623,22 @@ static void *worker_main(void *arg)
     clb__program_cache *c = arg;
     pthread_mutex_lock(&c->lock);
     for (;;) {
-        while (!c->jobs && !c->stopping) pthread_cond_wait(&c->queued, &c->lock);
-        if (!c->jobs) break; /* stopping, and nothing left to build */
+        while (!c->jobs && !c->idle_saves && !c->stopping) pthread_cond_wait(&c->queued, &c->lock);
+        if (!c->jobs && c->stopping) break; /* nothing left to build; idle writes dropped */
         /* Compilers serialise (PoCL holds one lock for all its builds): a build
            here would make the calls that wait for theirs wait for this one too,
            while the calls that queued these jobs already have their results.
            So the calling threads go first; when the cache is being destroyed
            nobody waits for a result any more. */
-        double now = monotonic_s();
-        if (!c->stopping && (c->busy_builds > 0 || now < c->busy_until)) {
-            double until = c->busy_builds > 0 ? now + BUSY_GRACE_S : c->busy_until;
+        double until = 0;
+        job *j = next_job_locked(c, &until);
+        if (!j) {
             struct timespec ts;
             ts.tv_sec = (time_t)until;
             ts.tv_nsec = (long)((until - (double)ts.tv_sec) * 1e9);
             pthread_cond_timedwait(&c->queued, &c->lock, &ts);
             continue;
         }
-        job *j = c->jobs;
-        c->jobs = j->next;
-        if (!c->jobs) c->jobs_tail = &c->jobs;
         pthread_mutex_unlock(&c->lock);
         cl_program built = NULL;
         if (j->save) {
@@ -569,21 +650,29 @@ static void *worker_main(void *arg)
         free(j);
         pthread_mutex_lock(&c->lock);
     }
+    while (c->idle_saves) {
+        job *j = c->idle_saves;
+        c->idle_saves = j->next;
+        clReleaseProgram(j->save);
+        free(j);
+    }
+    c->idle_tail = &c->idle_saves;
     pthread_mutex_unlock(&c->lock);
     return NULL;
 }
 
-/* Appends j to the background thread's queue, starting the thread on first
-   use; false (j not queued) when the cache is being destroyed or no thread can
-   be started. Called with the lock held. */
-static bool enqueue_locked(clb__program_cache *c, job *j)
+/* Appends j to the background thread's queue (idle: the SAVE_IDLE writes),
+   starting the thread on first use; false (j not queued) when the cache is
+   being destroyed or no thread can be started. Called with the lock held. */
+static bool enqueue_locked(clb__program_cache *c, job *j, bool idle)
 {
     if (c->stopping) return false;
     if (!c->worker_started) c->worker_started = pthread_create(&c->worker, NULL, worker_main, c) == 0;
     if (!c->worker_started) return false;
     j->next = NULL;
-    *c->jobs_tail = j;
-    c->jobs_tail = &j->next;
+    job ***tail = idle ? &c->idle_tail : &c->jobs_tail;
+    **tail = j;
+    *tail = &j->next;
     pthread_cond_signal(&c->queued);
     return true;
 }
@@ -593,20 +682,21 @@ static bool enqueue_locked(clb__program_cache *c, job *j)
    (PoCL builds every kernel of the program then, which a process otherwise
    pays only at each kernel's first launch), and the caller has its program
    already. false when it cannot be queued (the caller writes it itself). */
-static bool queue_save(clb__program_cache *c, const char *key, const char *path, cl_program prog)
+static bool queue_save(clb__program_cache *c, const char *key, const char *name, cl_program prog,
+                       bool idle)
 {
-    size_t klen = strlen(key), plen = strlen(path);
-    job *j = malloc(sizeof *j + klen + plen + 2);
+    size_t klen = strlen(key), nlen = strlen(name);
+    job *j = malloc(sizeof *j + klen + nlen + 2);
     if (!j) return false;
     *j = (job){.save = prog};
     memcpy(j->text, key, klen + 1);
-    memcpy(j->text + klen + 1, path, plen + 1);
+    memcpy(j->text + klen + 1, name, nlen + 1);
     if (clRetainProgram(prog) != CL_SUCCESS) {
         free(j);
         return false;
     }
     pthread_mutex_lock(&c->lock);
-    bool queued = enqueue_locked(c, j);
+    bool queued = enqueue_locked(c, j, idle);
     pthread_mutex_unlock(&c->lock);
     if (!queued) {
         clReleaseProgram(prog);
@@ -630,7 +720,7 @@ void clb__program_cache_prefetch(clb__program_cache *c, clb__kernel_id id, const
             *j = (job){.id = id, .warm = warm, .warm_user = warm_user};
             memcpy(j->text, options, len + 1);
             /* No thread: the first use builds it as before. */
-            if (!enqueue_locked(c, j)) free(j);
+            if (!enqueue_locked(c, j, false)) free(j);
         }
     }
     pthread_mutex_unlock(&c->lock);

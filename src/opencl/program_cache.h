@@ -4,8 +4,11 @@
  *  - on disk, by a hash of (sources, options, platform, device, driver,
  *    library version), so later processes skip the compiler. The directory is
  *    $CLB_CACHE_DIR ("off" disables it), else $XDG_CACHE_HOME/clbroadcast,
- *    else ~/.cache/clbroadcast. Files are written to a temporary name and
- *    renamed; an unreadable, truncated or foreign file is ignored and rebuilt. */
+ *    else ~/.cache/clbroadcast, under files.h's rules (a private directory,
+ *    regular files, O_EXCL temporaries renamed over entries; docs/cache.md);
+ *    an unreadable, truncated, swapped or foreign file is ignored and rebuilt.
+ *    Every process reads it; on PoCL with its own kernel cache on, only clb
+ *    warmup and CLB_CACHE_WRITE=always write it (writes_programs). */
 #ifndef CLB_PROGRAM_CACHE_H
 #define CLB_PROGRAM_CACHE_H
 
@@ -62,7 +65,8 @@ typedef struct clb__program_cache_stats {
 void clb__program_cache_get_stats(clb__program_cache *cache, clb__program_cache_stats *out);
 
 /* Number of files in the disk cache built for this device with this driver and
-   library version (0 when the cache is disabled or absent). */
+   library version (0 when the cache is disabled or absent); CLB_ERR_UNSUPPORTED
+   with the reason when the directory is refused (files.h). */
 clb_status clb__program_cache_count(const clb_device_info *info, int *count);
 
 /* Finds the program binary inside the bytes of a disk-cache file whose key must

@@ -2,6 +2,7 @@
    The result is allocated once in the promoted dtype; each non-empty input is then
    copied (and cast) into its slice-view of the result through the strided copy,
    one backend copy per input, never a loop over rows. */
+#include "dtype.h"
 #include "internal.h"
 #include "shape.h"
 
@@ -78,7 +79,7 @@ clb_status clb_concat(int n, const clb_tensor *const *in, int axis, clb_tensor *
         if (t->shape[a] > INT64_MAX - shape[a])
             CLB_FAIL(CLB_ERR_INVALID_ARGUMENT, "clb_concat: the size of axis %d overflows int64", a);
         shape[a] += t->shape[a];
-        dtype = clb_promote_types(dtype, t->dtype);
+        dtype = clb__promote(clb__rules(t0->storage->ctx), dtype, t->dtype);
     }
     CLB_TRY(clb__shape_check(t0->ndim, shape, "clb_concat: the result", NULL));
     CLB_TRY(clb__tensor_new(t0->storage->ctx, dtype, t0->ndim, shape, out));
@@ -135,7 +136,7 @@ clb_status clb_stack(int n, const clb_tensor *const *in, int axis, clb_tensor **
                      k, clb__shape_str(nd, t->shape, sk, sizeof sk), (long long)t->shape[d], d,
                      clb__shape_str(nd, t0->shape, s0, sizeof s0), (long long)t0->shape[d]);
         }
-        dtype = clb_promote_types(dtype, t->dtype);
+        dtype = clb__promote(clb__rules(t0->storage->ctx), dtype, t->dtype);
     }
     int64_t shape[CLB_MAX_DIMS];
     for (int d = 0, s = 0; d <= nd; d++) shape[d] = d == a ? n : t0->shape[s++];

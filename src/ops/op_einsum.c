@@ -331,7 +331,7 @@ clb_status clb_einsum(const char *subscripts, int n, const clb_tensor *const *op
         /* One operand, nothing contracted: the result is this view. */
         CLB_TRY(clb__tensor_view(x, n == 1 && nids == nout ? nout : nids, vshape, vstrides,
                                  x->offset, &views[k]));
-        if (k > 0) dt = clb_promote_types(dt, x->dtype);
+        if (k > 0) dt = clb__promote(clb__rules(x->storage->ctx), dt, x->dtype);
     }
     if (n == 1 && nids == nout) {
         *out = views[0];

@@ -51,7 +51,7 @@ static clb_status map_new(const char *fn, const clb__map_op *op, int nin,
     int ndim = 0;
     int64_t shape[CLB_MAX_DIMS];
     for (int k = 1; k < nin; k++) CLB_TRY(clb__check_same_context(fn, in[0], in[k]));
-    CLB_TRY(broadcast_inputs(nin, in, &ndim, shape));
+    CLB_TRY_IN(fn, NULL, broadcast_inputs(nin, in, &ndim, shape));
     CLB_TRY(clb__tensor_new(in[0]->storage->ctx, op->out, ndim, shape, out));
     CLB_TRY(run_map(op, *out, nin, in));
     return CLB_OK;
@@ -69,7 +69,11 @@ clb_status clb_binary(clb_binary_op op, const clb_tensor *a, const clb_tensor *b
     CLB_TRY(clb__check_tensor(a, "clb_binary: a"));
     CLB_TRY(clb__check_tensor(b, "clb_binary: b"));
     clb__map_op m = {.kind = CLB__MAP_BINARY, .op = (int)op, .in = {a->dtype, b->dtype}};
-    CLB_TRY(clb__binary_types(op, a->dtype, b->dtype, &m.compute, &m.out));
+    clb_context *ctx = a->storage->ctx;
+    CLB_TRY_IN("clb_binary", NULL,
+               clb__binary_types_r(clb__rules(ctx), op, a->dtype, b->dtype, &m.compute, &m.out));
+    CLB_TRY(clb__check_promoted_f64("clb_binary", ctx, clb_binary_op_name(op), a->dtype, b->dtype,
+                                    m.compute));
     const clb_tensor *in[2] = {a, b};
     CLB_TRY(map_new("clb_binary", &m, 2, in, out));
 cleanup:
@@ -83,7 +87,10 @@ clb_status clb_unary(clb_unary_op op, const clb_tensor *a, clb_tensor **out)
     *out = NULL;
     CLB_TRY(clb__check_tensor(a, "clb_unary: a"));
     clb__map_op m = {.kind = CLB__MAP_UNARY, .op = (int)op, .in = {a->dtype}};
-    CLB_TRY(clb__unary_types(op, a->dtype, &m.compute, &m.out));
+    CLB_TRY_IN("clb_unary", NULL,
+               clb__unary_types_r(clb__rules(a->storage->ctx), op, a->dtype, &m.compute, &m.out));
+    CLB_TRY(clb__check_promoted_f64("clb_unary", a->storage->ctx, clb_unary_op_name(op), a->dtype,
+                                    (clb_dtype)-1, m.compute));
     const clb_tensor *in[1] = {a};
     CLB_TRY(map_new("clb_unary", &m, 1, in, out));
 cleanup:
@@ -100,7 +107,9 @@ clb_status clb_where(const clb_tensor *cond, const clb_tensor *a, const clb_tens
     CLB_TRY(clb__check_tensor(a, "clb_where: a"));
     CLB_TRY(clb__check_tensor(b, "clb_where: b"));
     clb__map_op m = {.kind = CLB__MAP_WHERE, .in = {cond->dtype, a->dtype, b->dtype}};
-    CLB_TRY(clb__where_types(cond->dtype, a->dtype, b->dtype, &m.out));
+    CLB_TRY_IN("clb_where", NULL,
+               clb__where_types_r(clb__rules(a->storage->ctx), cond->dtype, a->dtype, b->dtype,
+                                  &m.out));
     m.compute = m.out;
     const clb_tensor *in[3] = {cond, a, b};
     CLB_TRY(map_new("clb_where", &m, 3, in, out));
@@ -118,7 +127,11 @@ clb_status clb_binary_into(clb_binary_op op, const clb_tensor *a, const clb_tens
     CLB_TRY(clb__check_same_context("clb_binary_into", a, b));
     CLB_TRY(clb__check_same_context("clb_binary_into", a, out));
     clb__map_op m = {.kind = CLB__MAP_BINARY, .op = (int)op, .in = {a->dtype, b->dtype}};
-    CLB_TRY(clb__binary_types(op, a->dtype, b->dtype, &m.compute, &m.out));
+    CLB_TRY_IN("clb_binary_into", NULL,
+               clb__binary_types_r(clb__rules(out->storage->ctx), op, a->dtype, b->dtype,
+                                   &m.compute, &m.out));
+    CLB_TRY(clb__check_promoted_f64("clb_binary_into", out->storage->ctx, clb_binary_op_name(op),
+                                    a->dtype, b->dtype, m.compute));
     if (clb__dtype_kind(out->dtype) < clb__dtype_kind(m.out))
         CLB_FAIL(CLB_ERR_DTYPE,
                  "clb_binary_into: cannot store the %s result of %s into out of dtype %s (NumPy's "
@@ -131,7 +144,7 @@ clb_status clb_binary_into(clb_binary_op op, const clb_tensor *a, const clb_tens
     const clb_tensor *all[3] = {a, b, out};
     int ndim = 0;
     int64_t shape[CLB_MAX_DIMS];
-    CLB_TRY(broadcast_inputs(3, all, &ndim, shape));
+    CLB_TRY_IN("clb_binary_into", "c", broadcast_inputs(3, all, &ndim, shape));
     bool same_shape = ndim == out->ndim;
     for (int d = 0; same_shape && d < ndim; d++) same_shape = shape[d] == out->shape[d];
     if (!same_shape)

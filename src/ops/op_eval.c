@@ -40,6 +40,7 @@ clb_status clb__eval_prepare(const char *fn, clb_context *ctx, const char *text,
         dtypes[k] = inputs[k]->dtype;
     }
     CLB_TRY(clb__expr_parse(fn, text, n, names, expr));
+    (*expr)->rules = clb__rules(ctx);
     CLB_TRY(clb__expr_type(fn, *expr, dtypes));
     return CLB_OK;
 cleanup:
@@ -163,6 +164,24 @@ cleanup:
     return st;
 }
 
+clb_status clb__eval_typed(const char *fn, clb_context *ctx, clb__expr *e, int n,
+                           const clb_tensor *const *inputs, clb_tensor **out)
+{
+    static const char *const names[CLB__EVAL_MAX_INPUTS] = {"a", "s"};
+    clb_status st = CLB_OK;
+    int ndim = 0;
+    int64_t shape[CLB_MAX_DIMS];
+    *out = NULL;
+    CLB_TRY(broadcast_named(fn, n, names, inputs, &ndim, shape));
+    CLB_TRY(clb__tensor_new(ctx, clb__expr_root(e)->dtype, ndim, shape, out));
+    CLB_TRY(run(e, *out, n, inputs));
+    return CLB_OK;
+cleanup:
+    clb_tensor_release(*out);
+    *out = NULL;
+    return st;
+}
+
 clb_status clb_eval(clb_context *ctx, const char *expr, int n, const char *const *names,
                     const clb_tensor *const *inputs, clb_tensor **out)
 {
@@ -203,6 +222,13 @@ clb_status clb_eval_into(clb_context *ctx, const char *expr, int n, const char *
         CLB_FAIL(CLB_ERR_INVALID_ARGUMENT, "%s: out lives on context \"%s\", not on ctx (\"%s\"); compute on out's "
                  "context (move the inputs with clb_tensor_to_context) or move the result",
                  fn, out->storage->ctx->info.name, ctx->info.name);
+    clb__expr_node *root = &e->nodes[e->count - 1];
+    if (root->kind == CLB__EXPR_CONST && clb__dtype_kind(out->dtype) >= clb__dtype_kind(root->dtype)) {
+        /* A constant folds in the dtype it ends up in: "3.5" into float32 never asks
+           the device for float64 (the store would round the same way). */
+        root->value = clb__convert(root->value, root->dtype, out->dtype);
+        root->dtype = root->compute = out->dtype;
+    }
     clb_dtype result = clb__expr_root(e)->dtype;
     if (clb__dtype_kind(out->dtype) < clb__dtype_kind(result))
         CLB_FAIL(CLB_ERR_DTYPE,

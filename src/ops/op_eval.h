@@ -12,4 +12,9 @@ clb_status clb__eval_prepare(const char *fn, clb_context *ctx, const char *text,
                              const char *const *names, const clb_tensor *const *inputs,
                              clb__expr **expr);
 
+/* A typed expression over n inputs on ctx into a new tensor of the inputs' broadcast
+   shape (clb_binary_scalar's power with a constant exponent). */
+clb_status clb__eval_typed(const char *fn, clb_context *ctx, clb__expr *e, int n,
+                           const clb_tensor *const *inputs, clb_tensor **out);
+
 #endif /* CLB_OP_EVAL_H */

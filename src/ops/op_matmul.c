@@ -54,7 +54,7 @@ clb_status clb__matmul_impl(const clb_tensor *a, const clb_tensor *b, int impl, 
     CLB_TRY(clb__check_tensor(b, "clb_matmul: b"));
     CLB_TRY(clb__check_same_context("clb_matmul", a, b));
     clb_dtype dtype;
-    CLB_TRY(clb__matmul_types(a->dtype, b->dtype, &dtype));
+    CLB_TRY(clb__matmul_types_r(clb__rules(a->storage->ctx), a->dtype, b->dtype, &dtype));
     if (a->ndim == 0 || b->ndim == 0)
         CLB_FAIL(CLB_ERR_INVALID_ARGUMENT,
                  "clb_matmul: input operand %d is 0-d; matmul needs at least 1 dimension (use "

@@ -239,11 +239,13 @@ static clb_status search(clb_context *ctx, clb_dtype dtype, int max_candidates,
     char identity[2048], path[PATH_CAP];
     clb__mm_tuning_identity(&ctx->info, dtype, clb__mm_clblast_version(), identity, sizeof identity);
     if (clb__mm_tuning_path(identity, path, sizeof path)) {
-        if (!clb__mm_tuning_save(path, identity, &t))
+        char why[PATH_CAP + 512];
+        if (!clb__mm_tuning_save(path, identity, &t, why, sizeof why))
             CLB_FAIL(CLB_ERR_UNSUPPORTED,
                      "clb_matmul_tune: cannot write the tuning cache file %s (%s); set "
-                     "CLB_CACHE_DIR to a writable directory, or to off to tune without caching",
-                     path, strerror(errno));
+                     "CLB_CACHE_DIR to a writable directory only you can write, or to off to "
+                     "tune without caching",
+                     path, why);
         snprintf(out->cache_file, sizeof out->cache_file, "%.1023s", path);
     }
 cleanup:

@@ -57,10 +57,17 @@ clb_status clb_reduce(clb_reduce_op op, const clb_tensor *t, int naxes, const in
     *out = NULL;
     CLB_TRY(clb__check_tensor(t, "clb_reduce: t"));
     clb__reduce_op r = {.op = op, .in = t->dtype, .count = 1};
-    CLB_TRY(clb__reduce_types(op, t->dtype, &r.out));
+    CLB_TRY_IN("clb_reduce", NULL, clb__reduce_types_r(clb__rules(t->storage->ctx), op, t->dtype, &r.out));
+    CLB_TRY(clb__check_promoted_f64("clb_reduce", t->storage->ctx, "mean", t->dtype,
+                                    (clb_dtype)-1, r.out));
     if (keepdim != 0 && keepdim != 1)
         CLB_FAIL(CLB_ERR_INVALID_ARGUMENT, "clb_reduce: keepdim must be 0 or 1, not %d", keepdim);
     bool reduced[CLB_MAX_DIMS] = {false};
+    if (!axes && naxes > 0)
+        CLB_FAIL(CLB_ERR_INVALID_ARGUMENT,
+                 "clb_reduce: naxes is %d but axes is NULL; pass the axes, or naxes 0 with axes "
+                 "NULL to reduce every axis",
+                 naxes);
     if (!axes) {
         for (int d = 0; d < t->ndim; d++) reduced[d] = true;
     } else {
@@ -69,7 +76,7 @@ clb_status clb_reduce(clb_reduce_op op, const clb_tensor *t, int naxes, const in
                      "clb_reduce: naxes is %d but the tensor has %d dimensions", naxes, t->ndim);
         for (int i = 0; i < naxes; i++) {
             int a = 0;
-            CLB_TRY(clb__normalize_axis(axes[i], t->ndim, &a));
+            CLB_TRY_IN("clb_reduce", NULL, clb__normalize_axis(axes[i], t->ndim, &a));
             if (reduced[a]) CLB_FAIL(CLB_ERR_INVALID_ARGUMENT, "clb_reduce: duplicate value in axes (%d)", axes[i]);
             reduced[a] = true;
         }

@@ -23,6 +23,11 @@ static clb_status reduced_axes(const char *fn, int ndim, int naxes, const int *a
                                bool *reduced, int *nred, int *red)
 {
     clb_status st = CLB_OK;
+    if (!axes && naxes > 0)
+        CLB_FAIL(CLB_ERR_INVALID_ARGUMENT,
+                 "%s: naxes is %d but axes is NULL; pass the axes, or naxes 0 with axes NULL to "
+                 "reduce every axis",
+                 fn, naxes);
     for (int d = 0; d < ndim; d++) reduced[d] = axes == NULL;
     if (axes) {
         if (naxes < 0 || naxes > ndim)
@@ -30,7 +35,7 @@ static clb_status reduced_axes(const char *fn, int ndim, int naxes, const int *a
                      fn, naxes, ndim);
         for (int i = 0; i < naxes; i++) {
             int a = 0;
-            CLB_TRY(clb__normalize_axis(axes[i], ndim, &a));
+            CLB_TRY_IN(fn, NULL, clb__normalize_axis(axes[i], ndim, &a));
             if (reduced[a])
                 CLB_FAIL(CLB_ERR_INVALID_ARGUMENT, "%s: duplicate value in axes (%d)", fn, axes[i]);
             reduced[a] = true;
@@ -162,7 +167,7 @@ clb_status clb_eval_reduce(clb_context *ctx, const char *expr, int n, const char
         shapes[k] = inputs[k]->shape;
     }
     clb_dtype edt = clb__expr_root(e)->dtype, rdt = edt;
-    CLB_TRY(clb__reduce_types(op, edt, &rdt));
+    CLB_TRY(clb__reduce_types_r(clb__rules(ctx), op, edt, &rdt));
 
     int nd = 0, nred = 0, red[CLB_MAX_DIMS];
     int64_t shape[CLB_MAX_DIMS];
@@ -207,18 +212,22 @@ static clb_status var_std(const char *fn, const clb_tensor *t, int naxes, const 
     CLB_TRY(reduced_axes(fn, t->ndim, naxes, axes, reduced, &nred, red));
     clb_context *ctx = t->storage->ctx;
     bool is_float = clb__dtype_is_float(t->dtype);
-    if (!is_float && !ctx->info.has_fp64)
+    bool torch = clb__rules(ctx) == CLB_PROMOTE_TORCH; /* integers give float32 */
+    if (!is_float && !torch && !ctx->info.has_fp64)
         CLB_FAIL(CLB_ERR_DTYPE,
-                 "%s: the result for %s input is float64 (NumPy), which device %s does not "
-                 "support (no cl_khr_fp64); cast the input to float32 first",
+                 "%s: the result for %s input is float64 under NumPy 2's rules "
+                 "(CLB_PROMOTE_NUMPY), which device %s does not support (no cl_khr_fp64); cast "
+                 "the input to float32 first, or use clb_context_set_promotion(ctx, "
+                 "CLB_PROMOTE_TORCH)",
                  fn, clb_dtype_name(t->dtype), ctx->info.name);
     if (t->numel == 0) {
         CLB_TRY(clb_reduce(CLB_MEAN, t, nred, red, keepdim, out));
         goto cleanup;
     }
     const char *xn[1] = {"x"};
-    CLB_TRY(clb__eval_prepare(fn, ctx, is_float ? "x" : "float64(x)", 1, xn, &t, &e));
-    clb_dtype rdt = is_float ? t->dtype : CLB_FLOAT64;
+    CLB_TRY(clb__eval_prepare(fn, ctx, is_float ? "x" : torch ? "float32(x)" : "float64(x)", 1, xn,
+                              &t, &e));
+    clb_dtype rdt = is_float ? t->dtype : torch ? CLB_FLOAT32 : CLB_FLOAT64;
     clb__moments_op m = {.in = rdt, .out = rdt, .correction = correction, .root = root};
     CLB_TRY(fused(ctx, fn, e, 1, &t, t->ndim, t->shape, reduced, keepdim, rdt, NULL, &m, false, out));
 cleanup:

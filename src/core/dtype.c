@@ -485,8 +485,9 @@ clb_status clb__binary_types_r(clb_promotion rules, clb_binary_op op, clb_dtype 
     bool ints = !clb__dtype_is_float(a) && !clb__dtype_is_float(b);
     torch_operands(rules, &a, &b);
     clb_status st = clb__binary_types(op, a, b, compute, result);
-    if (st == CLB_OK && rules == CLB_PROMOTE_TORCH && ints && *result == CLB_FLOAT64)
-        *compute = *result = CLB_FLOAT32; /* true division of integers: the default dtype */
+    if (st == CLB_OK && rules == CLB_PROMOTE_TORCH && ints && clb__dtype_is_float(*result))
+        *compute = *result = CLB_FLOAT32; /* true division of integers, atan2 (int8, int8)...:
+                                             the default dtype */
     return st;
 }
 

@@ -73,6 +73,9 @@ __kernel void clb_matmul(__global clb_t *out, __global const clb_t *a, __global 
     clb_acc_t acc = 0;
     for (clb_index p = 0; p < k; ++p)
         acc += CLB_LOAD_ACC(a, a_off + p * cs_a) * CLB_LOAD_ACC(x, x_off + p * rs_x);
+#if CLB_MM_ACCUMULATE /* a later piece of a split inner dimension: add to the earlier ones */
+    acc += CLB_LOAD_ACC(out, out_off + i * rs_o + j * cs_o);
+#endif
     CLB_STORE(CLB_DTYPE, out, out_off + i * rs_o + j * cs_o, CLB_CONVERT(CLB_DTYPE, CLB_ACC_DTYPE, acc));
 }
 

@@ -137,7 +137,8 @@ inline float clb_rhd(double x)
         if (b == 0) return 0;                                                                      \
         if (b == -1) return (T)((W)0 - (W)a);                                                      \
         T q = (T)(a / b);                                                                          \
-        if ((T)(a % b) != 0 && ((a < 0) != (b < 0))) q--;                                          \
+        /* signs differ: (a ^ b) < 0, not (a < 0) != (b < 0) (quirk sext-compare) */              \
+        if ((T)(a % b) != 0 && (T)(a ^ b) < 0) q--;                                                \
         return q;                                                                                  \
     }                                                                                              \
     inline T clb_div_##dt(T a, T b) { return clb_floor_div_##dt(a, b); }                           \
@@ -145,12 +146,13 @@ inline float clb_rhd(double x)
     {                                                                                              \
         if (b == 0 || b == -1) return 0;                                                           \
         T r = (T)(a % b);                                                                          \
-        if (r != 0 && ((r < 0) != (b < 0))) r = (T)(r + b);                                        \
+        if (r != 0 && (T)(r ^ b) < 0) r = (T)(r + b);                                              \
         return r;                                                                                  \
     }                                                                                              \
     inline T clb_pow_##dt(T a, T b)                                                                \
     {                                                                                              \
-        if (b >= 0) return (T)clb_powwrap_##dt((W)a, (W)b);                                        \
+        if (((T)~b >> (8 * sizeof(T) - 1)) & 1) /* b >= 0 (quirk sext-compare) */                 \
+            return (T)clb_powwrap_##dt((W)a, (W)b);                                                \
         if (a == 1) return 1;                                                                      \
         if (a == -1) return (b & 1) ? -1 : 1;                                                      \
         return 0;                                                                                  \
@@ -238,7 +240,8 @@ inline float clb_rhd(double x)
     inline T clb_log_##dt(T a) { return log(a); }                                                  \
     inline T clb_sin_##dt(T a) { return sin(a); }                                                  \
     inline T clb_cos_##dt(T a) { return cos(a); }                                                  \
-    inline T clb_tanh_##dt(T a) { return tanh(a); }                                                \
+    /* |a| > 20 rounds to +-1 in float and double; PoCL 3.1 gives +-0.99999994 (quirk tanh-inf) */ \
+    inline T clb_tanh_##dt(T a) { return fabs(a) > (T)20 ? copysign((T)1, a) : tanh(a); }          \
     /* exp of a non-positive number only: no overflow */                                           \
     inline T clb_sigmoid_##dt(T a)                                                                 \
     {                                                                                              \

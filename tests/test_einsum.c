@@ -52,6 +52,74 @@ static void expect_values(const clb_tensor *t, const double *want, int64_t n, co
     free(buf);
 }
 
+/* Issue 26, finding 10: size-1 dimensions broadcast between operands sharing a
+   label, as NumPy's einsum does; references computed here from arange's values
+   ((i % 7) - 2). A diagonal within one operand still needs equal sizes. */
+static double av(int64_t i)
+{
+    return (double)(i % 7) - 2.0;
+}
+
+static void broadcast_body(clb_context *ctx, const char *sel)
+{
+    char what[96];
+    /* "ij,ij->j" on (10, 2) and (1, 2) (and the other way round) */
+    const int64_t s102[2] = {10, 2}, s12[2] = {1, 2};
+    clb_tensor *a = arange(ctx, CLB_FLOAT32, 2, s102), *b = arange(ctx, CLB_FLOAT32, 2, s12);
+    clb_tensor *r = NULL;
+    double want[10] = {0};
+    for (int i = 0; i < 10; i++)
+        for (int j = 0; j < 2; j++) want[j] += av(i * 2 + j) * av(j);
+    for (int swap = 0; swap < 2; swap++) {
+        clb_tensor *o2[2] = {swap ? b : a, swap ? a : b};
+        CLBT_OK(clb_einsum("ij,ij->j", 2, (const clb_tensor *const *)o2, &r));
+        snprintf(what, sizeof what, "\"ij,ij->j\" (10, 2) with (1, 2) on %s", sel);
+        expect_values(r, want, 2, what);
+        clb_tensor_release(r);
+    }
+    /* "ij,jk->ik" with j of size 1 in a: the size-1 j broadcasts against b's 3 */
+    const int64_t s41[2] = {4, 1}, s35[2] = {3, 5};
+    clb_tensor *c = arange(ctx, CLB_FLOAT32, 2, s41), *d = arange(ctx, CLB_FLOAT32, 2, s35);
+    clb_tensor *o3[2] = {c, d};
+    CLBT_OK(clb_einsum("ij,jk->ik", 2, (const clb_tensor *const *)o3, &r));
+    double w3[20] = {0};
+    for (int i = 0; i < 4; i++)
+        for (int k = 0; k < 5; k++)
+            for (int j = 0; j < 3; j++) w3[i * 5 + k] += av(i) * av(j * 5 + k);
+    snprintf(what, sizeof what, "\"ij,jk->ik\" (4, 1) with (3, 5) on %s", sel);
+    expect_values(r, w3, 20, what);
+    clb_tensor_release(r);
+    /* "ijk,kl,jl,i->i" with i of size 1 in the first operand and 10 in the last */
+    const int64_t s123[3] = {1, 2, 3}, s34[2] = {3, 4}, s24[2] = {2, 4}, s10[1] = {10};
+    clb_tensor *e = arange(ctx, CLB_FLOAT32, 3, s123), *f = arange(ctx, CLB_FLOAT32, 2, s34);
+    clb_tensor *g = arange(ctx, CLB_FLOAT32, 2, s24), *h = arange(ctx, CLB_FLOAT32, 1, s10);
+    clb_tensor *o4[4] = {e, f, g, h};
+    CLBT_OK(clb_einsum("ijk,kl,jl,i->i", 4, (const clb_tensor *const *)o4, &r));
+    double inner = 0, w4[10];
+    for (int j = 0; j < 2; j++)
+        for (int k = 0; k < 3; k++)
+            for (int l = 0; l < 4; l++) inner += av(j * 3 + k) * av(k * 4 + l) * av(j * 4 + l);
+    for (int i = 0; i < 10; i++) w4[i] = inner * av(i);
+    snprintf(what, sizeof what, "\"ijk,kl,jl,i->i\" on %s", sel);
+    expect_values(r, w4, 10, what);
+    clb_tensor_release(r);
+    /* sizes 2 and 3 do not broadcast; a diagonal of sizes 1 and 2 is refused */
+    clb_tensor *o5[2] = {a, d};
+    EXPECT_FAIL(ctx, CLB_ERR_SHAPE_MISMATCH, "neither is 1",
+                clb_einsum("ij,jk->ik", 2, (const clb_tensor *const *)o5, outp_));
+    clb_tensor *o6[1] = {b};
+    EXPECT_FAIL(ctx, CLB_ERR_SHAPE_MISMATCH, "diagonal",
+                clb_einsum("ii->i", 1, (const clb_tensor *const *)o6, outp_));
+    clb_tensor *all[] = {a, b, c, d, e, f, g, h};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) clb_tensor_release(all[i]);
+}
+
+static void test_broadcast(void **state)
+{
+    (void)state;
+    clbt_for_each_device(broadcast_body);
+}
+
 /* Runs subscripts on ctx and on the host backend with the same operand values
    and compares. */
 static void vs_host(const char *subscripts, int n, clb_tensor *const *ops,
@@ -251,6 +319,7 @@ int main(void)
         cmocka_unit_test(test_values),
         cmocka_unit_test(test_sums),
         cmocka_unit_test(test_fused),
+        cmocka_unit_test(test_broadcast),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

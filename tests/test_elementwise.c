@@ -471,6 +471,48 @@ static void division_body(clb_context *ctx, const char *selector)
         c.op = CLB_MOD;
         run_case(ctx, &c, 2, ndims, shapes, &rng, "remainder edge values");
     }
+    /* Mixed types with int64 results (issue 26, finding 9: on rusticl they truncated,
+       -7 (int32) // 2 (int64) gave -3; quirk sext-compare), and a power whose int32
+       exponent widens to int64. */
+    static const clb_dtype mixed[4][2] = {{I32, I64}, {I64, I32}, {U32, I32}, {I32, U32}};
+    static const int ops[3] = {CLB_FLOOR_DIV, CLB_MOD, CLB_POW};
+    for (int m = 0; m < 4; m++) {
+        for (int o = 0; o < 3; o++) {
+            if (ops[o] == CLB_POW && m > 1) continue;
+            combo c = {BINARY, ops[o], {mixed[m][0], mixed[m][1], BO}};
+            int ndims[2] = {1, 1};
+            int64_t shapes[3][CLB_MAX_DIMS] = {{64}, {64}};
+            uint64_t rng = (uint64_t)(m * 3 + o) + 7;
+            run_case(ctx, &c, 2, ndims, shapes, &rng, "mixed-type integer division");
+        }
+    }
+}
+
+/* tanh(+-inf) = +-1 exactly, and so is tanh of every |x| > 20 in float32 (issue 26,
+   finding 15: PoCL 3.1 gave +-0.99999994; quirk tanh-inf). */
+static void tanh_edges_body(clb_context *ctx, const char *selector)
+{
+    const float x[8] = {INFINITY, -INFINITY, 20.5f, -25.0f, 1e30f, NAN, 0.0f, -0.0f};
+    const float want[8] = {1.0f, -1.0f, 1.0f, -1.0f, 1.0f, NAN, 0.0f, -0.0f};
+    int64_t shape[1] = {8};
+    clb_tensor *t = clbt_tensor(ctx, F32, 1, shape, x), *r = NULL;
+    CLBT_OK(clb_unary(CLB_TANH, t, &r));
+    float got[8];
+    CLBT_OK(clb_tensor_to_host(r, got, sizeof got));
+    for (int i = 0; i < 8; i++) {
+        bool ok = isnan(want[i]) ? isnan(got[i])
+                                 : got[i] == want[i] && signbit(got[i]) == signbit(want[i]);
+        if (!ok)
+            fail_msg("%s: float32 tanh(%g) = %.9g, expected %g", selector, x[i], got[i], want[i]);
+    }
+    clb_tensor_release(r);
+    clb_tensor_release(t);
+}
+
+static void test_tanh_edges(void **state)
+{
+    (void)state;
+    clbt_for_each_device(tanh_edges_body);
 }
 
 static void test_integer_division(void **state)
@@ -726,6 +768,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_integer_division), cmocka_unit_test(test_binary_into),
+        cmocka_unit_test(test_tanh_edges),
         cmocka_unit_test(test_layouts),          cmocka_unit_test(test_split_pieces),
         cmocka_unit_test(test_fp64_support),     cmocka_unit_test(test_host_loops),
 #if CLB_HAVE_OPENCL

@@ -13,6 +13,7 @@
 #include "program_cache.h"
 #endif
 
+#include <malloc.h>
 #include <math.h>
 #include <stdbool.h>
 
@@ -134,6 +135,24 @@ static void test_parse_errors(void **state)
                          c->column, msg);
         }
     }
+    /* Length is bounded (issue 26, finding 3: positions are ints, and a text past
+       INT_MAX bytes was read out of bounds): 1 MiB is accepted, one byte more is
+       refused, by a message that says the limit, without reading the whole text. */
+    char *longest = malloc((1 << 20) + 2);
+    assert_non_null(longest);
+    memset(longest, ' ', (1 << 20) + 1);
+    memcpy(longest + (1 << 20) - 6, "x + mu", 6);
+    longest[1 << 20] = '\0';
+    clb_tensor *lo = NULL;
+    CLBT_OK(clb_eval(host, longest, 3, names, in, &lo));
+    clb_tensor_release(lo);
+    longest[1 << 20] = ' ';
+    longest[(1 << 20) + 1] = '\0';
+    lo = (clb_tensor *)1;
+    CLBT_FAILS(CLB_ERR_INVALID_ARGUMENT, clb_eval(host, longest, 3, names, in, &lo));
+    assert_null(lo);
+    assert_non_null(strstr(clb_last_error(), "longer than 1048576 bytes"));
+    free(longest);
     /* Nesting is bounded (the parser recurses), generously. */
     char deep[1024];
     int at = 0;
@@ -959,6 +978,44 @@ static void test_work_splits(void **state)
     clbt_for_each_device(work_splits_on_device);
 }
 
+/* ---- a refusal leaks nothing ---------------------------------------------------------- */
+
+/* Issue 26, finding 11: on a device without float64, clb_eval's refusal of an
+   expression computing in float64 once leaked the generated kernel body
+   (~0.5 KB a call: 100 KB here). 400 refusals must not grow the heap by 40 KB (glibc's
+   mallinfo2; LeakSanitizer reports the same leak in the asan stage). */
+static void refusal_on_device(clb_context *ctx, const char *selector)
+{
+    (void)selector;
+    clb_device_info info;
+    CLBT_OK(clb_context_get_info(ctx, &info));
+    if (info.has_fp64) return;
+    const int64_t shape[1] = {4};
+    const int32_t v[4] = {1, 2, 3, 4};
+    clb_tensor *x = NULL, *r = NULL;
+    CLBT_OK(clb_tensor_from_host(ctx, CLB_INT32, 1, shape, v, &x));
+    const char *names[1] = {"x"};
+    const clb_tensor *in[1] = {x};
+    CLBT_FAILS(CLB_ERR_DTYPE, clb_eval(ctx, "x * 2.5 + exp(x)", 1, names, in, &r));
+    size_t before = mallinfo2().uordblks;
+    for (int i = 0; i < 200; i++) {
+        CLBT_FAILS(CLB_ERR_DTYPE, clb_eval(ctx, "x * 2.5 + exp(x)", 1, names, in, &r));
+        CLBT_FAILS(CLB_ERR_DTYPE,
+                   clb_eval_reduce(ctx, "x * 2.5 + exp(x)", 1, names, in, CLB_SUM, 0, NULL, 0, &r));
+    }
+    size_t after = mallinfo2().uordblks;
+    if (after > before + 40000)
+        fail_msg("%s: 400 refused float64 expressions grew the heap by %zu bytes", info.name,
+                 after - before);
+    clb_tensor_release(x);
+}
+
+static void test_refusal_leaks_nothing(void **state)
+{
+    (void)state;
+    clbt_for_each_device(refusal_on_device);
+}
+
 /* ---- caching ------------------------------------------------------------------------------ */
 
 static void caching_on_device(clb_context *ctx, const char *selector)
@@ -1027,6 +1084,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_layouts, setup, teardown),
         cmocka_unit_test_setup_teardown(test_work_splits, setup, teardown),
         cmocka_unit_test_setup_teardown(test_caching, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_refusal_leaks_nothing, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -245,6 +245,77 @@ static void body_shapes(clb_context *ctx, const char *sel)
     clb_context_release(host);
 }
 
+/* Inner dimension 0: every element an empty sum, 0. The output reuses a released
+   block of the same size full of non-zero bytes, so the fill (cl/fill.cl, never
+   clEnqueueFillBuffer) must write every byte, int16's odd sizes included. */
+static void body_empty_sum(clb_context *ctx, const char *sel)
+{
+    const clb_dtype dts[2] = {CLB_INT16, CLB_FLOAT32};
+    for (int k = 0; k < 2; k++) {
+        size_t esz = clb_dtype_size(dts[k]);
+        const int64_t as[3] = {2, 3, 0}, bs[2] = {0, 701}, os[3] = {2, 3, 701};
+        unsigned char *junk = malloc(2 * 3 * 701 * esz);
+        assert_non_null(junk);
+        memset(junk, 0x7f, 2 * 3 * 701 * esz);
+        clb_tensor *j = clbt_tensor(ctx, dts[k], 3, os, junk), *a = NULL, *b = NULL, *r = NULL;
+        clb_tensor_release(j); /* its block goes to the pool, and back to r */
+        CLBT_OK(clb_tensor_from_host(ctx, dts[k], 3, as, NULL, &a));
+        CLBT_OK(clb_tensor_from_host(ctx, dts[k], 2, bs, NULL, &b));
+        CLBT_OK(clb_matmul(a, b, &r));
+        clbt_assert_shape(r, 3, os);
+        CLBT_OK(clb_tensor_to_host(r, junk, 2 * 3 * 701 * esz));
+        for (size_t i = 0; i < 2 * 3 * 701 * esz; i++)
+            if (junk[i] != 0) fail_msg("%s: %s empty sum, byte %zu is %d", sel,
+                                       clb_dtype_name(dts[k]), i, junk[i]);
+        free(junk);
+        clb_tensor_release(a);
+        clb_tensor_release(b);
+        clb_tensor_release(r);
+    }
+}
+
+static void test_empty_sum(void **state)
+{
+    (void)state;
+    clbt_for_each_device(body_empty_sum);
+}
+
+/* An inner dimension longer than a loop-limited driver's budget (rusticl, quirk
+   loop-limit): the library splits it and adds the pieces (issue 26, finding 13: an
+   int64 matmul with k = 48,000 was refused there as CLB_ERR_UNSUPPORTED). */
+static void body_long_inner(clb_context *ctx, const char *sel)
+{
+    enum { K = 70001 };
+    const int64_t as[2] = {2, K}, bs[2] = {K, 3};
+    int64_t *a = malloc(2 * K * sizeof *a), *b = malloc(3 * K * sizeof *b);
+    assert_true(a && b);
+    for (int64_t i = 0; i < 2 * K; i++) a[i] = (i * 7) % 11 - 5;
+    for (int64_t i = 0; i < 3 * K; i++) b[i] = (i * 5) % 13 - 6;
+    clb_tensor *ta = clbt_tensor(ctx, CLB_INT64, 2, as, a), *tb = clbt_tensor(ctx, CLB_INT64, 2, bs, b);
+    clb_tensor *r = NULL;
+    CLBT_OK(clb_matmul(ta, tb, &r));
+    int64_t got[6], want[6] = {0};
+    CLBT_OK(clb_tensor_to_host(r, got, sizeof got));
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 3; j++)
+            for (int64_t p = 0; p < K; p++) want[i * 3 + j] += a[i * K + p] * b[p * 3 + j];
+    for (int i = 0; i < 6; i++)
+        if (got[i] != want[i])
+            fail_msg("%s: int64 (2, %d) @ (%d, 3): element %d is %lld, expected %lld", sel, K, K,
+                     i, (long long)got[i], (long long)want[i]);
+    clb_tensor_release(r);
+    clb_tensor_release(ta);
+    clb_tensor_release(tb);
+    free(a);
+    free(b);
+}
+
+static void test_long_inner(void **state)
+{
+    (void)state;
+    clbt_for_each_device(body_long_inner);
+}
+
 static void test_shapes(void **state)
 {
     (void)state;
@@ -313,6 +384,8 @@ int main(void)
         cmocka_unit_test(test_shapes),
         cmocka_unit_test(test_broadcast_inner),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_empty_sum),
+        cmocka_unit_test(test_long_inner),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

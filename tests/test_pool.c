@@ -1,6 +1,8 @@
 /* The per-context storage pool: released blocks are reused, accounting stays exact. */
 #include "testutil.h"
 
+#include <time.h>
+
 static void reuse_body(clb_context *ctx, const char *selector)
 {
     (void)selector;
@@ -78,12 +80,49 @@ static void test_errors(void **state)
     assert_int_equal(clb_memory_reserved(NULL), 0);
 }
 
+/* Exhaustion at scale (issue 26, finding 14): with 100,000 blocks of one size
+   pooled, 10,000 allocations of another size once walked the whole list each
+   (3-8 s); now each looks up its size class: well under a second in all. On the
+   host backend (OpenCL drivers' own per-buffer costs are not the pool's). */
+static double seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static void test_many_pooled(void **state)
+{
+    (void)state;
+    enum { LIVE = 100000, NEW = 10000 };
+    clb_context *ctx = clbt_host();
+    clb_tensor **t = calloc(LIVE, sizeof *t);
+    assert_non_null(t);
+    const int64_t small[1] = {16}, other[1] = {300};
+    static const float zeros[300] = {0};
+    double t0 = seconds();
+    for (int i = 0; i < LIVE; i++) CLBT_OK(clb_tensor_from_host(ctx, CLB_FLOAT32, 1, small, zeros, &t[i]));
+    double live = seconds() - t0;
+    for (int i = 0; i < LIVE; i++) clb_tensor_release(t[i]);
+    t0 = seconds();
+    for (int i = 0; i < NEW; i++) CLBT_OK(clb_tensor_from_host(ctx, CLB_FLOAT32, 1, other, zeros, &t[i]));
+    double fresh = seconds() - t0;
+    for (int i = 0; i < NEW; i++) clb_tensor_release(t[i]);
+    printf("100,000 live tensors made in %.3f s; 10,000 of a new size with 100,000 pooled: "
+           "%.3f s\n", live, fresh);
+    if (fresh > 1.0) fail_msg("10,000 allocations beside 100,000 pooled blocks took %.2f s", fresh);
+    if (live > 5.0) fail_msg("100,000 live tensors took %.2f s to make", live);
+    free(t);
+    clb_context_release(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reuse),
         cmocka_unit_test(test_values),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_many_pooled),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -299,7 +299,6 @@ static void test_python_sweep(void **state)
             for (size_t b = 0; b < sizeof ends / sizeof ends[0]; b++)
                 for (size_t s = 0; s < sizeof steps / sizeof steps[0]; s++) {
                     int64_t step = steps[s];
-                    if (step == CLB_NONE) continue; /* CLB_NONE as a step means 1: below */
                     int64_t first = 0, len = 0;
                     py_indices(n, ends[a], ends[b], step, &first, &len);
                     check_1d(ctx, base, data, n, ends[a], ends[b], step, first, len);
@@ -332,13 +331,21 @@ static void views_body(clb_context *ctx, const char *sel)
     const int32_t want[8] = {22, 24, 16, 18, 10, 12, 4, 6};
     for (int i = 0; i < 8; i++) assert_int_equal(got[i], want[i]);
     clb_tensor_release(v);
-    /* CLB_NONE as the step is Python's None: 1 */
-    v = sliced(x, 1, 2, CLB_NONE, CLB_NONE);
-    clbt_assert_shape(v, 2, (const int64_t[]){4, 4});
-    assert_int_equal(clb_tensor_strides(v)[1], 1);
+    /* A step of INT64_MIN is a number, as in Python (issue 26, finding 8): x[:, 2::-2**63]
+       is the one element at 2, and x[:, ::-2**63] the last; it once meant 1. */
+    v = sliced(x, 1, 2, CLB_NONE, INT64_MIN);
+    clbt_assert_shape(v, 2, (const int64_t[]){4, 1});
+    assert_int_equal(clb_tensor_offset(v), 2);
+    clb_tensor_release(v);
+    v = sliced(x, 1, CLB_NONE, CLB_NONE, INT64_MIN);
+    clbt_assert_shape(v, 2, (const int64_t[]){4, 1});
+    assert_int_equal(clb_tensor_offset(v), 5);
+    clb_tensor_release(v);
+    v = sliced(x, 1, 0, 0, INT64_MIN);
+    clbt_assert_shape(v, 2, (const int64_t[]){4, 0});
     clb_tensor_release(v);
     /* empty: 5:2 is a valid zero-size view, usable by ops */
-    v = sliced(x, 1, 5, 2, CLB_NONE);
+    v = sliced(x, 1, 5, 2, 1);
     clbt_assert_shape(v, 2, (const int64_t[]){4, 0});
     assert_int_equal(clb_tensor_numel(v), 0);
     CLBT_OK(clb_tensor_to_host(v, got, 0));

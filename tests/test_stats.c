@@ -490,6 +490,63 @@ static void softmax_values_body(clb_context *ctx, const char *sel)
     clb_tensor_release(t);
 }
 
+/* CLB_MAX_DIMS dimensions (issue 26, finding 1): the (max, sum) pairs of the
+   online pass once took one axis more than the input and overflowed a stack
+   array. A (3, 1, ..., 1, 4) tensor, reduced along its first, its last and all
+   its axes, against values computed here. */
+static void softmax_max_dims_body(clb_context *ctx, const char *sel)
+{
+    int64_t shape[CLB_MAX_DIMS];
+    for (int d = 0; d < CLB_MAX_DIMS; d++) shape[d] = 1;
+    shape[0] = 3;
+    shape[CLB_MAX_DIMS - 1] = 4;
+    float x[12];
+    for (int i = 0; i < 12; i++) x[i] = (float)((i * 7) % 5) - 1.5f;
+    clb_tensor *t = f32(ctx, CLB_MAX_DIMS, shape, x), *r = NULL;
+    const int axes[3] = {0, CLB_MAX_DIMS - 1, -1};
+    for (int k = 0; k < 2; k++) {
+        int ax = axes[k];
+        double sm[12], lsm[12], lse[12];
+        for (int i = 0; i < 12; i++) {
+            int row = ax == 0 ? i % 4 : i / 4, step = ax == 0 ? 4 : 1, n = ax == 0 ? 3 : 4;
+            int first = ax == 0 ? row : row * 4;
+            double m = -INFINITY, sum = 0;
+            for (int j = 0; j < n; j++) m = fmax(m, x[first + j * step]);
+            for (int j = 0; j < n; j++) sum += exp(x[first + j * step] - m);
+            sm[i] = exp(x[i] - m) / sum;
+            lsm[i] = x[i] - m - log(sum);
+            lse[ax == 0 ? i % 4 : i / 4] = m + log(sum);
+        }
+        CLBT_OK(clb_softmax(t, ax, &r));
+        clbt_assert_shape(r, CLB_MAX_DIMS, shape);
+        expect_values(r, sm, 12, 1e-5, "softmax of 64 dimensions", sel);
+        clb_tensor_release(r);
+        CLBT_OK(clb_log_softmax(t, ax, &r));
+        expect_values(r, lsm, 12, 1e-5, "log_softmax of 64 dimensions", sel);
+        clb_tensor_release(r);
+        for (int keep = 0; keep < 2; keep++) {
+            CLBT_OK(clb_logsumexp(t, 1, &ax, keep, &r));
+            assert_int_equal(clb_tensor_ndim(r), keep ? CLB_MAX_DIMS : CLB_MAX_DIMS - 1);
+            expect_values(r, lse, ax == 0 ? 4 : 3, 1e-5, "logsumexp of 64 dimensions", sel);
+            clb_tensor_release(r);
+        }
+    }
+    CLBT_OK(clb_logsumexp(t, 0, NULL, 0, &r));
+    double m = -INFINITY, sum = 0;
+    for (int i = 0; i < 12; i++) m = fmax(m, x[i]);
+    for (int i = 0; i < 12; i++) sum += exp(x[i] - m);
+    const double all[1] = {m + log(sum)};
+    expect_values(r, all, 1, 1e-5, "logsumexp of all 64 dimensions", sel);
+    clb_tensor_release(r);
+    clb_tensor_release(t);
+}
+
+static void test_softmax_max_dims(void **state)
+{
+    (void)state;
+    clbt_for_each_device(softmax_max_dims_body);
+}
+
 static void test_softmax_values(void **state)
 {
     (void)state;
@@ -856,6 +913,7 @@ int main(void)
         cmocka_unit_test(test_var_values),          cmocka_unit_test(test_var_accuracy),
         cmocka_unit_test(test_var_vs_host),         cmocka_unit_test(test_arg_values),
         cmocka_unit_test(test_arg_vs_host),         cmocka_unit_test(test_softmax_values),
+        cmocka_unit_test(test_softmax_max_dims),
         cmocka_unit_test(test_softmax_vs_host),     cmocka_unit_test(test_softmax_rows),
         cmocka_unit_test(test_eval_reduce),         cmocka_unit_test(test_eval_reduce_paths),
         cmocka_unit_test(test_sum_accuracy),        cmocka_unit_test(test_eval_reduce_memory),

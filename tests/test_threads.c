@@ -275,11 +275,98 @@ static void test_context_per_thread(void **state)
     clbt_for_each_device(own_contexts);
 }
 
+/* ---- one tensor shared by every thread (issue 26) ----------------------------------- */
+
+/* Eight threads on one tensor of one context at once: whole and partial reads
+   (clb_tensor_to_host of the tensor and of slices: partial maps of one buffer,
+   which crashed PoCL 3.1 in memcpy, quirk concurrent-map), moves to a second
+   context, ops reading it, and retains and releases of views shared with the
+   other threads, whose last release may fall to any of them. */
+#define SHARED_N 4096
+typedef struct sharer {
+    const clb_tensor *t;
+    clb_tensor *view; /* one reference of the shared view is this thread's to drop */
+    clb_context *other;
+    int index;
+    char error[512];
+} sharer;
+
+static void *share_worker(void *arg)
+{
+    sharer *w = arg;
+    float *buf = malloc(SHARED_N * sizeof *buf);
+    clb_tensor *v = NULL, *moved = NULL, *sum = NULL;
+    if (!buf) WFAIL(w, "out of memory");
+    for (int round = 0; round < 40; round++) {
+        int64_t start = (int64_t)((w->index * 97 + round * 13) % (SHARED_N - 512));
+        WOK(w, clb_tensor_to_host(w->t, buf, SHARED_N * sizeof *buf));
+        for (int i = 0; i < SHARED_N; i++)
+            if (buf[i] != (float)i) WFAIL(w, "read element %d = %g", i, buf[i]);
+        WOK(w, clb_slice(w->t, 0, start, start + 512, 1, &v));
+        WOK(w, clb_tensor_to_host(v, buf, 512 * sizeof *buf));
+        for (int i = 0; i < 512; i++)
+            if (buf[i] != (float)(start + i)) WFAIL(w, "slice element %d = %g", i, buf[i]);
+        WOK(w, clb_tensor_to_context(v, w->other, &moved));
+        WOK(w, clb_tensor_to_host(moved, buf, 512 * sizeof *buf));
+        for (int i = 0; i < 512; i++)
+            if (buf[i] != (float)(start + i)) WFAIL(w, "moved element %d = %g", i, buf[i]);
+        WOK(w, clb_binary(CLB_ADD, v, v, &sum));
+        WOK(w, clb_tensor_to_host(sum, buf, 512 * sizeof *buf));
+        for (int i = 0; i < 512; i++)
+            if (buf[i] != 2.0f * (float)(start + i)) WFAIL(w, "sum element %d = %g", i, buf[i]);
+        clb_tensor_release(v);
+        clb_tensor_release(moved);
+        clb_tensor_release(sum);
+        v = moved = sum = NULL;
+    }
+done:
+    clb_tensor_release(v);
+    clb_tensor_release(moved);
+    clb_tensor_release(sum);
+    clb_tensor_release(w->view); /* the last of these frees the shared view */
+    free(buf);
+    return NULL;
+}
+
+static void shared_tensor(clb_context *ctx, const char *selector)
+{
+    static float v[SHARED_N];
+    for (int i = 0; i < SHARED_N; i++) v[i] = (float)i;
+    const int64_t shape[1] = {SHARED_N};
+    clb_tensor *t = clbt_tensor(ctx, CLB_FLOAT32, 1, shape, v), *view = NULL;
+    CLBT_OK(clb_slice(t, 0, 1, SHARED_N, 2, &view));
+    clb_context *other = NULL;
+    CLBT_OK(clb_context_create(strcmp(selector, "host") == 0 ? "host" : selector, &other));
+    static sharer w[NTHREADS];
+    pthread_t th[NTHREADS];
+    for (int k = 0; k < NTHREADS; k++) {
+        memset(&w[k], 0, sizeof w[k]);
+        w[k] = (sharer){.t = t, .view = view, .other = other, .index = k};
+        if (k > 0) clb_tensor_retain(view);
+    }
+    for (int k = 0; k < NTHREADS; k++)
+        assert_int_equal(pthread_create(&th[k], NULL, share_worker, &w[k]), 0);
+    for (int k = 0; k < NTHREADS; k++) assert_int_equal(pthread_join(th[k], NULL), 0);
+    for (int k = 0; k < NTHREADS; k++)
+        if (w[k].error[0]) fail_msg("%s, shared tensor, thread %d: %s", selector, k, w[k].error);
+    clb_tensor_release(t);
+    CLBT_OK(clb_finish(other));
+    assert_int_equal(clb_memory_allocated(other), 0);
+    clb_context_release(other);
+}
+
+static void test_shared_tensor(void **state)
+{
+    (void)state;
+    clbt_for_each_device(shared_tensor);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_shared_context),
         cmocka_unit_test(test_context_per_thread),
+        cmocka_unit_test(test_shared_tensor),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -105,7 +105,14 @@ def main(argv):
     for rel in files:
         by_base.setdefault(os.path.basename(rel), []).append(rel)
 
-    findings = {"call circles": [], "include circles": [], "arrows up": [], "OpenCL headers": []}
+    findings = {"call circles": [], "include circles": [], "arrows up": [], "OpenCL headers": [],
+                "forbidden calls": []}
+
+    # NVIDIA's driver gets large clEnqueueFillBuffer fills wrong: fills run through
+    # cl/fill.cl (clb__cl_fill), and no source calls it.
+    for rel, text in sorted(files.items()):
+        if re.search(r"\bclEnqueueFillBuffer\s*\(", strip(text)):
+            findings["forbidden calls"].append(f"{rel} calls clEnqueueFillBuffer; use clb__cl_fill")
 
     # OpenCL headers
     for rel, text in sorted(files.items()):

@@ -103,6 +103,10 @@ typedef struct clb__backend {
 
     clb_status (*alloc)(clb_context *ctx, size_t nbytes, void **handle);
     void (*free)(clb_context *ctx, void *handle);
+    /* Optional: gives back the application's handle of a wrapped storage when its
+       last view goes (NULL: free). The OpenCL backend first drops the references
+       its cached kernel objects' arguments hold on it (rusticl retains them). */
+    void (*free_wrapped)(clb_context *ctx, void *handle);
     /* Blocking transfers of plain bytes between host memory and storage. */
     clb_status (*write)(clb_context *ctx, void *handle, size_t offset, const void *src, size_t nbytes);
     clb_status (*read)(clb_context *ctx, void *handle, size_t offset, void *dst, size_t nbytes);

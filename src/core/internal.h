@@ -26,7 +26,7 @@ struct clb_context {
     atomic_size_t allocated;            /* bytes of live storage, for clb_memory_allocated */
     atomic_size_t reserved;             /* bytes held from the backend: live blocks + the pool */
     pthread_mutex_t pool_lock;
-    struct clb__pool_block *pool;       /* released blocks kept for reuse (pool.c) */
+    struct clb__pool *pool;             /* released blocks kept for reuse (pool.c); NULL: none */
     clb__options options;               /* the environment, read at creation (options.c) */
     atomic_int promotion;               /* clb_promotion: the rules every op of this context follows */
 };
@@ -42,7 +42,21 @@ typedef struct clb__storage {
                          and release gives the handle to backend->free, never to the pool */
     bool borrowed;    /* the application's host memory (clb_tensor_from_host_memory): wrapped,
                          and release gives it to nobody (the application frees it) */
+    bool read_only;   /* the device may not write it (a CL_MEM_READ_ONLY buffer): never an out */
+    /* The memory itself, whatever record describes it: the handle, or for an OpenCL
+       sub-buffer its parent buffer; base_offset is where handle's byte 0 lies in
+       base. Overlap and sharing are decided on (base, bytes), so that two wraps of
+       one cl_mem, or a wrap of a sub-buffer and of its parent, alias. */
+    const void *base;
+    size_t base_offset;
 } clb__storage;
+
+/* What a wrapped handle is (clb__tensor_wrap). */
+typedef struct clb__wrap_memory {
+    const void *base;   /* NULL: the handle itself */
+    size_t base_offset; /* the handle's byte 0 within base */
+    bool read_only;
+} clb__wrap_memory;
 
 struct clb_tensor {
     uint32_t magic;
@@ -126,9 +140,9 @@ clb_status clb__tensor_new(clb_context *ctx, clb_dtype dtype, int ndim, const in
    application's cl_mem): the reference passes to the storage, which gives it to
    backend->free when the last view goes; on failure it is given back at once.
    capacity: the handle's size in bytes; nothing is counted by clb_memory_allocated. */
-clb_status clb__tensor_wrap(clb_context *ctx, void *handle, size_t capacity, clb_dtype dtype,
-                            int ndim, const int64_t *shape, const int64_t *strides,
-                            int64_t offset, clb_tensor **out);
+clb_status clb__tensor_wrap(clb_context *ctx, void *handle, const clb__wrap_memory *mem,
+                            size_t capacity, clb_dtype dtype, int ndim, const int64_t *shape,
+                            const int64_t *strides, int64_t offset, clb_tensor **out);
 /* The same over memory the application keeps owning (host backend:
    clb_tensor_from_host_memory): nothing is ever freed by the library. */
 clb_status clb__tensor_borrow(clb_context *ctx, void *ptr, size_t capacity, clb_dtype dtype,
@@ -139,10 +153,18 @@ clb_status clb__tensor_view(const clb_tensor *t, int ndim, const int64_t *shape,
                             const int64_t *strides, int64_t offset, clb_tensor **out);
 /* The smallest and largest element offsets the view touches (numel > 0). */
 void clb__tensor_extent(const clb_tensor *t, int64_t *lo, int64_t *hi);
+/* Whether a and b lie in one memory object (the same storage record, or two records
+   of one buffer: clb_tensor_shares_storage). */
+bool clb__same_memory(const clb_tensor *a, const clb_tensor *b);
+/* Whether two elements of t may lie at one address (a self-overlapping view such as
+   (4, 4) with strides (1, 1)); stride-0 axes are the caller's concern. Conservative:
+   true unless the strides, sorted, each step past everything the smaller ones span. */
+bool clb__tensor_overlaps_itself(const clb_tensor *t);
 
-/* `out` of an *_into call must be writable without racing the inputs: no stride-0
-   axes, and either exactly one of the inputs (in place) or disjoint from every input's
-   memory. CLB_ERR_ALIASING naming fn and the input otherwise. */
+/* `out` of an *_into call must be writable without racing the inputs: writable memory,
+   no stride-0 axes, no two elements at one address, and either exactly one of the
+   inputs (in place) or disjoint from every input's bytes, whatever storage records
+   describe them. CLB_ERR_ALIASING naming fn and the input otherwise. */
 clb_status clb__check_out_writable(const char *fn, const clb_tensor *out, int n,
                                    const char *const *names, const clb_tensor *const *in);
 

@@ -36,6 +36,7 @@ clb_status clb__storage_alloc(clb_context *ctx, size_t nbytes, clb__storage **ou
     atomic_init(&s->refs, 1);
     s->ctx = ctx;
     s->nbytes = nbytes;
+    s->base = s->handle;
     clb__context_retain(ctx);
     atomic_fetch_add(&ctx->allocated, nbytes);
     *out = s;
@@ -53,7 +54,9 @@ void clb__storage_release(clb__storage *s)
     clb_context *ctx = s->ctx;
     if (s->wrapped) {
         /* the application's buffer: exactly one release; its host memory: never ours */
-        if (!s->borrowed) ctx->backend->free(ctx, s->handle);
+        if (!s->borrowed)
+            (ctx->backend->free_wrapped ? ctx->backend->free_wrapped : ctx->backend->free)(
+                ctx, s->handle);
     } else {
         clb__pool_free(ctx, s->handle, s->capacity);
     }
@@ -106,9 +109,10 @@ cleanup:
     return st;
 }
 
-static clb_status tensor_over(clb_context *ctx, void *handle, bool borrowed, size_t capacity,
-                              clb_dtype dtype, int ndim, const int64_t *shape,
-                              const int64_t *strides, int64_t offset, clb_tensor **out)
+static clb_status tensor_over(clb_context *ctx, void *handle, bool borrowed,
+                              const clb__wrap_memory *mem, size_t capacity, clb_dtype dtype,
+                              int ndim, const int64_t *shape, const int64_t *strides,
+                              int64_t offset, clb_tensor **out)
 {
     *out = NULL;
     clb__storage *s = calloc(1, sizeof *s);
@@ -123,6 +127,9 @@ static clb_status tensor_over(clb_context *ctx, void *handle, bool borrowed, siz
     s->capacity = capacity;
     s->wrapped = true;
     s->borrowed = borrowed;
+    s->read_only = mem->read_only;
+    s->base = mem->base ? mem->base : handle;
+    s->base_offset = mem->base ? mem->base_offset : 0;
     clb__context_retain(ctx);
     *out = tensor_record(s, dtype, ndim, shape, strides, offset);
     if (!*out) {
@@ -132,18 +139,22 @@ static clb_status tensor_over(clb_context *ctx, void *handle, bool borrowed, siz
     return CLB_OK;
 }
 
-clb_status clb__tensor_wrap(clb_context *ctx, void *handle, size_t capacity, clb_dtype dtype,
-                            int ndim, const int64_t *shape, const int64_t *strides,
-                            int64_t offset, clb_tensor **out)
+clb_status clb__tensor_wrap(clb_context *ctx, void *handle, const clb__wrap_memory *mem,
+                            size_t capacity, clb_dtype dtype, int ndim, const int64_t *shape,
+                            const int64_t *strides, int64_t offset, clb_tensor **out)
 {
-    return tensor_over(ctx, handle, false, capacity, dtype, ndim, shape, strides, offset, out);
+    return tensor_over(ctx, handle, false, mem, capacity, dtype, ndim, shape, strides, offset,
+                       out);
 }
 
 clb_status clb__tensor_borrow(clb_context *ctx, void *ptr, size_t capacity, clb_dtype dtype,
                               int ndim, const int64_t *shape, const int64_t *strides,
                               int64_t offset, clb_tensor **out)
 {
-    return tensor_over(ctx, ptr, true, capacity, dtype, ndim, shape, strides, offset, out);
+    /* Two borrows of one pointer are one memory (a partial overlap of two borrowed
+       regions is not seen: the application keeps those apart). */
+    const clb__wrap_memory mem = {0};
+    return tensor_over(ctx, ptr, true, &mem, capacity, dtype, ndim, shape, strides, offset, out);
 }
 
 clb_status clb__tensor_view(const clb_tensor *t, int ndim, const int64_t *shape,
@@ -232,9 +243,59 @@ int clb_tensor_is_contiguous(const clb_tensor *t)
     return 1;
 }
 
+bool clb__same_memory(const clb_tensor *a, const clb_tensor *b)
+{
+    return a->storage == b->storage || a->storage->base == b->storage->base;
+}
+
 int clb_tensor_shares_storage(const clb_tensor *a, const clb_tensor *b)
 {
-    return a && b && a->storage == b->storage;
+    return a && b && a->magic == CLB__TENSOR_MAGIC && b->magic == CLB__TENSOR_MAGIC &&
+           clb__same_memory(a, b);
+}
+
+/* The bytes [lo, hi) of its memory object (clb__storage.base) that t touches. */
+static void byte_range(const clb_tensor *t, int64_t *lo, int64_t *hi)
+{
+    int64_t elo = 0, ehi = 0, size = (int64_t)clb_dtype_size(t->dtype);
+    clb__tensor_extent(t, &elo, &ehi);
+    *lo = (int64_t)t->storage->base_offset + elo * size;
+    *hi = (int64_t)t->storage->base_offset + (ehi + 1) * size;
+}
+
+/* Whether a and b are exactly the same elements: same first byte, item size,
+   shape and byte strides (size-1 axes are never stepped). */
+static bool same_elements(const clb_tensor *a, const clb_tensor *b)
+{
+    int64_t size = (int64_t)clb_dtype_size(a->dtype);
+    if (size != (int64_t)clb_dtype_size(b->dtype) || a->ndim != b->ndim ||
+        (int64_t)a->storage->base_offset + a->offset * size !=
+            (int64_t)b->storage->base_offset + b->offset * size)
+        return false;
+    for (int d = 0; d < a->ndim; d++)
+        if (a->shape[d] != b->shape[d] || (a->shape[d] != 1 && a->strides[d] != b->strides[d]))
+            return false;
+    return true;
+}
+
+bool clb__tensor_overlaps_itself(const clb_tensor *t)
+{
+    int64_t mag[CLB_MAX_DIMS], len[CLB_MAX_DIMS];
+    int n = 0;
+    for (int d = 0; d < t->ndim; d++) {
+        if (t->shape[d] == 1) continue;
+        int64_t m = t->strides[d] < 0 ? -t->strides[d] : t->strides[d];
+        int i = n++;
+        for (; i > 0 && mag[i - 1] > m; i--) mag[i] = mag[i - 1], len[i] = len[i - 1];
+        mag[i] = m;
+        len[i] = t->shape[d];
+    }
+    int64_t span = 0; /* the farthest element the smaller strides reach */
+    for (int i = 0; i < n; i++) {
+        if (mag[i] <= span) return true;
+        span += (len[i] - 1) * mag[i];
+    }
+    return false;
 }
 
 clb_status clb__check_same_context(const char *fn, const clb_tensor *a, const clb_tensor *b)
@@ -251,6 +312,11 @@ clb_status clb__check_same_context(const char *fn, const clb_tensor *a, const cl
 clb_status clb__check_out_writable(const char *fn, const clb_tensor *out, int n, const char *const *names,
                             const clb_tensor *const *in)
 {
+    if (out->storage->read_only)
+        return clb__fail(CLB_ERR_INVALID_ARGUMENT,
+                         "%s: out wraps a CL_MEM_READ_ONLY buffer, which the device may not "
+                         "write; wrap a CL_MEM_READ_WRITE or CL_MEM_WRITE_ONLY buffer as out",
+                         fn);
     if (out->numel == 0) return CLB_OK;
     for (int d = 0; d < out->ndim; d++)
         if (out->strides[d] == 0 && out->shape[d] > 1)
@@ -259,18 +325,22 @@ clb_status clb__check_out_writable(const char *fn, const clb_tensor *out, int n,
                              "results would be written to one element; write to a contiguous "
                              "tensor instead",
                              fn, d);
+    if (clb__tensor_overlaps_itself(out))
+        return clb__fail(CLB_ERR_ALIASING,
+                         "%s: out's elements overlap one another (its strides revisit "
+                         "addresses), so several results would be written to one place; write "
+                         "to a contiguous tensor instead",
+                         fn);
     int64_t olo, ohi;
-    clb__tensor_extent(out, &olo, &ohi);
+    byte_range(out, &olo, &ohi);
     for (int k = 0; k < n; k++) {
         const clb_tensor *t = in[k];
-        if (t->storage != out->storage || t->numel == 0) continue;
-        bool same = t->offset == out->offset && t->ndim == out->ndim;
-        for (int d = 0; same && d < t->ndim; d++)
-            same = t->shape[d] == out->shape[d] && (t->shape[d] == 1 || t->strides[d] == out->strides[d]);
-        if (same) continue; /* in place: each element is read, then written, by one work item */
+        if (!clb__same_memory(t, out) || t->numel == 0) continue;
+        /* in place: each element is read, then written, by one work item */
+        if (same_elements(t, out)) continue;
         int64_t lo, hi;
-        clb__tensor_extent(t, &lo, &hi);
-        if (lo <= ohi && olo <= hi)
+        byte_range(t, &lo, &hi);
+        if (lo < ohi && olo < hi)
             return clb__fail(CLB_ERR_ALIASING,
                              "%s: out overlaps input %s without being exactly that tensor; "
                              "results would depend on the order of evaluation. Write to a "

@@ -20,6 +20,10 @@
 #define CLB__EVAL_MAX_INPUTS CLB_EVAL_MAX_INPUTS /* plan operands: the output + these */
 _Static_assert(CLB__EVAL_MAX_INPUTS + 1 <= CLB__MAX_OPERANDS, "a plan must hold every input");
 #define CLB__EXPR_MAX_NODES 512
+/* The longest expression text, in bytes: positions and columns are ints, and
+   512 nodes never need more (issue 26, finding 3: a text past INT_MAX bytes
+   once made the parser read out of bounds). */
+#define CLB__EXPR_MAX_TEXT (1 << 20)
 #define CLB__EXPR_MAX_DEPTH 100 /* parentheses, calls and prefix operators nest at most this deep */
 
 typedef enum clb__expr_kind {

@@ -713,14 +713,21 @@ clb_status clb__expr_parse(const char *fn, const char *text, int n, const char *
                                  "its own name",
                                  fn, j, k, names[k]);
     }
+    /* strnlen: a text of gigabytes is not even read to its end. */
+    size_t text_len = strnlen(text, (size_t)CLB__EXPR_MAX_TEXT + 1);
+    if (text_len > CLB__EXPR_MAX_TEXT)
+        return clb__fail(CLB_ERR_INVALID_ARGUMENT,
+                         "%s: the expression is longer than %d bytes (1 MiB), the longest accepted; "
+                         "an expression has at most %d nodes, so shorten names or whitespace",
+                         fn, CLB__EXPR_MAX_TEXT, CLB__EXPR_MAX_NODES);
     clb__expr *e = calloc(1, sizeof *e);
-    char *copy = malloc(strlen(text) + 1);
+    char *copy = malloc(text_len + 1);
     if (!e || !copy) {
         free(e);
         free(copy);
         return clb__fail(CLB_ERR_OUT_OF_MEMORY, "%s: out of host memory parsing an expression", fn);
     }
-    strcpy(copy, text);
+    memcpy(copy, text, text_len + 1);
     e->text = copy;
     parser p = {.fn = fn, .text = copy, .n = n, .names = names, .e = e};
     int root = 0;

@@ -251,6 +251,12 @@ static void cl_free(clb_context *ctx, void *handle)
     clb__buffer_free((cl_mem)handle);
 }
 
+static void cl_free_wrapped(clb_context *ctx, void *handle)
+{
+    clb__cl_kernels_forget(impl_of(ctx), (cl_mem)handle);
+    clb__buffer_free((cl_mem)handle);
+}
+
 static clb_status cl_write(clb_context *ctx, void *handle, size_t offset, const void *src,
                            size_t nbytes)
 {
@@ -357,6 +363,7 @@ static const clb__backend cl_backend = {
     .finish = cl_finish,
     .alloc = cl_alloc,
     .free = cl_free,
+    .free_wrapped = cl_free_wrapped,
     .write = cl_write,
     .read = cl_read,
     .copy = clb__cl_copy,

@@ -109,9 +109,20 @@ clb_status clb_tensor_from_cl_buffer(clb_context *ctx, cl_mem buffer, size_t off
     cl_context owner = NULL;
     size_t size = 0;
     cl_mem_object_type type = 0;
+    cl_mem_flags flags = 0;
+    cl_mem parent = NULL;
+    clb__wrap_memory mem = {0};
     cl_int err = clGetMemObjectInfo(buffer, CL_MEM_TYPE, sizeof type, &type, NULL);
     if (err == CL_SUCCESS) err = clGetMemObjectInfo(buffer, CL_MEM_CONTEXT, sizeof owner, &owner, NULL);
     if (err == CL_SUCCESS) err = clGetMemObjectInfo(buffer, CL_MEM_SIZE, sizeof size, &size, NULL);
+    if (err == CL_SUCCESS) err = clGetMemObjectInfo(buffer, CL_MEM_FLAGS, sizeof flags, &flags, NULL);
+    /* A sub-buffer is its parent's memory from CL_MEM_OFFSET on: aliasing is
+       decided on the parent's bytes. */
+    if (err == CL_SUCCESS)
+        err = clGetMemObjectInfo(buffer, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL);
+    if (err == CL_SUCCESS && parent)
+        err = clGetMemObjectInfo(buffer, CL_MEM_OFFSET, sizeof mem.base_offset, &mem.base_offset,
+                                 NULL);
     if (err != CL_SUCCESS)
         CLB_FAIL(CLB_ERR_INVALID_ARGUMENT, "%s: buffer is not a valid cl_mem (%s)", fn,
                  clb__cl_error_name(err));
@@ -154,7 +165,9 @@ clb_status clb_tensor_from_cl_buffer(clb_context *ctx, cl_mem buffer, size_t off
     }
     CLB_CL_CHECK(clRetainMemObject(buffer), "clRetainMemObject");
     /* The reference passes to the storage (released by it, also on failure). */
-    CLB_TRY(clb__tensor_wrap(ctx, buffer, size, dtype, ndim, shape, view_strides,
+    mem.base = parent;
+    mem.read_only = (flags & CL_MEM_READ_ONLY) != 0;
+    CLB_TRY(clb__tensor_wrap(ctx, buffer, &mem, size, dtype, ndim, shape, view_strides,
                              (int64_t)(offset_bytes / itemsize), out));
 cleanup:
     return st;

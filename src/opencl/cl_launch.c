@@ -259,6 +259,32 @@ clb_status clb__cl_set_arg(clb__cl_kernel *k, cl_uint index, size_t size, const 
     return CLB_OK;
 }
 
+void clb__cl_kernels_forget(clb__cl_context *cl, cl_mem mem)
+{
+    pthread_mutex_lock(&cl->kernels->lock);
+    for (int b = 0; b < KERNEL_BUCKETS; b++) {
+        for (clb__cl_kernel *k = cl->kernels->buckets[b]; k; k = k->next) {
+            cl_uint nargs = 0;
+            if (clGetKernelInfo(k->kernel, CL_KERNEL_NUM_ARGS, sizeof nargs, &nargs, NULL) !=
+                CL_SUCCESS)
+                continue;
+            for (cl_uint i = 0; i < nargs; i++) {
+                bool cached = i < CLB__CL_CACHED_ARGS && k->arg_value[i];
+                if (cached && !(k->arg_size[i] == sizeof mem &&
+                                memcmp(k->arg_value[i], &mem, sizeof mem) == 0))
+                    continue; /* known to hold something else */
+                /* A buffer argument becomes NULL; any other kind refuses it, unchanged. */
+                (void)clSetKernelArg(k->kernel, i, sizeof(cl_mem), NULL);
+                if (i < CLB__CL_CACHED_ARGS) {
+                    free(k->arg_value[i]);
+                    k->arg_value[i] = NULL;
+                }
+            }
+        }
+    }
+    pthread_mutex_unlock(&cl->kernels->lock);
+}
+
 void clb__cl_kernel_unlock(clb__cl_context *cl)
 {
     pthread_mutex_unlock(&cl->kernels->lock);

@@ -135,6 +135,18 @@ clb__cl_kernel *clb__cl_kernel_find(clb__cl_context *cl, clb__kernel_id id, uint
 clb_status clb__cl_kernel_named(clb__cl_context *cl, clb__kernel_id id, uint64_t key,
                                 cl_program program, const char *name, clb__cl_kernel **out);
 void clb__cl_kernel_unlock(clb__cl_context *cl);
+/* Drops every reference the cached kernel objects' arguments may hold on mem (an
+   application's buffer whose last view went): each argument that holds it, or
+   whose value was set without being remembered, becomes NULL, and is set again
+   by its next launch. rusticl retains kernel arguments until they change, so the
+   buffer would otherwise outlive every view (issue 26, finding 12). */
+void clb__cl_kernels_forget(clb__cl_context *cl, cl_mem mem);
+
+/* Enqueues a fill of bytes [offset, offset + nbytes) of mem with `value` through
+   cl/fill.cl: the library never calls clEnqueueFillBuffer (NVIDIA's driver gets
+   large fills wrong). */
+clb_status clb__cl_fill(clb__cl_context *cl, cl_mem mem, size_t offset, size_t nbytes,
+                        unsigned char value);
 /* The kernel object `name` (number `variant` < 8 of the program's kernels) of
    `program`, a program of the context's program cache: found, or created and
    cached; returned with the cache locked, as clb__cl_kernel_find. For drivers

@@ -95,7 +95,7 @@ static int64_t blocked_rows(clb_dtype dtype)
 }
 
 static clb_status run_kernel(clb_context *ctx, const clb__matmul_op *op, const clb__plan *plan,
-                             void *const *handles, bool blocked)
+                             void *const *handles, bool blocked, bool accumulate)
 {
     clb_status st = CLB_OK;
     clb__cl_context *cl = clb__cl_impl(ctx);
@@ -109,9 +109,9 @@ static clb_status run_kernel(clb_context *ctx, const clb__matmul_op *op, const c
     for (int k = 0; k < 3; k++) wide = wide || max_offset(op, plan, k, dims[k][0], dims[k][1]) > INT32_MAX;
     bool wide_table = plan->ndim > CLB_BYVAL_DIMS;
     clb__kernel_define defs[] = {{"CLB_DTYPE", op->dtype}, {"CLB_INDEX64", wide},
-                                 {"CLB_WIDE_TABLE", wide_table}};
+                                 {"CLB_WIDE_TABLE", wide_table}, {"CLB_MM_ACCUMULATE", 1}};
     char options[CLB__KERNEL_OPTIONS_MAX];
-    CLB_TRY(clb__kernel_options(defs, 3, options, sizeof options));
+    CLB_TRY(clb__kernel_options(defs, accumulate ? 4 : 3, options, sizeof options));
     CLB_TRY(clb__program_cache_get(cl->programs, CLB__KERNEL_MATMUL, options, &program));
     CLB_TRY(clb__cl_kernel_for(cl, CLB__KERNEL_MATMUL, program, blocked ? 1 : 0,
                                blocked ? "clb_matmul_blocked" : clb__kernel_function(CLB__KERNEL_MATMUL),
@@ -423,10 +423,8 @@ static clb_status fill_zero(clb_context *ctx, const clb__matmul_op *op, void *ou
     int64_t count = op->m * op->n;
     for (int d = 0; d < op->batch_ndim; d++) count *= op->batch_shape[d];
     size_t esz = clb_dtype_size(op->dtype);
-    const uint64_t zero = 0;
-    cl_int err = clEnqueueFillBuffer(clb__cl_impl(ctx)->queue, (cl_mem)out, &zero, esz,
-                                     (size_t)op->offsets[0] * esz, (size_t)count * esz, 0, NULL, NULL);
-    return err == CL_SUCCESS ? CLB_OK : clb__cl_fail(err, "clEnqueueFillBuffer");
+    return clb__cl_fill(clb__cl_impl(ctx), (cl_mem)out, (size_t)op->offsets[0] * esz,
+                        (size_t)count * esz, 0);
 }
 
 /* op with b copied to a contiguous buffer, on the blocked kernel (see below). */
@@ -448,7 +446,7 @@ static clb_status matmul_restrided(clb_context *ctx, const clb__matmul_op *op,
     CLB_TRY(make_contiguous(ctx, copy, 2, handles, &owned));
     plan = batch_plan(copy);
     if (!plan) CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a matmul batch plan");
-    CLB_TRY(run_kernel(ctx, copy, plan, handles, blocked_fits(copy)));
+    CLB_TRY(run_kernel(ctx, copy, plan, handles, blocked_fits(copy), false));
 cleanup:
     free(plan);
     if (owned) clReleaseMemObject(owned); /* the queue keeps it until the kernel ran */
@@ -490,7 +488,7 @@ clb_status clb__cl_matmul(clb_context *ctx, const clb__matmul_op *op, void *cons
     clb__matmul_op restrided;
     if (!blocked && !force_clblast && (force_own || prefer_own || !CLB_HAVE_CLBLAST) &&
         (op->dtype == CLB_FLOAT32 || op->dtype == CLB_FLOAT64) && op->n % 16 == 0 &&
-        op->col_strides[0] == 1 && op->col_strides[2] != 1)
+        op->col_strides[0] == 1 && op->col_strides[2] != 1 && op->k <= cl->max_trips)
         return matmul_restrided(ctx, op, handles, &restrided);
 #if CLB_HAVE_CLBLAST
     bool own_small = !force_clblast && choice != CLB__MM_CHOICE_CLBLAST && small_gemm(op) &&
@@ -501,19 +499,23 @@ clb_status clb__cl_matmul(clb_context *ctx, const clb__matmul_op *op, void *cons
 #else
     (void)force_clblast;
 #endif
-    /* The own kernels loop over k in each work item. */
-    if (op->k > cl->max_trips)
-        return clb__fail(CLB_ERR_UNSUPPORTED,
-                         "matmul of %s with an inner dimension of %lld on OpenCL device %s: its "
-                         "driver ends a work item's loop after %lld iterations (quirk "
-                         "loop-limit), so the library's own kernel cannot run it there; use "
-                         "float32 (CLBlast), split the inner dimension, or the host backend",
-                         clb_dtype_name(op->dtype), (long long)op->k, ctx->info.name,
-                         (long long)cl->max_trips);
-    clb__plan *plan = batch_plan(op);
-    if (!plan) return clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a matmul batch plan");
-    clb_status st = run_kernel(ctx, op, plan, handles, blocked);
-    free(plan);
+    /* The own kernels loop over k in each work item: where the driver ends loops
+       (quirk loop-limit), the inner dimension runs in pieces of at most max_trips,
+       each later one adding to the output (issue 26, finding 13). */
+    clb_status st = CLB_OK;
+    int64_t piece = op->k > cl->max_trips ? cl->max_trips : op->k;
+    if (piece < op->k) blocked = false;
+    for (int64_t k0 = 0; st == CLB_OK && k0 < op->k; k0 += piece) { /* k > 0 here */
+        clb__matmul_op part = *op;
+        part.k = op->k - k0 < piece ? op->k - k0 : piece;
+        part.offsets[1] = op->offsets[1] + k0 * op->col_strides[1];
+        part.offsets[2] = op->offsets[2] + k0 * op->row_strides[2];
+        clb__plan *plan = batch_plan(&part);
+        if (!plan)
+            return clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a matmul batch plan");
+        st = run_kernel(ctx, &part, plan, handles, blocked, k0 > 0);
+        free(plan);
+    }
     return st;
 }
 

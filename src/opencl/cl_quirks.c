@@ -22,13 +22,31 @@ static const clb__quirk table[] = {
      "the count, libclc's fmod loop included); launches there use many short work items (no "
      "CPU blocks) whose blocks fit half that budget with their ops' own loops "
      "(clb__cl_op_trips), reductions split their range so that no lane folds more, and the "
-     "library's own matmul kernel refuses a longer inner dimension"},
+     "library's own matmul kernel runs a longer inner dimension in pieces that add up"},
     {CLB__QUIRK_LITERAL_FOLDING, "literal-folding", "rusticl", {22, 0}, {22, 99},
      "CLB_QUIRK_LITERAL_FOLDING", "literal_folding.c",
      "llvmpipe's compiler folds float operations on literal constants as if there were no "
      "infinities and no signed zeros: x / 0.0f gives 0 (not +-inf) and 0.0f * x gives +0 "
      "for negative x; clb_eval's constants reach its kernels through an opaque zero "
      "argument (as_float(bits ^ zero)), so nothing is folded"},
+    {CLB__QUIRK_SEXT_COMPARE, "sext-compare", "rusticl", {22, 0}, {22, 99}, NULL,
+     "sext_compare.c",
+     "llvmpipe's compiler gets signed comparisons with a constant wrong for a 64-bit value "
+     "sign-extended from 32 bits (x = (long)int: x < 0 is false for -7), so Python's floor "
+     "division and remainder with int64 results from mixed types (int32 with int64) "
+     "truncated; the kernels (cl/scalar_ops.cl) test signs as (a ^ b) < 0 and "
+     "(~b >> 63) & 1, right on every device"},
+    /* Measured on Debian 12's PoCL 3.1. */
+    {CLB__QUIRK_TANH_INF, "tanh-inf", "Portable Computing Language", {3, 0}, {3, 99}, NULL,
+     "tanh_inf.c",
+     "PoCL's float tanh gives +-0.99999994 for +-inf and for |x| past about 9 (IEEE and the "
+     "array API standard want +-1); the kernels return copysign(1, x) for |x| > 20, where "
+     "tanh rounds to +-1 in float and double"},
+    {CLB__QUIRK_CONCURRENT_MAP, "concurrent-map", "Portable Computing Language", {3, 0}, {3, 99},
+     NULL, "concurrent_map.c",
+     "threads mapping parts of one CL_MEM_USE_HOST_PTR buffer at once now and then get a "
+     "pointer outside the buffer and crash in memcpy; the library maps no such buffer: "
+     "transfers copy through its known host pointer once the queue has drained (buffer.c)"},
 };
 
 const clb__quirk *clb__quirks(size_t *count)

@@ -14,6 +14,9 @@ enum {
     CLB__QUIRK_NAN_SAT_SELECT = 1u << 0,
     CLB__QUIRK_LOOP_LIMIT = 1u << 1,
     CLB__QUIRK_LITERAL_FOLDING = 1u << 2,
+    CLB__QUIRK_SEXT_COMPARE = 1u << 3,
+    CLB__QUIRK_TANH_INF = 1u << 4,
+    CLB__QUIRK_CONCURRENT_MAP = 1u << 5,
 };
 
 /* Under CLB__QUIRK_LOOP_LIMIT the loops of a work item, all of them together,

@@ -186,11 +186,9 @@ static clb_status options_for(clb_context *ctx, const clb__expr *e, const clb__p
     int nin = plan->nops - 1;
     bool f64 = out == CLB_FLOAT64;
     for (int k = 0; k < nin; k++) f64 = f64 || in[k] == CLB_FLOAT64;
-    for (int i = 0; i < e->count; i++) {
-        const clb__expr_node *n = &e->nodes[i];
-        f64 = f64 || n->dtype == CLB_FLOAT64 || n->compute == CLB_FLOAT64;
-        node_code(&body, e, i, use);
-    }
+    for (int i = 0; i < e->count; i++)
+        f64 = f64 || e->nodes[i].dtype == CLB_FLOAT64 || e->nodes[i].compute == CLB_FLOAT64;
+    /* Refused before any code is generated: nothing to free (issue 26, finding 11). */
     if (f64 && !ctx->info.has_fp64)
         return clb__fail(CLB_ERR_DTYPE,
                          "clb_eval: the expression computes in float64, which OpenCL device %s "
@@ -198,6 +196,7 @@ static clb_status options_for(clb_context *ctx, const clb__expr *e, const clb__p
                          "clb_context_set_promotion(ctx, CLB_PROMOTE_TORCH) where NumPy 2's rules "
                          "(CLB_PROMOTE_NUMPY) give float64 for integers",
                          ctx->info.name);
+    for (int i = 0; i < e->count; i++) node_code(&body, e, i, use);
     char root[128], root_reg[16];
     snprintf(root_reg, sizeof root_reg, "v%d", e->count - 1);
     cv(root, sizeof root, out, clb__expr_root(e)->dtype, root_reg);
@@ -383,13 +382,9 @@ clb_status clb__expr_cl_body(clb_context *ctx, const char *fn, const clb__expr *
     bool use[CLB__NUM_DTYPES] = {false};
     bool f64 = false;
     *defines = NULL;
-    for (int i = 0; i < e->count; i++) {
-        const clb__expr_node *n = &e->nodes[i];
-        f64 = f64 || n->dtype == CLB_FLOAT64 || n->compute == CLB_FLOAT64;
-        node_code(&body, e, i, use);
-    }
+    for (int i = 0; i < e->count; i++)
+        f64 = f64 || e->nodes[i].dtype == CLB_FLOAT64 || e->nodes[i].compute == CLB_FLOAT64;
     if (f64 && !ctx->info.has_fp64) {
-        free(body.p);
         return clb__fail(CLB_ERR_DTYPE,
                          "%s: the expression computes in float64, which OpenCL device %s does not "
                          "support (no cl_khr_fp64); cast the inputs to float32, or use "
@@ -397,6 +392,7 @@ clb_status clb__expr_cl_body(clb_context *ctx, const char *fn, const clb__expr *
                          "(CLB_PROMOTE_NUMPY) give float64 for integers",
                          fn, ctx->info.name);
     }
+    for (int i = 0; i < e->count; i++) node_code(&body, e, i, use);
     put(&body, "CLB_RESULT(v%d);", e->count - 1);
     for (int t = 0; t < CLB__NUM_DTYPES; t++)
         if (use[t]) put(&o, " -DCLB_USE_%d=1", t);

@@ -24,6 +24,7 @@ static const struct {
     [CLB__KERNEL_EVAL] = {"eval.cl", "clb_eval", true},
     [CLB__KERNEL_ARGREDUCE] = {"argreduce.cl", "clb_argreduce", false},
     [CLB__KERNEL_EVAL_REDUCE] = {"eval_reduce.cl", "clb_eval_reduce", true},
+    [CLB__KERNEL_FILL] = {"fill.cl", "clb_fill", false},
     [CLB__KERNEL_GENERATE] = {"generate.cl", "clb_generate", false},
 };
 

@@ -248,6 +248,8 @@ clb_status clb_einsum(const char *subscripts, int n, const clb_tensor *const *op
         const term *t = &terms[k];
         const clb_tensor *x = operands[k];
         int e = x->ndim - t->nlabels;
+        int64_t mine[MAX_IDS]; /* this operand's size of each label */
+        for (int id = 0; id < MAX_IDS; id++) mine[id] = -1;
         for (int d = 0; d < x->ndim; d++) {
             int64_t s = x->shape[d];
             int id;
@@ -262,11 +264,20 @@ clb_status clb_einsum(const char *subscripts, int n, const clb_tensor *const *op
                 continue;
             }
             id = t->labels[d < (t->ellipsis >= 0 ? t->ellipsis : x->ndim) ? d : d - e];
-            if (size[id] >= 0 && size[id] != s)
+            /* Between operands a size-1 dimension broadcasts (NumPy); a label
+               repeated within one operand (a diagonal) needs equal sizes. */
+            if (mine[id] >= 0 && mine[id] != s)
                 CLB_FAIL(CLB_ERR_SHAPE_MISMATCH,
-                         "%s: \"%s\": label '%c' has size %lld in operand %d but %lld before", fn,
-                         subscripts, label_char(id), (long long)s, k, (long long)size[id]);
-            size[id] = s;
+                         "%s: \"%s\": label '%c' is repeated in operand %d with sizes %lld and "
+                         "%lld; a diagonal needs equal sizes",
+                         fn, subscripts, label_char(id), k, (long long)mine[id], (long long)s);
+            if (size[id] >= 0 && size[id] != s && size[id] != 1 && s != 1)
+                CLB_FAIL(CLB_ERR_SHAPE_MISMATCH,
+                         "%s: \"%s\": label '%c' has size %lld in operand %d but %lld before, "
+                         "and neither is 1 (which would broadcast)",
+                         fn, subscripts, label_char(id), (long long)s, k, (long long)size[id]);
+            if (size[id] < 0 || size[id] == 1) size[id] = s;
+            mine[id] = s;
             count[id]++;
         }
     }

@@ -78,10 +78,11 @@ static clb_status fused(clb_context *ctx, const char *fn, const clb__expr *e, in
         if (reduced[d]) count *= shape[d];
         if (keepdim || !reduced[d]) out_shape[out_nd++] = keep_shape[d];
     }
-    if (online) { /* the pairs: keepdim and a last axis of 2 */
-        for (int d = 0; d < nd; d++) out_shape[d] = keep_shape[d];
-        out_shape[nd] = 2;
-        out_nd = nd + 1;
+    if (online) { /* the pairs, flat: (m, s) for each kept position, in C order; a
+                     shape with a last axis of 2 would need nd + 1 <= CLB_MAX_DIMS */
+        out_shape[0] = 2;
+        for (int d = 0; d < nd; d++) out_shape[0] *= keep_shape[d];
+        out_nd = 1;
     }
     clb__contiguous_strides(nd, keep_shape, out_strides);
     for (int d = 0; d < nd; d++)
@@ -271,7 +272,7 @@ static clb_status softmax_like(const char *fn, int kind, const clb_tensor *t, in
 {
     clb_status st = CLB_OK;
     clb__expr *e = NULL;
-    clb_tensor *pair = NULL, *m = NULL, *s = NULL, *m1 = NULL, *s1 = NULL, *r = NULL;
+    clb_tensor *pair = NULL, *m = NULL, *s = NULL, *r = NULL;
     int nred = 0, red[CLB_MAX_DIMS];
     bool reduced[CLB_MAX_DIMS];
     if (!out) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "%s: out is NULL", fn);
@@ -321,12 +322,14 @@ static clb_status softmax_like(const char *fn, int kind, const clb_tensor *t, in
     clb_dtype acc = t->dtype == CLB_FLOAT64 ? CLB_FLOAT64 : CLB_FLOAT32;
     clb__reduce_op rop = {.op = CLB_MAX, .in = t->dtype, .out = acc};
     CLB_TRY(fused(ctx, fn, e, 1, &t, t->ndim, t->shape, reduced, 1, acc, &rop, NULL, true, &pair));
-    /* m and s: views of the pairs with the kept shape (size 1 on reduced axes). */
-    int nd = t->ndim;
-    CLB_TRY(clb_slice(pair, nd, 0, 1, 1, &m1));
-    CLB_TRY(clb_slice(pair, nd, 1, 2, 1, &s1));
-    CLB_TRY(clb_squeeze(m1, nd, &m));
-    CLB_TRY(clb_squeeze(s1, nd, &s));
+    /* m and s: views of the flat pairs with the kept shape (size 1 on reduced
+       axes) and twice the contiguous strides, offsets 0 and 1. */
+    int64_t kshape[CLB_MAX_DIMS], kstrides[CLB_MAX_DIMS];
+    for (int d = 0; d < t->ndim; d++) kshape[d] = reduced[d] ? 1 : t->shape[d];
+    clb__contiguous_strides(t->ndim, kshape, kstrides);
+    for (int d = 0; d < t->ndim; d++) kstrides[d] *= 2;
+    CLB_TRY(clb__tensor_view(pair, t->ndim, kshape, kstrides, pair->offset, &m));
+    CLB_TRY(clb__tensor_view(pair, t->ndim, kshape, kstrides, pair->offset + 1, &s));
     const clb_tensor *xms_in[3] = {t, m, s};
     const clb_tensor *ms_in[2] = {m, s};
     bool half = t->dtype == CLB_FLOAT16;
@@ -358,8 +361,6 @@ cleanup:
     clb_tensor_release(pair);
     clb_tensor_release(m);
     clb_tensor_release(s);
-    clb_tensor_release(m1);
-    clb_tensor_release(s1);
     clb_tensor_release(r);
     return st;
 }

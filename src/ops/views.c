@@ -257,7 +257,8 @@ clb_status clb_reshape(const clb_tensor *t, int ndim, const int64_t *shape, clb_
     return st;
 }
 
-/* Python's slice(start, stop, step).indices(n) for step != 0 (CLB_NONE as None):
+/* Python's slice(start, stop, step).indices(n) for step != 0 (CLB_NONE as a None
+   start or stop; a step is always a number, INT64_MIN included):
    the first index and the number of elements the slice takes. */
 static void slice_indices(int64_t n, int64_t start, int64_t stop, int64_t step, int64_t *first,
                           int64_t *len)
@@ -293,7 +294,6 @@ clb_status clb_slice(const clb_tensor *t, int axis, int64_t start, int64_t stop,
     clb_status st = clb__normalize_axis(axis, t->ndim, &a);
     if (st != CLB_OK)
         return clb__fail(st, "clb_slice: %s", clb_last_error());
-    if (step == CLB_NONE) step = 1; /* Python's None step */
     if (step == 0)
         return clb__fail(CLB_ERR_INVALID_ARGUMENT,
                          "clb_slice: slice step cannot be zero (axis %d); use a positive step to "

@@ -177,7 +177,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             check(clb_memory_allocated(ctx) == before, "clb_slice allocated");
             int a = axis < 0 ? axis + clb_tensor_ndim(v) : axis;
             check(clb_tensor_shape(next)[a] == py_slice_len(clb_tensor_shape(v)[a], ends[0], ends[1],
-                                                             step == CLB_NONE ? 1 : step),
+                                                             step),
                   "clb_slice: length differs from Python's");
             break;
         }

@@ -85,6 +85,18 @@ text count_text(uint64_t v)
 }
 
 /* Binary units, because drivers report memory sizes in powers of two. */
+text time_text(double s)
+{
+    text t;
+    if (s < 1e-3)
+        snprintf(t.s, sizeof t.s, "%.1f us", s * 1e6);
+    else if (s < 1.0)
+        snprintf(t.s, sizeof t.s, "%.2f ms", s * 1e3);
+    else
+        snprintf(t.s, sizeof t.s, "%.2f s", s);
+    return t;
+}
+
 text mem_text(uint64_t bytes)
 {
     static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
@@ -150,4 +162,13 @@ void print_selectors(FILE *f)
         fprintf(f, "  %-8s %s: %s (%s)\n", both, type_name(d.type), d.name, d.platform);
     }
     fprintf(f, "  cpu | gpu | accelerator, or a part of a platform, vendor or device name\n");
+}
+
+int open_context(const char *who, const char *selector, clb_context **ctx)
+{
+    clb_status st = clb_context_create(selector, ctx);
+    if (st == CLB_OK) return 0;
+    fprintf(stderr, "clb: %s%s%s: %s\n", who ? who : "", who ? ": " : "", clb_status_name(st), clb_last_error());
+    if (st == CLB_ERR_NO_DEVICE) print_selectors(stderr);
+    return st == CLB_ERR_NO_DEVICE ? EXIT_USAGE : 1;
 }

@@ -25,6 +25,7 @@ text tensor_shape_text(const clb_tensor *t);
 text tensor_strides_text(const clb_tensor *t);
 text count_text(uint64_t v);                              /* "1,644,167,168" */
 text mem_text(uint64_t bytes);                            /* "3.9 GiB" */
+text time_text(double seconds);                           /* "12.3 us", "4.56 ms", "1.20 s" */
 const char *type_name(clb_device_type t);                 /* "host", "cpu", "gpu", ... */
 
 /* Drivers fill these fields; a missing terminator must not run off the struct. */
@@ -32,6 +33,11 @@ void terminate_strings(clb_device_info *d);
 
 /* Lists the selectors that exist (after an unknown one). */
 void print_selectors(FILE *f);
+
+/* clb_context_create(selector) for a command: 0, or the exit status after
+   printing "clb: [WHO: ]STATUS: message" (and the selectors that exist when
+   none matched: EXIT_USAGE; else 1) with *ctx NULL. who may be NULL. */
+int open_context(const char *who, const char *selector, clb_context **ctx);
 
 /* Writes s as a JSON string literal, quotes included. */
 void json_string(FILE *f, const char *s);

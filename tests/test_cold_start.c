@@ -1,4 +1,4 @@
-/* Cold start (README "Cold start"): the first tier never changes a result, and
+/* Cold start (docs/performance.md, "Cold start"): the first tier never changes a result, and
  * the number of programs a fixed sweep builds stays within its recorded bound.
  *
  * Every case runs in a context with its own empty CLB_CACHE_DIR (set before the
@@ -17,15 +17,13 @@ static clb_context *host;
 static int setup(void **state)
 {
     (void)state;
-    return clb_context_create("host", &host) == CLB_OK ? 0 : -1;
+    return clbt_host_open(&host); /* tests/testutil.h */
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    clb_context_release(host);
-    host = NULL;
-    return 0;
+    return clbt_host_close(&host, false);
 }
 
 /* A context on `selector` over a fresh empty program cache; tier: whether maps

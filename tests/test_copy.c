@@ -26,14 +26,13 @@ static clb_context *host; /* the reference backend */
 static int setup(void **state)
 {
     (void)state;
-    return clb_context_create("host", &host) == CLB_OK ? 0 : -1;
+    return clbt_host_open(&host); /* tests/testutil.h */
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    clb_context_release(host);
-    return 0;
+    return clbt_host_close(&host, false);
 }
 
 /* ---- helpers ----------------------------------------------------------------- */

@@ -273,7 +273,7 @@ static void test_env_and_default(void **state)
     free(keep);
 }
 
-/* The float16/float64 policy (README "Every OpenCL implementation"), on every
+/* The float16/float64 policy (docs/platforms.md, "Every OpenCL implementation"), on every
    device: float16 stores and computes everywhere; float64 results, float64
    arithmetic and the NumPy rules that produce float64 from integers (true
    division, mean) either run correctly or are refused with CLB_ERR_DTYPE

@@ -22,20 +22,13 @@ static clb_context *host;
 static int setup(void **state)
 {
     (void)state;
-    return clb_context_create("host", &host) == CLB_OK ? 0 : -1;
+    return clbt_host_open(&host); /* tests/testutil.h */
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    size_t left = clb_memory_allocated(host);
-    clb_context_release(host);
-    host = NULL;
-    if (left) {
-        print_error("%zu bytes still allocated at the end of the test\n", left);
-        return -1;
-    }
-    return 0;
+    return clbt_host_close(&host, true);
 }
 
 /* A tensor of `dtype` on ctx holding `vals` (doubles, converted with clb_cast's rules). */

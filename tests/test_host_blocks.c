@@ -31,18 +31,15 @@ static clb_context *ctx;
 static int setup(void **state)
 {
     (void)state;
-    return clb_context_create("host", &ctx) == CLB_OK ? 0 : -1;
+    return clbt_host_open(&ctx); /* tests/testutil.h */
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    size_t left = clb_memory_allocated(ctx);
-    clb_context_release(ctx);
-    ctx = NULL;
     clb__host_loops_enabled = 1;
     clb__host_blas_enabled = 1;
-    return left ? -1 : 0;
+    return clbt_host_close(&ctx, true);
 }
 
 /* A tensor of dtype dt and shape s with values from seed (small integers for

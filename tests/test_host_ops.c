@@ -14,20 +14,13 @@ static clb_context *ctx;
 static int setup(void **state)
 {
     (void)state;
-    return clb_context_create("host", &ctx) == CLB_OK ? 0 : -1;
+    return clbt_host_open(&ctx); /* tests/testutil.h */
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    size_t left = clb_memory_allocated(ctx);
-    clb_context_release(ctx);
-    ctx = NULL;
-    if (left) {
-        print_error("%zu bytes still allocated at the end of the test\n", left);
-        return -1;
-    }
-    return 0;
+    return clbt_host_close(&ctx, true);
 }
 
 static clb_tensor *make(clb_dtype dtype, int ndim, const int64_t *shape, const void *data)

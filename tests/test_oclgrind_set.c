@@ -51,7 +51,7 @@ static int checked, skipped;
 static int setup(void **state)
 {
     (void)state;
-    return clb_context_create("host", &host) == CLB_OK ? 0 : -1;
+    return clbt_host_open(&host); /* tests/testutil.h */
 }
 
 static int teardown(void **state)

@@ -106,7 +106,7 @@ static inline bool clbt_has_fp64(const clb_context *ctx)
     return info.has_fp64 != 0;
 }
 
-/* The float64 policy (README "float16 and float64"), for a call whose
+/* The float64 policy (docs/platforms.md, "float16 and float64"), for a call whose
    computation or result is float64: where the device has float64 the call must
    succeed; where it has none the call must be refused with CLB_ERR_DTYPE, in a
    message that names float64 and the device. Returns whether the call ran, so
@@ -275,6 +275,28 @@ static inline clb_context *clbt_host(void)
     clb_context *h = NULL;
     CLBT_OK(clb_context_create("host", &h));
     return h;
+}
+
+/* A test program's host-backend context in its cmocka group fixtures:
+   clbt_host_open(&host) in the setup (0, or -1 when it cannot be created),
+   clbt_host_close(&host, leaks) in the teardown, which releases it and, with
+   leaks true, returns -1 when it still holds storage (a test leaked a tensor). */
+static inline int clbt_host_open(clb_context **host)
+{
+    *host = clbt_host();
+    return *host ? 0 : -1;
+}
+
+static inline int clbt_host_close(clb_context **host, bool leaks)
+{
+    size_t left = clb_memory_allocated(*host);
+    clb_context_release(*host);
+    *host = NULL;
+    if (leaks && left) {
+        print_error("%zu bytes still allocated at the end of the test\n", left);
+        return -1;
+    }
+    return 0;
 }
 
 /* Deterministic pseudo-random numbers (xorshift64*), so failures reproduce. */

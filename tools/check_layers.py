@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The source tree's floors (README "Source tree"), checked.
+"""The source tree's floors (docs/internals.md, "Floors"), checked.
 
 usage: tools/check_layers.py [SRC_DIR]      (default: src/ next to this file)
 
@@ -14,6 +14,14 @@ and fails, listing what it found, on:
   - <CL/...> or <clblast_c.h> included outside SRC_DIR/opencl.
 Prints one line per finding and a closing "N passed, N failed" over the
 four rules; exits 1 on any finding.
+
+usage: tools/check_layers.py --circles DIR...   (cli/, bench/, tests/)
+
+Reads every .c and .h under each DIR and fails on a circle between its rooms
+(a room: a .c file and the .h of the same name beside it): room A uses room B
+when a file of A includes a file of B, calls a function B defines (any name,
+not only clb_*), or names a variable B defines. Functions defined in several
+rooms (each program's main, the fuzz targets' entry) tie no room to another.
 """
 import os
 import re
@@ -180,5 +188,91 @@ def strip_keep_includes(text):
     return re.sub(r"/\*.*?\*/", "", text, flags=re.S)
 
 
+CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
+IDENT_ANY = re.compile(r"\b[A-Za-z_]\w*\b")
+DEFINE_ANY_FN = re.compile(r"^(?!static\b)(?!typedef\b)(?!extern\b)(?!return\b)[A-Za-z_][\w \t\*]*?\b([A-Za-z_]\w*)"
+                           r"\s*\(([^;{}]*)\)\s*\{", re.M)
+DEFINE_ANY_VAR = re.compile(r"^(?!static\b)(?!typedef\b)(?!extern\b)(?!return\b)(?:const\s+)?[A-Za-z_]\w*"
+                            r"[\s\*]+(?:const\s+)?([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)*(?:=[^;]*)?;", re.M)
+KEYWORDS = {"if", "for", "while", "switch", "return", "sizeof", "do", "else", "case", "default"}
+
+
+def room_of(rel):
+    """A .c file and the .h of the same name in its folder are one room."""
+    return os.path.splitext(rel)[0]
+
+
+def circles(root):
+    """Circles between the rooms of one tree (cli/, bench/, tests/): findings."""
+    files = {}
+    for d, _, names in os.walk(root):
+        for name in names:
+            if name.endswith((".c", ".h")):
+                rel = os.path.relpath(os.path.join(d, name), root)
+                with open(os.path.join(d, name), encoding="utf-8", errors="replace") as f:
+                    files[rel] = f.read()
+    by_base = {}
+    for rel in files:
+        by_base.setdefault(os.path.basename(rel), []).append(rel)
+    uses, why = {}, {}
+
+    def tie(a, b, name):
+        ra, rb = room_of(a), room_of(b)
+        if ra != rb:
+            uses.setdefault(ra, set()).add(rb)
+            why.setdefault((ra, rb), set()).add(name)
+
+    for rel, text in files.items():
+        for m in INCLUDE.finditer(strip_keep_includes(text)):
+            near = os.path.normpath(os.path.join(os.path.dirname(rel), m.group(1)))
+            rooted = os.path.normpath(m.group(1))
+            targets = [near] if near in files else [rooted] if rooted in files \
+                else by_base.get(os.path.basename(m.group(1)), [])
+            for t in targets:
+                tie(rel, t, "#include " + m.group(1))
+    code = {rel: strip(text) for rel, text in files.items() if rel.endswith(".c")}
+    fns, variables = {}, {}
+    for rel, text in code.items():
+        for m in DEFINE_ANY_FN.finditer(text):
+            if m.group(1) not in KEYWORDS:
+                fns.setdefault(m.group(1), set()).add(rel)
+        for m in DEFINE_ANY_VAR.finditer(text):
+            variables.setdefault(m.group(1), set()).add(rel)
+    for rel, text in code.items():
+        called = set(CALL.findall(text))
+        named = set(IDENT_ANY.findall(text))
+        for name in called:
+            owners = fns.get(name, set())
+            if len(owners) == 1 and rel not in owners:
+                tie(rel, next(iter(owners)), name)
+        for name in named & variables.keys():
+            owners = variables[name]
+            if len(owners) == 1 and rel not in owners:
+                tie(rel, next(iter(owners)), name)
+    found = []
+    for comp in sccs(uses):
+        if len(comp) > 1:
+            members = set(comp)
+            arrows = [f"{a} -> {b} ({', '.join(sorted(why[(a, b)])[:4])})"
+                      for a in comp for b in sorted(uses.get(a, ())) if b in members]
+            found.append(f"{root}: circle of {len(comp)} rooms: " + "; ".join(arrows))
+    return found, len({room_of(r) for r in files})
+
+
+def circles_main(dirs):
+    failed = 0
+    for root in dirs:
+        found, rooms = circles(os.path.normpath(root))
+        for line in found:
+            print(f"FAIL circles: {line}")
+        if not found:
+            print(f"ok   circles: none among the {rooms} rooms of {root}")
+        failed += bool(found)
+    print(f"{len(dirs) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
 if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "--circles":
+        sys.exit(circles_main(sys.argv[2:]))
     sys.exit(main(sys.argv))

@@ -195,14 +195,10 @@ static void progress(bool tty, const char *device, int done, int total, const ch
 static int warm_device(const char *sel, bool minimal, bool tty)
 {
     clb_context *ctx = NULL;
-    clb_status st = clb_context_create(sel, &ctx);
-    if (st != CLB_OK) {
-        fprintf(stderr, "clb: warmup: %s: %s\n", clb_status_name(st), clb_last_error());
-        if (st == CLB_ERR_NO_DEVICE) print_selectors(stderr);
-        return st == CLB_ERR_NO_DEVICE ? EXIT_USAGE : 1;
-    }
+    int rc = open_context("warmup", sel, &ctx);
+    if (rc) return rc;
     clb_device_info info;
-    st = clb_context_get_info(ctx, &info);
+    clb_status st = clb_context_get_info(ctx, &info);
     if (st != CLB_OK) {
         fprintf(stderr, "clb: warmup: %s\n", clb_last_error());
         clb_context_release(ctx);

@@ -2,7 +2,6 @@
 #include "load.h"
 
 #include "harness.h"
-#include "measure.h"
 
 #include <stdio.h>
 #include <sys/resource.h>

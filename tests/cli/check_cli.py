@@ -7,7 +7,7 @@ Usage:
                                            the CSV against the JSON and the SVG's
                                            geometry (every text inside the viewBox)
   check_cli.py compare CLB TESTDATA OUTDIR clb bench --compare / --baseline on the
-                                           recorded results in cli/testdata: ratios,
+                                           recorded results in tests/cli/testdata: ratios,
                                            verdicts, exit codes, the plot's geometry
   check_cli.py devices CLB                 clb devices --json parses and lists host
   check_cli.py usage CLB                   bad arguments and unknown devices: exit 2
@@ -51,7 +51,7 @@ STAT_FIELDS = ("runs", "median_s", "min_s", "max_s", "spread", "noisy", "stable"
 RESULT_NUMBERS = ("median_s", "min_s", "max_s", "gbps", "gflops", "percent_of_peak",
                   "speedup_vs_host")
 SCHEMA_VERSION = 2
-CHAR_EM = 0.62  # cli/svg.h SVG_CHAR_EM: estimated advance of one character in font sizes
+CHAR_EM = 0.62  # cli/report/svg.h SVG_CHAR_EM: estimated advance of one character in font sizes
 
 
 def fail(msg):

@@ -1,4 +1,4 @@
-/* Peak kernels of `clb bench` (cli/peaks_cl.c), clpeak/BabelStream-style and
+/* Peak kernels of `clb bench` (cli/peaks/peaks_cl.c), clpeak/BabelStream-style and
  * outside the library: what "the device's copy, read, write bandwidth", "its
  * FMA throughput" and "an empty launch" mean in the report.
  *

@@ -1,6 +1,8 @@
-/* SVG text helpers (see svg.h). */
+/* SVG text helpers and the document's frame (see svg.h). */
 #include "svg.h"
 
+#include <errno.h>
+#include <math.h>
 #include <string.h>
 
 void svg_escape(FILE *f, const char *s)
@@ -84,4 +86,41 @@ void svg_begin(FILE *f, int width, int height)
                "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n",
             width, height, width, height);
     fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", width, height);
+}
+
+void svg_grid(FILE *f, int top, int bottom, double x0, double width, double max, double step,
+              double mark, const char *tick_fmt)
+{
+    for (double v = 0; v <= max + 1e-9; v += step) {
+        double x = x0 + width * fmin(v, max) / max;
+        int marked = fabs(v - mark) < 1e-9;
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\"%s/>\n", x, top, x,
+                bottom, marked ? "#333333" : "#dddddd", marked ? " stroke-dasharray=\"4 3\"" : "");
+        char tick[32];
+        snprintf(tick, sizeof tick, tick_fmt, v);
+        svg_text(f, x, top - 4, 11, "middle", "fill=\"#555555\"", 60, tick);
+    }
+}
+
+int svg_write(const char *path, int width, int height, FILE *body)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "clb: cannot write %s: %s\n", path, strerror(errno));
+        fclose(body);
+        return 1;
+    }
+    svg_begin(f, width, height);
+    rewind(body);
+    char chunk[8192];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, body)) > 0) fwrite(chunk, 1, n, f);
+    fclose(body);
+    fputs("</svg>\n", f);
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) {
+        fprintf(stderr, "clb: writing %s failed: %s\n", path, strerror(errno));
+        return 1;
+    }
+    return 0;
 }

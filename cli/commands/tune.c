@@ -7,6 +7,41 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The tuning's table: every candidate's GFLOP/s and what the dispatcher chose. */
+static void print_result(const clb_matmul_tune_result *r)
+{
+    printf("GEMM (%lld, %lld, %lld) @ (%lld, %lld), GFLOP/s (fastest of 5-10 runs):\n", (long long)r->batch,
+           (long long)r->m, (long long)r->k, (long long)r->k, (long long)r->n);
+    if (r->default_gflops < 0)
+        printf("  %-22s %9s  (not measurable: this process already changed them)\n",
+               "clblast default", "-");
+    else
+        printf("  %-22s %9.2f\n", "clblast default", r->default_gflops);
+    for (int i = 0; i < r->count; i++) {
+        char label[32];
+        snprintf(label, sizeof label, "clblast candidate %d", i + 1);
+        if (r->candidates[i].gflops > 0)
+            printf("  %-22s %9.2f%s  %s\n", label, r->candidates[i].gflops,
+                   i == r->best ? " *" : "  ", r->candidates[i].params);
+        else
+            printf("  %-22s %9s    %s\n  %22s -> %s\n", label, "-", r->candidates[i].params, "",
+                   r->candidates[i].error);
+    }
+    printf("  %-22s %9.2f\n", "own kernel", r->kernel_gflops);
+    if (r->overrides)
+        printf("CLBlast: candidate %d (%.2fx its defaults%s)\n", r->best + 1,
+               r->default_gflops > 0 ? r->candidates[r->best].gflops / r->default_gflops : 0.0,
+               r->default_gflops > 0 ? "" : ", defaults not measured");
+    else
+        printf("CLBlast: its defaults (no candidate beat them)\n");
+    printf("choice: %s serves the float GEMMs both implementations cover\n",
+           !strcmp(r->choice, "kernel") ? "the own kernel" : "CLBlast");
+    if (r->cache_file[0])
+        printf("cached in %s\n", r->cache_file);
+    else
+        printf("not cached (CLB_CACHE_DIR=off)\n");
+}
+
 int cmd_tune(int argc, char **argv)
 {
     const char *selector = NULL;
@@ -44,12 +79,8 @@ int cmd_tune(int argc, char **argv)
     if (selector && !selector[0]) return usage_error("tune: --device needs a selector");
 
     clb_context *ctx = NULL;
-    clb_status st = clb_context_create(selector, &ctx);
-    if (st != CLB_OK) {
-        fprintf(stderr, "clb: %s: %s\n", clb_status_name(st), clb_last_error());
-        if (st == CLB_ERR_NO_DEVICE) print_selectors(stderr);
-        return st == CLB_ERR_NO_DEVICE ? EXIT_USAGE : 1;
-    }
+    int rc = open_context(NULL, selector, &ctx);
+    if (rc) return rc;
     printf("tuning %s matmul on %s\n(every candidate compiles CLBlast's GEMM program once: "
            "15-30 s each on PoCL)\n",
            clb_dtype_name(dtype), clb_context_device_name(ctx));
@@ -60,43 +91,14 @@ int cmd_tune(int argc, char **argv)
         clb_context_release(ctx);
         return 1;
     }
-    st = clb_matmul_tune(ctx, dtype, candidates, r);
+    clb_status st = clb_matmul_tune(ctx, dtype, candidates, r);
     if (st != CLB_OK) {
         fprintf(stderr, "clb: %s: %s\n", clb_status_name(st), clb_last_error());
         free(r);
         clb_context_release(ctx);
         return st == CLB_ERR_UNSUPPORTED || st == CLB_ERR_DTYPE ? EXIT_USAGE : 1;
     }
-    printf("GEMM (%lld, %lld, %lld) @ (%lld, %lld), GFLOP/s (fastest of 5-10 runs):\n", (long long)r->batch,
-           (long long)r->m, (long long)r->k, (long long)r->k, (long long)r->n);
-    if (r->default_gflops < 0)
-        printf("  %-22s %9s  (not measurable: this process already changed them)\n",
-               "clblast default", "-");
-    else
-        printf("  %-22s %9.2f\n", "clblast default", r->default_gflops);
-    for (int i = 0; i < r->count; i++) {
-        char label[32];
-        snprintf(label, sizeof label, "clblast candidate %d", i + 1);
-        if (r->candidates[i].gflops > 0)
-            printf("  %-22s %9.2f%s  %s\n", label, r->candidates[i].gflops,
-                   i == r->best ? " *" : "  ", r->candidates[i].params);
-        else
-            printf("  %-22s %9s    %s\n  %22s -> %s\n", label, "-", r->candidates[i].params, "",
-                   r->candidates[i].error);
-    }
-    printf("  %-22s %9.2f\n", "own kernel", r->kernel_gflops);
-    if (r->overrides)
-        printf("CLBlast: candidate %d (%.2fx its defaults%s)\n", r->best + 1,
-               r->default_gflops > 0 ? r->candidates[r->best].gflops / r->default_gflops : 0.0,
-               r->default_gflops > 0 ? "" : ", defaults not measured");
-    else
-        printf("CLBlast: its defaults (no candidate beat them)\n");
-    printf("choice: %s serves the float GEMMs both implementations cover\n",
-           !strcmp(r->choice, "kernel") ? "the own kernel" : "CLBlast");
-    if (r->cache_file[0])
-        printf("cached in %s\n", r->cache_file);
-    else
-        printf("not cached (CLB_CACHE_DIR=off)\n");
+    print_result(r);
     free(r);
     clb_context_release(ctx);
     return 0;

@@ -4,7 +4,7 @@
    float64, empty-kernel launch latency as a round trip and pipelined, and
    host->device, device->host and mapped transfer bandwidth.
 
-   On OpenCL devices they are raw OpenCL kernels (cli/peaks.cl) on the
+   On OpenCL devices they are raw OpenCL kernels (cli/peaks/peaks.cl) on the
    context's own cl_context and queue (clbroadcast_cl.h), outside the library;
    on the host backend they are plain C loops (peaks_host.c), and what has no
    meaning there (launches, transfers, float16) is marked unsupported. */
@@ -12,7 +12,7 @@
 #define CLB_CLI_PEAKS_H
 
 #include "clbroadcast.h"
-#include "measure.h"
+#include "measure/measure.h"
 
 typedef enum bench_peak_id {
     PEAK_COPY,

@@ -100,7 +100,7 @@ static void print_devices_table(const clb_device_info *devs, const int *cached, 
         snprintf(row[COL_CU].s, sizeof row[0].s, "%" PRIu32, d->compute_units);
         row[COL_GMEM] = mem_text(d->global_mem_bytes);
         row[COL_MAXALLOC] = mem_text(d->max_alloc_bytes);
-        /* The dtype policy (README "float16 and float64"): float16 always works,
+        /* The dtype policy (docs/platforms.md, "float16 and float64"): float16 always works,
            float64 is computed or refused. */
         snprintf(row[COL_FP16].s, sizeof row[0].s, "yes");
         snprintf(row[COL_FP64].s, sizeof row[0].s, "%s", d->has_fp64 ? "yes" : "refused");
@@ -134,6 +134,61 @@ static void print_devices_table(const clb_device_info *devs, const int *cached, 
     free(cell);
 }
 
+/* The host backend's and each OpenCL device's description into devs (and
+   the cached program counts, -1 where unknown); returns how many. A device
+   that cannot be described is left out with its error printed and *rc 1. */
+static int describe_all(clb_device_info *devs, int *cached, int count, int *rc)
+{
+    int n = 0;
+    int cache_warned = 0;
+    clb_context *ctx = NULL;
+    clb_status st = clb_context_create("host", &ctx);
+    if (st == CLB_OK) st = clb_context_get_info(ctx, &devs[n]);
+    clb_context_release(ctx);
+    cached[n] = -1;
+    if (st == CLB_OK)
+        terminate_strings(&devs[n++]);
+    else {
+        fprintf(stderr, "clb: the host backend: %s: %s\n", clb_status_name(st), clb_last_error());
+        *rc = 1;
+    }
+    for (int i = 0; i < count; i++) {
+        st = clb_device_get_info(i, &devs[n]);
+        /* Only a hint for the reader: a failed look-up shows "?", not an error. */
+        if (st == CLB_OK && clb_device_cached_programs(i, &cached[n]) != CLB_OK) {
+            /* A cache directory the library refuses (others can write it) is said once. */
+            if (!cache_warned) fprintf(stderr, "clb: %s\n", clb_last_error());
+            cache_warned = 1;
+            cached[n] = -1;
+        }
+        if (st == CLB_OK)
+            terminate_strings(&devs[n++]);
+        else {
+            fprintf(stderr, "clb: device %d: %s: %s\n", i, clb_status_name(st), clb_last_error());
+            *rc = 1;
+        }
+    }
+    return n;
+}
+
+/* The default rule (and $CLB_DEVICE) resolved the way clb demo resolves it:
+   its selector, or why there is none. */
+static void find_default(char *selector, size_t selector_cap, char *problem, size_t problem_cap)
+{
+    clb_context *ctx = NULL;
+    clb_status st = clb_context_create(NULL, &ctx);
+    if (st == CLB_OK) {
+        clb_device_info d;
+        if (clb_context_get_info(ctx, &d) == CLB_OK) {
+            terminate_strings(&d);
+            snprintf(selector, selector_cap, "%s", d.selector);
+        }
+    } else {
+        snprintf(problem, problem_cap, "%s: %s", clb_status_name(st), clb_last_error());
+    }
+    clb_context_release(ctx);
+}
+
 int cmd_devices(int argc, char **argv)
 {
     int json = 0;
@@ -164,52 +219,10 @@ int cmd_devices(int argc, char **argv)
         free(cached);
         return 1;
     }
-    int n = 0;
-    int cache_warned = 0;
-    clb_context *ctx = NULL;
-    st = clb_context_create("host", &ctx);
-    if (st == CLB_OK) st = clb_context_get_info(ctx, &devs[n]);
-    clb_context_release(ctx);
-    cached[n] = -1;
-    if (st == CLB_OK)
-        terminate_strings(&devs[n++]);
-    else {
-        fprintf(stderr, "clb: the host backend: %s: %s\n", clb_status_name(st), clb_last_error());
-        rc = 1;
-    }
-    for (int i = 0; i < count; i++) {
-        st = clb_device_get_info(i, &devs[n]);
-        /* Only a hint for the reader: a failed look-up shows "?", not an error. */
-        if (st == CLB_OK && clb_device_cached_programs(i, &cached[n]) != CLB_OK) {
-            /* A cache directory the library refuses (others can write it) is said once. */
-            if (!cache_warned) fprintf(stderr, "clb: %s\n", clb_last_error());
-            cache_warned = 1;
-            cached[n] = -1;
-        }
-        if (st == CLB_OK)
-            terminate_strings(&devs[n++]);
-        else {
-            fprintf(stderr, "clb: device %d: %s: %s\n", i, clb_status_name(st), clb_last_error());
-            rc = 1;
-        }
-    }
-
-    /* The default rule (and $CLB_DEVICE) is resolved the way clb demo resolves it. */
+    int n = describe_all(devs, cached, count, &rc);
     char default_selector[sizeof devs[0].selector] = "";
     char default_problem[600] = "";
-    ctx = NULL;
-    st = clb_context_create(NULL, &ctx);
-    if (st == CLB_OK) {
-        clb_device_info d;
-        if (clb_context_get_info(ctx, &d) == CLB_OK) {
-            terminate_strings(&d);
-            snprintf(default_selector, sizeof default_selector, "%s", d.selector);
-        }
-    } else {
-        snprintf(default_problem, sizeof default_problem, "%s: %s", clb_status_name(st),
-                 clb_last_error());
-    }
-    clb_context_release(ctx);
+    find_default(default_selector, sizeof default_selector, default_problem, sizeof default_problem);
 
     if (json) {
         print_devices_json(devs, cached, n, count, default_selector[0] ? default_selector : NULL);

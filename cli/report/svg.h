@@ -1,6 +1,6 @@
 /* Plain-SVG text helpers for the charts (plot.c, compare_plot.c): every text
    is fitted to a width from an estimate of its extent, so nothing runs past
-   the viewBox (cli/check_cli.py checks the same estimate). */
+   the viewBox (tests/cli/check_cli.py checks the same estimate). */
 #ifndef CLB_CLI_SVG_H
 #define CLB_CLI_SVG_H
 
@@ -27,5 +27,16 @@ int svg_wrap(FILE *f, double x, double y, double size, double line_h, double max
 
 /* Opens an SVG document of width x height with a white background. */
 void svg_begin(FILE *f, int width, int height);
+
+/* A bar chart's axis: a vertical line from top to bottom at every step from 0
+   to max (x = x0 + width * v / max), dashed and dark at `mark`, light grey
+   elsewhere, each labelled above with tick_fmt (a printf format of one double). */
+void svg_grid(FILE *f, int top, int bottom, double x0, double width, double max, double step,
+              double mark, const char *tick_fmt);
+
+/* Writes the document at path: svg_begin, then everything written to body (a
+   temporary file, closed here whatever happens), then the closing tag. Returns
+   0, or 1 after printing "clb: cannot write PATH" or "clb: writing PATH failed". */
+int svg_write(const char *path, int width, int height, FILE *body);
 
 #endif /* CLB_CLI_SVG_H */

@@ -89,18 +89,6 @@ void bench_device_limits(bench_device *d)
 
 /* ---- terminal table ----------------------------------------------------------------- */
 
-static text time_text(double s)
-{
-    text t;
-    if (s < 1e-3)
-        snprintf(t.s, sizeof t.s, "%.1f us", s * 1e6);
-    else if (s < 1.0)
-        snprintf(t.s, sizeof t.s, "%.2f ms", s * 1e3);
-    else
-        snprintf(t.s, sizeof t.s, "%.2f s", s);
-    return t;
-}
-
 static text load_text(double load)
 {
     text t;
@@ -132,7 +120,7 @@ static void table_peaks(const bench_device *d, FILE *f)
 {
     fprintf(f, "peaks (the best of their runs; %s):\n", d->info.type == CLB_DEVICE_HOST
                                     ? "plain C loops over host memory, as this build compiled them"
-                                    : "raw OpenCL from cli/peaks.cl, outside the library");
+                                    : "raw OpenCL from cli/peaks/peaks.cl, outside the library");
     fprintf(f, "  %-26s %14s %10s %10s %7s %5s  %s\n", "peak", "best run", "median", "slowest",
             "spread", "load", "kernel");
     for (int i = 0; i < PEAK_COUNT; i++) {

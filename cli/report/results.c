@@ -1,7 +1,8 @@
-/* Reading `clb bench --json` files back for --compare (see compare.h), with
+/* Reading `clb bench --json` files back for --compare (see results.h), with
    json-c: the fields a comparison needs, checked against the schema's name and
-   version (docs/bench-schema.md). */
-#include "compare.h"
+   version (docs/bench-schema.md); the verdict on two rows. */
+#include "results.h"
+
 #include "report.h"
 
 #include <stdio.h>
@@ -136,4 +137,18 @@ void cmp_run_free(cmp_run *run)
     free(run->devs);
     run->devs = NULL;
     run->ndev = 0;
+}
+
+cmp_verdict cmp_judge(const cmp_row *a, const cmp_row *b)
+{
+    if (b->min_s > a->max_s) return CMP_SLOWER;
+    if (b->max_s < a->min_s) return CMP_FASTER;
+    return CMP_WITHIN_NOISE;
+}
+
+const cmp_row *cmp_find_row(const cmp_device *d, const char *pattern)
+{
+    for (int i = 0; i < d->nrows; i++)
+        if (!strcmp(d->rows[i].pattern, pattern)) return &d->rows[i];
+    return NULL;
 }

@@ -7,6 +7,8 @@
 #include "compare.h"
 
 #include "common.h"
+#include "compare_plot.h"
+#include "results.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -15,23 +17,9 @@
 
 #define MAX_RUNS 17
 
-cmp_verdict cmp_judge(const cmp_row *a, const cmp_row *b)
-{
-    if (b->min_s > a->max_s) return CMP_SLOWER;
-    if (b->max_s < a->min_s) return CMP_FASTER;
-    return CMP_WITHIN_NOISE;
-}
-
 static const char *verdict_name(cmp_verdict v)
 {
     return v == CMP_SLOWER ? "slower" : v == CMP_FASTER ? "faster" : "within noise";
-}
-
-static const cmp_row *find_row(const cmp_device *d, const char *pattern)
-{
-    for (int i = 0; i < d->nrows; i++)
-        if (!strcmp(d->rows[i].pattern, pattern)) return &d->rows[i];
-    return NULL;
 }
 
 /* Pairs every device of run k with one of the reference run; -1 for none. */
@@ -57,18 +45,6 @@ static void pair_devices(const cmp_run *ref, const cmp_run *run, int *partner)
                 break;
             }
     }
-}
-
-static text time_text(double s)
-{
-    text t;
-    if (s < 1e-3)
-        snprintf(t.s, sizeof t.s, "%.1f us", s * 1e6);
-    else if (s < 1.0)
-        snprintf(t.s, sizeof t.s, "%.2f ms", s * 1e3);
-    else
-        snprintf(t.s, sizeof t.s, "%.2f s", s);
-    return t;
 }
 
 static void describe(const cmp_run *r, const char *tag)
@@ -100,6 +76,70 @@ static int compare_row(const cmp_row *a, const cmp_row *b, char *out, size_t cap
     snprintf(out, cap, "%10s %6.1f%% %7.3fx  %-14s", time_text(b->median_s).s, 100 * spread,
              b->median_s / a->median_s, verdict_name(v));
     return (int)v;
+}
+
+/* Counts of the comparisons made, by verdict. */
+typedef struct tally {
+    int compared, slower, within, faster;
+} tally;
+
+/* The table of reference device i against its partners in the other runs
+   (partner[k][j]: run k's device j pairs with reference device partner[k][j]);
+   appends the pairs to the plot's list and counts the verdicts. */
+static void compare_device(const cmp_run *runs, int npaths, int i, int (*partner)[256], cmp_pair *pairs,
+                           int *npairs, tally *t)
+{
+    const cmp_run *ref = &runs[0];
+    const cmp_device *da = &ref->devs[i];
+    printf("\ndevice %s: %s (%s, driver %s)\n", da->selector, da->name, da->platform, da->driver);
+    int cols[MAX_RUNS], ncols = 0;
+    for (int k = 1; k < npaths; k++)
+        for (int j = 0; j < runs[k].ndev && j < 256; j++)
+            if (partner[k][j] == i) {
+                const cmp_device *db = &runs[k].devs[j];
+                printf("  vs B%d device %s: %s (%s, driver %s)\n", k, db->selector, db->name,
+                       db->platform, db->driver);
+                cols[ncols++] = k * 256 + j;
+                if (pairs) pairs[(*npairs)++] = (cmp_pair){i, k, j};
+                break;
+            }
+    if (!ncols) {
+        printf("  (no device of the other runs pairs with it)\n");
+        return;
+    }
+    printf("  %-26s %-6s %10s %7s", "pattern", "peak", "A median", "spread");
+    for (int c = 0; c < ncols; c++) {
+        char med[24], ratio[24];
+        if (npaths == 2) {
+            snprintf(med, sizeof med, "B median");
+            snprintf(ratio, sizeof ratio, "time B/A");
+        } else {
+            snprintf(med, sizeof med, "B%d median", cols[c] / 256);
+            snprintf(ratio, sizeof ratio, "B%d/A", cols[c] / 256);
+        }
+        printf(" | %10s %7s %8s  %-14s", med, "spread", ratio, "verdict");
+    }
+    putchar('\n');
+    for (int r = 0; r < da->nrows; r++) {
+        const cmp_row *a = &da->rows[r];
+        printf("  %-26s %-6s ", a->title[0] ? a->title : a->pattern, a->peak);
+        if (a->timed)
+            printf("%10s %6.1f%%", time_text(a->median_s).s, 100 * (a->max_s - a->min_s) / a->median_s);
+        else
+            printf("%10s %7s", a->status, "-");
+        for (int c = 0; c < ncols; c++) {
+            const cmp_device *db = &runs[cols[c] / 256].devs[cols[c] % 256];
+            char cell[1400];
+            int v = compare_row(a, cmp_find_row(db, a->pattern), cell, sizeof cell);
+            printf(" | %s", cell);
+            if (v < 0) continue;
+            t->compared++;
+            t->slower += v == CMP_SLOWER;
+            t->faster += v == CMP_FASTER;
+            t->within += v == CMP_WITHIN_NOISE;
+        }
+        putchar('\n');
+    }
 }
 
 int bench_compare(int nfiles, const char *const *files, const char *baseline, const char *plot)
@@ -136,67 +176,17 @@ int bench_compare(int nfiles, const char *const *files, const char *baseline, co
 
     /* pairs[]: (reference device, run, device), for the plot */
     cmp_pair *pairs = calloc((size_t)MAX_RUNS * 256, sizeof *pairs);
-    int npairs = 0, slower = 0, within = 0, faster = 0, compared = 0;
+    int npairs = 0;
     int partner[MAX_RUNS][256];
     for (int k = 1; k < npaths; k++) pair_devices(ref, &runs[k], partner[k]);
-    for (int i = 0; i < ref->ndev; i++) {
-        const cmp_device *da = &ref->devs[i];
-        printf("\ndevice %s: %s (%s, driver %s)\n", da->selector, da->name, da->platform, da->driver);
-        int cols[MAX_RUNS], ncols = 0;
-        for (int k = 1; k < npaths; k++)
-            for (int j = 0; j < runs[k].ndev && j < 256; j++)
-                if (partner[k][j] == i) {
-                    const cmp_device *db = &runs[k].devs[j];
-                    printf("  vs B%d device %s: %s (%s, driver %s)\n", k, db->selector, db->name,
-                           db->platform, db->driver);
-                    cols[ncols++] = k * 256 + j;
-                    if (pairs) pairs[npairs++] = (cmp_pair){i, k, j};
-                    break;
-                }
-        if (!ncols) {
-            printf("  (no device of the other runs pairs with it)\n");
-            continue;
-        }
-        printf("  %-26s %-6s %10s %7s", "pattern", "peak", "A median", "spread");
-        for (int c = 0; c < ncols; c++) {
-            char med[24], ratio[24];
-            if (npaths == 2) {
-                snprintf(med, sizeof med, "B median");
-                snprintf(ratio, sizeof ratio, "time B/A");
-            } else {
-                snprintf(med, sizeof med, "B%d median", cols[c] / 256);
-                snprintf(ratio, sizeof ratio, "B%d/A", cols[c] / 256);
-            }
-            printf(" | %10s %7s %8s  %-14s", med, "spread", ratio, "verdict");
-        }
-        putchar('\n');
-        for (int r = 0; r < da->nrows; r++) {
-            const cmp_row *a = &da->rows[r];
-            printf("  %-26s %-6s ", a->title[0] ? a->title : a->pattern, a->peak);
-            if (a->timed)
-                printf("%10s %6.1f%%", time_text(a->median_s).s, 100 * (a->max_s - a->min_s) / a->median_s);
-            else
-                printf("%10s %7s", a->status, "-");
-            for (int c = 0; c < ncols; c++) {
-                const cmp_device *db = &runs[cols[c] / 256].devs[cols[c] % 256];
-                char cell[1400];
-                int v = compare_row(a, find_row(db, a->pattern), cell, sizeof cell);
-                printf(" | %s", cell);
-                if (v < 0) continue;
-                compared++;
-                slower += v == CMP_SLOWER;
-                faster += v == CMP_FASTER;
-                within += v == CMP_WITHIN_NOISE;
-            }
-            putchar('\n');
-        }
-    }
-    printf("\n%d comparisons: %d within noise, %d faster, %d slower beyond noise\n", compared, within,
-           faster, slower);
+    tally t = {0};
+    for (int i = 0; i < ref->ndev; i++) compare_device(runs, npaths, i, partner, pairs, &npairs, &t);
+    printf("\n%d comparisons: %d within noise, %d faster, %d slower beyond noise\n", t.compared, t.within,
+           t.faster, t.slower);
     int rc = 0;
-    if (baseline && slower) {
-        printf("clb bench: %d pattern%s slower than the baseline %s beyond noise: exit 1\n", slower,
-               slower == 1 ? "" : "s", baseline);
+    if (baseline && t.slower) {
+        printf("clb bench: %d pattern%s slower than the baseline %s beyond noise: exit 1\n", t.slower,
+               t.slower == 1 ? "" : "s", baseline);
         rc = 1;
     }
     if (plot && pairs) rc |= compare_svg(runs, npaths, pairs, npairs, plot);

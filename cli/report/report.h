@@ -8,8 +8,8 @@
 
 #include "cases.h"
 #include "clbroadcast.h"
-#include "measure.h"
-#include "peaks.h"
+#include "measure/measure.h"
+#include "peaks/peaks.h"
 
 /* Version of the JSON document (docs/bench-schema.md); bump on any change a
    reader must know about. */

@@ -16,8 +16,9 @@
  * reference result is held at a time; the tables are printed at the end.
  * --compare and --baseline read such results back (compare.c). */
 #include "common.h"
-#include "compare.h"
-#include "report.h"
+#include "report/compare.h"
+#include "report/results.h"
+#include "report/report.h"
 
 #include <errno.h>
 #include <math.h>
@@ -139,8 +140,9 @@ typedef struct target {
 
 static int open_device(const char *selector, target *t, bench_device *d)
 {
-    clb_status st = clb_context_create(selector, &t->ctx);
-    if (st == CLB_OK) st = clb_context_get_info(t->ctx, &d->info);
+    int rc = open_context(NULL, selector, &t->ctx);
+    if (rc) return rc;
+    clb_status st = clb_context_get_info(t->ctx, &d->info);
     if (st != CLB_OK) {
         fprintf(stderr, "clb: %s: %s\n", clb_status_name(st), clb_last_error());
         if (st == CLB_ERR_NO_DEVICE) print_selectors(stderr);
@@ -388,6 +390,57 @@ static int compare_with_baseline(const options *o, const bench_report *rep)
     return rc;
 }
 
+/* The contexts to measure: the host backend and every OpenCL device for
+   "all", else the one device. A device of "all" that cannot even make a
+   context is skipped (its error printed, *skipped set: the exit status
+   becomes 1) and the others still get measured. Returns 0 or the exit status. */
+static int open_targets(const char *device, target *targets, bench_device *devs, int *ntargets,
+                        int *skipped)
+{
+    if (strcmp(device, "all")) {
+        int rc = open_device(device, &targets[0], &devs[0]);
+        if (!rc) *ntargets = 1;
+        return rc;
+    }
+    int count = 0;
+    if (clb_device_count(&count) != CLB_OK) count = 0;
+    if (count > MAX_DEVICES) count = MAX_DEVICES;
+    int rc = open_device("host", &targets[*ntargets], &devs[*ntargets]);
+    if (!rc) (*ntargets)++;
+    for (int i = 0; i < count && !rc; i++) {
+        char sel[16];
+        snprintf(sel, sizeof sel, "%d", i);
+        if (open_device(sel, &targets[*ntargets], &devs[*ntargets]) == 0)
+            (*ntargets)++;
+        else
+            *skipped = 1;
+    }
+    return rc;
+}
+
+/* The outputs of a finished run (table, CSV, JSON, plot, the baseline's
+   verdict) and its exit status: 1 when a device was skipped, a pattern failed
+   or differed from the host backend, a peak could not be measured, a file
+   could not be written or the baseline got slower. */
+static int report_run(const options *o, const bench_report *rep, int skipped)
+{
+    int rc = skipped ? 1 : 0;
+    report_table(rep, stdout);
+    fflush(stdout);
+    if (o->csv) rc |= report_csv(rep, o->csv);
+    if (o->json) rc |= report_json(rep, o->json);
+    if (o->plot) rc |= report_svg(rep, o->plot);
+    for (int t = 0; t < rep->ndev; t++) {
+        const bench_device *d = &rep->devs[t];
+        for (int i = 0; i < clbb_case_count; i++)
+            if (d->rows[i].outcome == BENCH_FAILED || d->rows[i].outcome == BENCH_WRONG) rc = 1;
+        for (int i = 0; i < PEAK_COUNT; i++)
+            if (!d->peaks[i].measured && !d->peaks[i].unsupported) rc = 1;
+    }
+    if (o->baseline) rc |= compare_with_baseline(o, rep);
+    return rc;
+}
+
 int cmd_bench(int argc, char **argv)
 {
     options o;
@@ -409,26 +462,7 @@ int cmd_bench(int argc, char **argv)
     int ntargets = 0, host_is_target = 0, skipped = 0;
     clb_context *host = NULL;
 
-    if (!strcmp(o.device, "all")) {
-        int count = 0;
-        if (clb_device_count(&count) != CLB_OK) count = 0;
-        if (count > MAX_DEVICES) count = MAX_DEVICES;
-        rc = open_device("host", &targets[ntargets], &devs[ntargets]);
-        if (!rc) ntargets++;
-        /* A device that cannot even make a context is skipped (its error is
-           printed and the exit status becomes 1): the others still get measured. */
-        for (int i = 0; i < count && !rc; i++) {
-            char sel[16];
-            snprintf(sel, sizeof sel, "%d", i);
-            if (open_device(sel, &targets[ntargets], &devs[ntargets]) == 0)
-                ntargets++;
-            else
-                skipped = 1;
-        }
-    } else {
-        rc = open_device(o.device, &targets[0], &devs[0]);
-        if (!rc) ntargets = 1;
-    }
+    rc = open_targets(o.device, targets, devs, &ntargets, &skipped);
     for (int t = 0; t < ntargets && !rc; t++) {
         devs[t].rows = calloc((size_t)clbb_case_count, sizeof *devs[t].rows);
         if (!devs[t].rows) {
@@ -463,22 +497,7 @@ int cmd_bench(int argc, char **argv)
             fprintf(stderr, "clb bench: %s sizes, --repeat auto (budget %.3g s per row) on %d device%s\n",
                     o.quick ? "quick" : "full", o.budget_s, ntargets, ntargets == 1 ? "" : "s");
         rc = run_all(&rep, targets, ntargets, host, host_is_target);
-        if (!rc) {
-            report_table(&rep, stdout);
-            fflush(stdout);
-            if (o.csv) rc |= report_csv(&rep, o.csv);
-            if (o.json) rc |= report_json(&rep, o.json);
-            if (o.plot) rc |= report_svg(&rep, o.plot);
-            if (skipped) rc = 1;
-            for (int t = 0; t < ntargets; t++) {
-                for (int i = 0; i < clbb_case_count; i++)
-                    if (devs[t].rows[i].outcome == BENCH_FAILED || devs[t].rows[i].outcome == BENCH_WRONG)
-                        rc = 1;
-                for (int i = 0; i < PEAK_COUNT; i++)
-                    if (!devs[t].peaks[i].measured && !devs[t].peaks[i].unsupported) rc = 1;
-            }
-            if (o.baseline) rc |= compare_with_baseline(&o, &rep);
-        }
+        if (!rc) rc = report_run(&o, &rep, skipped);
     }
     for (int t = 0; t < ntargets; t++) {
         if (targets[t].ctx != host) clb_context_release(targets[t].ctx);

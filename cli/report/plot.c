@@ -113,15 +113,7 @@ static void panel(FILE *f, const bench_report *r, clbb_peak k, int *y)
     *y += 16 * (svg_wrap(f, MARGIN, *y, 11, 16, WIDTH - 2 * MARGIN, "fill=\"#555555\"", method) - 1);
     *y += 34; /* the tick labels sit 14 above the first bar */
     int top = *y - 10, bottom = top + 10 + count * (r->ndev * BAR_ROW + GROUP_GAP);
-    for (double v = 0; v <= max + 1e-9; v += step) {
-        double x = bar_x(v, max);
-        int is_peak = fabs(v - 100) < 1e-9;
-        fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\"%s/>\n", x, top, x,
-                bottom, is_peak ? "#333333" : "#dddddd", is_peak ? " stroke-dasharray=\"4 3\"" : "");
-        char tick[16];
-        snprintf(tick, sizeof tick, "%.0f%%", v);
-        svg_text(f, x, top - 4, 11, "middle", "fill=\"#555555\"", 60, tick);
-    }
+    svg_grid(f, top, bottom, LABEL_W, BAR_W, max, step, 100, "%.0f%%"); /* 100 %: the peak */
     *y = top + 10;
     for (int i = 0; i < clbb_case_count; i++) {
         if (clbb_case_peak(&clbb_cases[i]) != k) continue;
@@ -188,21 +180,9 @@ int report_svg(const bench_report *r, const char *path)
                        "Bars: the median run; the thin line: from the slowest to the fastest run. "
                        "Effective GB/s = distinct bytes read + written / time, GB = 1e9 bytes; "
                        "GFLOP/s counts 2 M N K for matmul. Peaks are measured first on every device "
-                       "with random data: OpenCL devices with the raw kernels of cli/peaks.cl, the host "
+                       "with random data: OpenCL devices with the raw kernels of cli/peaks/peaks.cl, the host "
                        "backend with plain C loops. Full numbers: clb bench --json.");
     int height = y;
 
-    FILE *f = report_open(path);
-    if (!f) {
-        fclose(body);
-        return 1;
-    }
-    svg_begin(f, WIDTH, height);
-    rewind(body);
-    char chunk[8192];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, body)) > 0) fwrite(chunk, 1, n, f);
-    fclose(body);
-    fputs("</svg>\n", f);
-    return report_close(f, path);
+    return svg_write(path, WIDTH, height, body);
 }

@@ -1,4 +1,4 @@
-/* The peaks of an OpenCL device: raw kernels from cli/peaks.cl on the
+/* The peaks of an OpenCL device: raw kernels from cli/peaks/peaks.cl on the
    context's own cl_context, device and queue (clbroadcast_cl.h), outside the
    library, so they measure the device and driver, not clbroadcast (see peaks.h).
    Every kernel runs with local size NULL: the implementation picks the
@@ -135,7 +135,7 @@ static cl_program build(cl_env *e, const char *options, char *why, size_t cap)
         clGetProgramBuildInfo(prog, e->device, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
         for (char *c = log; *c; c++)
             if (*c == '\n') *c = ' ';
-        snprintf(why, cap, "building cli/peaks.cl with %s: %s (%d) %s", options, cl_error_name(err),
+        snprintf(why, cap, "building cli/peaks/peaks.cl with %s: %s (%d) %s", options, cl_error_name(err),
                  err, log);
         clReleaseProgram(prog);
         return NULL;

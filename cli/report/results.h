@@ -1,8 +1,8 @@
-/* `clb bench --compare A.json B.json ...` and `--baseline A.json`: results of
-   several runs (machines, devices, versions) side by side per pattern, the
-   ratio of medians and whether the difference exceeds the runs' spread. */
-#ifndef CLB_CLI_COMPARE_H
-#define CLB_CLI_COMPARE_H
+/* The results of `clb bench` runs read back from their --json files
+   (docs/bench-schema.md): the model that --compare and --baseline (compare.c)
+   print and compare_plot.c draws, loaded by results.c. */
+#ifndef CLB_CLI_RESULTS_H
+#define CLB_CLI_RESULTS_H
 
 #include <stddef.h>
 
@@ -30,7 +30,7 @@ typedef struct cmp_run {
 } cmp_run;
 
 /* Reads a `clb bench --json` file (docs/bench-schema.md); 0 on success, else
-   1 with why filled (then nothing to free). Needs json-c (json_read.c). */
+   1 with why filled (then nothing to free). Needs json-c. */
 int cmp_run_load(const char *path, cmp_run *run, char *why, size_t cap);
 void cmp_run_free(cmp_run *run);
 
@@ -41,17 +41,7 @@ void cmp_run_free(cmp_run *run);
 typedef enum cmp_verdict { CMP_WITHIN_NOISE, CMP_SLOWER, CMP_FASTER } cmp_verdict;
 cmp_verdict cmp_judge(const cmp_row *a, const cmp_row *b);
 
-/* Prints the comparison of files (the reference first: baseline when given,
-   else files[0]) and, with plot, writes it as SVG. Returns the exit status:
-   0; 1 when baseline is given and a pattern got slower beyond noise, or a
-   file could not be written; 2 when a file cannot be read as results. */
-int bench_compare(int nfiles, const char *const *files, const char *baseline, const char *plot);
+/* The row of `pattern` in d, or NULL. */
+const cmp_row *cmp_find_row(const cmp_device *d, const char *pattern);
 
-/* Draws a loaded comparison (compare_plot.c); 0 on success, else 1 (printed). */
-typedef struct cmp_pair {
-    int ref_dev;         /* device index in the reference run */
-    int run, dev;        /* the compared series */
-} cmp_pair;
-int compare_svg(const cmp_run *runs, int nruns, const cmp_pair *pairs, int npairs, const char *path);
-
-#endif /* CLB_CLI_COMPARE_H */
+#endif /* CLB_CLI_RESULTS_H */

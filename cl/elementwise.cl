@@ -76,7 +76,7 @@
 /* The dtype of the op's result before the conversion to out: bool for
    comparisons and logical ops, the compute dtype otherwise. */
 #if (CLB_KIND == 1 && CLB_OP >= CLB_EQ && CLB_OP <= CLB_LOGICAL_XOR) ||                        \
-    (CLB_KIND == 0 && CLB_OP == CLB_LOGICAL_NOT)
+    (CLB_KIND == 0 && (CLB_OP == CLB_LOGICAL_NOT || (CLB_OP >= CLB_ISNAN && CLB_OP <= CLB_ISFINITE)))
 #define CLB_EVAL_DTYPE 0
 #else
 #define CLB_EVAL_DTYPE CLB_COMPUTE_DTYPE

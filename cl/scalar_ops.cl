@@ -103,6 +103,18 @@ inline float clb_rhd(double x)
     inline T clb_bitwise_or_##dt(T a, T b) { return a | b; }                                       \
     inline T clb_bitwise_xor_##dt(T a, T b) { return a ^ b; }                                      \
     inline T clb_invert_##dt(T a) { return (T)~a; }                                                \
+    inline T clb_bitwise_invert_##dt(T a) { return (T)~a; }                                        \
+    inline T clb_round_##dt(T a) { return a; }                                                     \
+    inline T clb_trunc_##dt(T a) { return a; }                                                     \
+    inline T clb_square_##dt(T a) { return (T)((W)a * (W)a); }                                     \
+    inline uchar clb_isnan_##dt(T a) { return 0; }                                                 \
+    inline uchar clb_isinf_##dt(T a) { return 0; }                                                 \
+    inline uchar clb_isfinite_##dt(T a) { return 1; }                                              \
+    /* NumPy's npy_lshift: a count (as unsigned) of the width or more gives 0 */                   \
+    inline T clb_left_shift_##dt(T a, T b)                                                         \
+    {                                                                                              \
+        return (W)b < (W)(8 * sizeof(T)) ? (T)((W)a << (W)b) : (T)0;                               \
+    }                                                                                              \
     inline T clb_neg_##dt(T a) { return (T)((W)0 - (W)a); }                                        \
     inline T clb_floor_##dt(T a) { return a; }                                                     \
     inline T clb_ceil_##dt(T a) { return a; }                                                      \
@@ -146,6 +158,13 @@ inline float clb_rhd(double x)
         return 0;                                                                                  \
     }                                                                                              \
     inline T clb_abs_##dt(T a) { return a < 0 ? (T)((W)0 - (W)a) : a; }                            \
+    inline T clb_sign_##dt(T a) { return (T)((a > 0) - (a < 0)); }                                 \
+    /* npy_rshift: arithmetic; a count past the width gives the sign (-1 or 0), */                 \
+    /* computed as a shift, not a select on a char (tests/quirks/char_relu_select.c) */           \
+    inline T clb_right_shift_##dt(T a, T b)                                                        \
+    {                                                                                              \
+        return (W)b < (W)(8 * sizeof(T)) ? (T)(a >> b) : (T)(a >> (8 * sizeof(T) - 1));            \
+    }                                                                                              \
     /* a > 0, not a < 0: llvmpipe crashes on a char selected by a < 0 */                      \
     /* (tests/quirks/char_relu_select.c) */                                                        \
     inline T clb_relu_##dt(T a) { return a > 0 ? a : (T)0; }
@@ -157,6 +176,11 @@ inline float clb_rhd(double x)
     inline T clb_mod_##dt(T a, T b) { return b ? (T)(a % b) : (T)0; }                              \
     inline T clb_pow_##dt(T a, T b) { return (T)clb_powwrap_##dt((W)a, (W)b); }                    \
     inline T clb_abs_##dt(T a) { return a; }                                                       \
+    inline T clb_sign_##dt(T a) { return (T)(a != 0); }                                            \
+    inline T clb_right_shift_##dt(T a, T b)                                                        \
+    {                                                                                              \
+        return b < (T)(8 * sizeof(T)) ? (T)(a >> b) : (T)0;                                        \
+    }                                                                                              \
     inline T clb_relu_##dt(T a) { return a; }
 
 /* Floats (float16 computes in float; the caller rounds each result). */
@@ -225,7 +249,42 @@ inline float clb_rhd(double x)
     }                                                                                              \
     inline T clb_relu_##dt(T a) { return a > 0 || isnan(a) ? a : (T)0; }                           \
     inline T clb_floor_##dt(T a) { return floor(a); }                                              \
-    inline T clb_ceil_##dt(T a) { return ceil(a); }
+    inline T clb_ceil_##dt(T a) { return ceil(a); }                                                \
+    /* the array API standard's set, as the host's <tgmath.h> calls */                             \
+    inline T clb_tan_##dt(T a) { return tan(a); }                                                  \
+    inline T clb_asin_##dt(T a) { return asin(a); }                                                \
+    inline T clb_acos_##dt(T a) { return acos(a); }                                                \
+    inline T clb_atan_##dt(T a) { return atan(a); }                                                \
+    inline T clb_sinh_##dt(T a) { return sinh(a); }                                                \
+    inline T clb_cosh_##dt(T a) { return cosh(a); }                                                \
+    inline T clb_asinh_##dt(T a) { return asinh(a); }                                              \
+    inline T clb_acosh_##dt(T a) { return acosh(a); }                                              \
+    inline T clb_atanh_##dt(T a) { return atanh(a); }                                              \
+    inline T clb_expm1_##dt(T a) { return expm1(a); }                                              \
+    inline T clb_log1p_##dt(T a) { return log1p(a); }                                              \
+    inline T clb_log2_##dt(T a) { return log2(a); }                                                \
+    inline T clb_log10_##dt(T a) { return log10(a); }                                              \
+    inline T clb_round_##dt(T a) { return rint(a); } /* half to even */                            \
+    inline T clb_trunc_##dt(T a) { return trunc(a); }                                              \
+    /* NumPy: +-0 give +0, NaN stays NaN */                                                        \
+    inline T clb_sign_##dt(T a) { return a > 0 ? (T)1 : a < 0 ? (T)-1 : a == 0 ? (T)0 : a; }       \
+    inline T clb_square_##dt(T a) { return a * a; }                                                \
+    inline uchar clb_isnan_##dt(T a) { return isnan(a) ? 1 : 0; }                                  \
+    inline uchar clb_isinf_##dt(T a) { return isinf(a) ? 1 : 0; }                                  \
+    inline uchar clb_isfinite_##dt(T a) { return isfinite(a) ? 1 : 0; }                            \
+    inline T clb_erf_##dt(T a) { return erf(a); }                                                  \
+    inline T clb_atan2_##dt(T a, T b) { return atan2(a, b); }                                      \
+    inline T clb_hypot_##dt(T a, T b) { return hypot(a, b); }                                      \
+    inline T clb_copysign_##dt(T a, T b) { return copysign(a, b); }                                \
+    /* NumPy's npy_logaddexp: equal arguments (infinities of one sign) give x + log 2 */           \
+    inline T clb_logaddexp_##dt(T a, T b)                                                          \
+    {                                                                                              \
+        if (a == b) return a + (T)0.693147180559945309417232121458176568;                          \
+        T d = a - b;                                                                               \
+        if (d > 0) return a + log1p(exp(-d));                                                      \
+        if (d <= 0) return b + log1p(exp(d));                                                      \
+        return d;                                                                                  \
+    }
 
 /* ---- the sets, per compute dtype -------------------------------------------------------- */
 
@@ -247,6 +306,12 @@ inline uchar clb_logical_not_0(uchar a) { return a == 0; }
 inline uchar clb_abs_0(uchar a) { return a; }
 inline uchar clb_floor_0(uchar a) { return a; }
 inline uchar clb_ceil_0(uchar a) { return a; }
+inline uchar clb_round_0(uchar a) { return a; }
+inline uchar clb_trunc_0(uchar a) { return a; }
+inline uchar clb_bitwise_invert_0(uchar a) { return a == 0; }
+inline uchar clb_isnan_0(uchar a) { return 0; }
+inline uchar clb_isinf_0(uchar a) { return 0; }
+inline uchar clb_isfinite_0(uchar a) { return 1; }
 #endif
 #if defined(CLB_USE_1)
 CLB_SIGNED_FUNCS(1, char, uint)

@@ -181,11 +181,21 @@ typedef enum clb_binary_op {
     CLB_FLOOR_DIV, CLB_MOD /* Python/NumPy sign rule */, CLB_POW, CLB_MAXIMUM, CLB_MINIMUM,
     CLB_EQ, CLB_NE, CLB_LT, CLB_LE, CLB_GT, CLB_GE /* -> CLB_BOOL */,
     CLB_LOGICAL_AND, CLB_LOGICAL_OR, CLB_LOGICAL_XOR /* -> CLB_BOOL */,
-    CLB_BITWISE_AND, CLB_BITWISE_OR, CLB_BITWISE_XOR /* integer and bool only */
+    CLB_BITWISE_AND, CLB_BITWISE_OR, CLB_BITWISE_XOR /* integer and bool only */,
+    /* the array API standard's element-wise set (values fixed by the contract) */
+    CLB_ATAN2 = 21, CLB_HYPOT, CLB_LOGADDEXP, CLB_COPYSIGN,
+    CLB_LEFT_SHIFT, CLB_RIGHT_SHIFT /* integers: NumPy's results for negative or too-large counts */
 } clb_binary_op;
 typedef enum clb_unary_op {
     CLB_NEG = 0, CLB_ABS, CLB_SQRT, CLB_RSQRT, CLB_EXP, CLB_LOG, CLB_SIN, CLB_COS, CLB_TANH,
-    CLB_SIGMOID, CLB_RELU, CLB_FLOOR, CLB_CEIL, CLB_LOGICAL_NOT
+    CLB_SIGMOID, CLB_RELU, CLB_FLOOR, CLB_CEIL, CLB_LOGICAL_NOT,
+    /* the array API standard's element-wise set (values fixed by the contract): float math
+       gives float64 for int32/int64 inputs as sqrt does; sign, square, round, trunc and
+       bitwise_invert keep an integer dtype; isnan/isinf/isfinite give CLB_BOOL */
+    CLB_TAN = 14, CLB_ASIN, CLB_ACOS, CLB_ATAN, CLB_SINH, CLB_COSH, CLB_ASINH, CLB_ACOSH,
+    CLB_ATANH, CLB_EXPM1, CLB_LOG1P, CLB_LOG2, CLB_LOG10,
+    CLB_ROUND /* half to even */, CLB_TRUNC, CLB_SIGN, CLB_SQUARE,
+    CLB_ISNAN, CLB_ISINF, CLB_ISFINITE /* -> CLB_BOOL */, CLB_ERF, CLB_BITWISE_INVERT
 } clb_unary_op;
 /* Integer division or modulo by zero gives 0 and INT_MIN / -1 gives INT_MIN (NumPy's results): never a trap. */
 CLB_API clb_status clb_binary(clb_binary_op op, const clb_tensor *a, const clb_tensor *b, clb_tensor **out);
@@ -203,7 +213,10 @@ CLB_API clb_status clb_binary_scalar(clb_binary_op op, const clb_tensor *a, clb_
                                      clb_tensor **out);
 
 /* ---- reductions --------------------------------------------------------- */
-typedef enum clb_reduce_op { CLB_SUM = 0, CLB_MEAN, CLB_MAX, CLB_MIN, CLB_PROD } clb_reduce_op;
+typedef enum clb_reduce_op {
+    CLB_SUM = 0, CLB_MEAN, CLB_MAX, CLB_MIN, CLB_PROD,
+    CLB_ALL = 5, CLB_ANY /* -> CLB_BOOL; an empty reduction gives True / False */
+} clb_reduce_op;
 /* axes == NULL: all axes. Negative axes count from the end. Sum/prod of bool and integers
    accumulate in int64 (uint64 for unsigned), mean of integers gives float64, as NumPy. */
 CLB_API clb_status clb_reduce(clb_reduce_op op, const clb_tensor *t, int naxes, const int *axes,
@@ -262,6 +275,45 @@ CLB_API clb_status clb_softmax(const clb_tensor *t, int axis, clb_tensor **out);
 CLB_API clb_status clb_log_softmax(const clb_tensor *t, int axis, clb_tensor **out);
 CLB_API clb_status clb_logsumexp(const clb_tensor *t, int naxes, const int *axes, int keepdim,
                                  clb_tensor **out);
+
+/* ---- creation on the device ---------------------------------------------- */
+/* numpy.full(shape, value, dtype): value converted as NumPy's astype would
+   (an INT outside dtype's range: CLB_ERR_INVALID_ARGUMENT). Written by a kernel:
+   no host buffer of the result's size. */
+CLB_API clb_status clb_full(clb_context *ctx, clb_dtype dtype, int ndim, const int64_t *shape,
+                            clb_scalar value, clb_tensor **out);
+/* numpy.arange(start, stop, step, dtype=dtype): length max(0, ceil((stop - start) / step)),
+   values as NumPy's to within one unit in the last place of dtype (exact for integer
+   dtypes and integral arguments); step 0 or a non-finite argument: CLB_ERR_INVALID_ARGUMENT. */
+CLB_API clb_status clb_arange(clb_context *ctx, clb_dtype dtype, double start, double stop,
+                              double step, clb_tensor **out);
+/* numpy.linspace(start, stop, num, endpoint, dtype=dtype); num < 0: CLB_ERR_INVALID_ARGUMENT. */
+CLB_API clb_status clb_linspace(clb_context *ctx, clb_dtype dtype, double start, double stop,
+                                int64_t num, int endpoint, clb_tensor **out);
+
+/* ---- random numbers: one stream on every device -------------------------- */
+/* Counter-based (Philox4x32-10): element i (C order) of the result is a pure function of
+   (seed, offset + i) and the arguments, so a draw of n elements at offset 0 followed by one
+   at offset n equals one draw of 2n. uniform: values in [low, high), bit-identical on every
+   device and the host backend. normal: mean + std * a standard normal, equal on every device
+   to within a few units in the last place (the devices' log/cos differ). float16/32/64 only. */
+CLB_API clb_status clb_random_uniform(clb_context *ctx, clb_dtype dtype, int ndim,
+                                      const int64_t *shape, uint64_t seed, uint64_t offset,
+                                      double low, double high, clb_tensor **out);
+CLB_API clb_status clb_random_normal(clb_context *ctx, clb_dtype dtype, int ndim,
+                                     const int64_t *shape, uint64_t seed, uint64_t offset,
+                                     double mean, double std, clb_tensor **out);
+
+/* ---- text ---------------------------------------------------------------- */
+/* The values as numpy.array2string(t, separator=", ") prints them with NumPy's default
+   print options (precision 8, "..." summary past 1000 elements, edge items 3), e.g.
+   "[[1., 2.],\n [3., 4.]]". Writes at most size bytes including the terminating NUL
+   (buf may be NULL when size is 0) and always sets *needed to the full length + 1.
+   Reads back only the elements it prints. */
+CLB_API clb_status clb_tensor_format(const clb_tensor *t, char *buf, size_t size, size_t *needed);
+
+/* ---- views ---------------------------------------------------------------- */
+CLB_API clb_status clb_swapaxes(const clb_tensor *t, int axis1, int axis2, clb_tensor **out); /* a view */
 
 /* ======================================================================== */
 /* Extras beyond the contract.                                               */
@@ -351,6 +403,16 @@ CLB_API clb_context *clb_tensor_context(const clb_tensor *t);  /* borrowed; vali
 CLB_API clb_status clb_tensor_from_host_memory(clb_context *ctx, void *data, size_t nbytes,
                                                clb_dtype dtype, int ndim, const int64_t *shape,
                                                const int64_t *strides, clb_tensor **out);
+
+/* ---- creation conveniences ------------------------------------------------ */
+/* numpy.zeros / numpy.ones (clb_full of 0 / 1), and the same shaped, typed and placed
+   like t (numpy.zeros_like / ones_like: C-contiguous, whatever t's strides). */
+CLB_API clb_status clb_zeros(clb_context *ctx, clb_dtype dtype, int ndim, const int64_t *shape,
+                             clb_tensor **out);
+CLB_API clb_status clb_ones(clb_context *ctx, clb_dtype dtype, int ndim, const int64_t *shape,
+                            clb_tensor **out);
+CLB_API clb_status clb_zeros_like(const clb_tensor *t, clb_tensor **out);
+CLB_API clb_status clb_ones_like(const clb_tensor *t, clb_tensor **out);
 
 /* ---- fused expressions -------------------------------------------------- */
 /* Evaluates an element-wise expression over named tensors, broadcasting all n

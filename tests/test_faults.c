@@ -230,6 +230,59 @@ static clb_status c_einsum(fixture *f, clb_tensor **o, void *h)
     return clb_einsum("ij,jk->ik", 2, in, &o[0]);
 }
 
+/* The everyday API (issue 28). */
+static clb_status c_full(fixture *f, clb_tensor **o, void *h)
+{
+    (void)h;
+    const clb_scalar v = {.kind = CLB_SCALAR_FLOAT, .f = 2.5};
+    return clb_full(f->ctx, CLB_FLOAT32, 2, (const int64_t[]){3, 4}, v, &o[0]);
+}
+static clb_status c_arange(fixture *f, clb_tensor **o, void *h)
+{
+    (void)h;
+    return clb_arange(f->ctx, CLB_INT32, 0, 7, 1, &o[0]);
+}
+static clb_status c_linspace(fixture *f, clb_tensor **o, void *h)
+{
+    (void)h;
+    return clb_linspace(f->ctx, CLB_FLOAT32, 0, 1, 6, 1, &o[0]);
+}
+static clb_status c_uniform(fixture *f, clb_tensor **o, void *h)
+{
+    (void)h;
+    return clb_random_uniform(f->ctx, CLB_FLOAT32, 2, (const int64_t[]){3, 4}, 9, 0, 0, 1, &o[0]);
+}
+static clb_status c_normal(fixture *f, clb_tensor **o, void *h)
+{
+    (void)h;
+    return clb_random_normal(f->ctx, CLB_FLOAT32, 2, (const int64_t[]){3, 4}, 9, 0, 0, 1, &o[0]);
+}
+static clb_status c_zeros_like(fixture *f, clb_tensor **o, void *h)
+{
+    (void)h;
+    return clb_zeros_like(f->rev, &o[0]);
+}
+static clb_status c_swapaxes(fixture *f, clb_tensor **o, void *h)
+{
+    (void)h;
+    return clb_swapaxes(f->a, 0, -1, &o[0]);
+}
+static clb_status c_isnan(fixture *f, clb_tensor **o, void *h)
+{
+    (void)h;
+    return clb_unary(CLB_ISNAN, f->rev, &o[0]);
+}
+static clb_status c_any(fixture *f, clb_tensor **o, void *h)
+{
+    (void)h;
+    return clb_reduce(CLB_ANY, f->a, 1, (const int[]){1}, 0, &o[0]);
+}
+static clb_status c_format(fixture *f, clb_tensor **o, void *h)
+{
+    (void)o;
+    size_t need = 0;
+    memset(h, 0, 15 * sizeof(int32_t));
+    return clb_tensor_format(f->wide, h, 15 * sizeof(int32_t), &need);
 static clb_status c_take_along(fixture *f, clb_tensor **o, void *h)
 {
     (void)h;
@@ -275,6 +328,11 @@ static clb_status c_nonzero(fixture *f, clb_tensor **o, void *h)
 }
 
 static const call calls[] = {
+    {"full", c_full, 1},                   {"arange", c_arange, 1},
+    {"linspace", c_linspace, 1},           {"random_uniform", c_uniform, 1},
+    {"random_normal", c_normal, 1},        {"zeros_like", c_zeros_like, 1},
+    {"swapaxes", c_swapaxes, 1},           {"unary isnan", c_isnan, 1},
+    {"reduce any", c_any, 1},              {"tensor_format", c_format, 0},
     {"from_host", c_from_host, 1},         {"empty", c_empty, 1},
     {"broadcast_to", c_broadcast_to, 1},   {"broadcast_tensors", c_broadcast_tensors, 2},
     {"contiguous", c_contiguous, 1},       {"cast", c_cast, 1},

@@ -15,6 +15,16 @@ typedef char clb_check_float64[(CLB_FLOAT64 == 11) ? 1 : -1];
 typedef char clb_check_xor[(CLB_BITWISE_XOR == 20) ? 1 : -1];
 typedef char clb_check_not[(CLB_LOGICAL_NOT == 13) ? 1 : -1];
 typedef char clb_check_prod[(CLB_PROD == 4) ? 1 : -1];
+/* the everyday API's values (the contract's "element-wise function set") */
+typedef char clb_check_tan[(CLB_TAN == 14 && CLB_BITWISE_INVERT == 35) ? 1 : -1];
+typedef char clb_check_atan2[(CLB_ATAN2 == 21 && CLB_RIGHT_SHIFT == 26) ? 1 : -1];
+typedef char clb_check_any[(CLB_ALL == 5 && CLB_ANY == 6) ? 1 : -1];
+static clb_status (*const p_full)(clb_context *, clb_dtype, int, const int64_t *, clb_scalar,
+                                  clb_tensor **) = clb_full;
+static clb_status (*const p_random_uniform)(clb_context *, clb_dtype, int, const int64_t *,
+                                            uint64_t, uint64_t, double, double,
+                                            clb_tensor **) = clb_random_uniform;
+static clb_status (*const p_format)(const clb_tensor *, char *, size_t, size_t *) = clb_tensor_format;
 
 /* Function pointers of the exact contract signatures: a changed signature fails to compile. */
 static clb_status (*const p_from_host)(clb_context *, clb_dtype, int, const int64_t *, const void *,
@@ -53,6 +63,9 @@ int main(void)
     (void)p_broadcast_shapes;
     (void)p_binary_into;
     (void)p_reduce;
+    (void)p_full;
+    (void)p_random_uniform;
+    (void)p_format;
     if (failures) fprintf(stderr, "%d header check(s) failed\n", failures);
     return failures != 0;
 }

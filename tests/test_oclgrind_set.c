@@ -25,6 +25,9 @@
  *    of tiles and merge passes), cumprod in several scan blocks, nonzero and
  *    masked_select;
  *  - streaming stores (forced on): copies, a repeat, a cast and adds;
+ *  - made on the device (issue 28): full of every item size, arange and
+ *    linspace on each dtype class, both random draws on each float dtype,
+ *    clb_tensor_format's edge reads of a summarised swapaxes view;
  *  - negative strides (clb_slice): reversed and stepped views through copies,
  *    a cast, adds, an _into with a negative-stride out, reductions, eval and
  *    matmul; clb_concat and clb_stack with a reversed input and a cast.
@@ -199,7 +202,7 @@ static void elementwise(clb_context *ctx)
         clb_tensor *da = on(ctx, ha), *db0 = on(ctx, hb0), *db = NULL;
         CLBT_OK(clb_permute(hb0, (const int[]){1, 0}, &hb));
         CLBT_OK(clb_permute(db0, (const int[]){1, 0}, &db));
-        for (int op = CLB_ADD; op <= CLB_BITWISE_XOR; op++) {
+        for (int op = CLB_ADD; op <= CLB_RIGHT_SHIFT; op++) {
             clb_tensor *hr = NULL, *dr = NULL;
             snprintf(what, sizeof what, "%s on %s", clb_binary_op_name((clb_binary_op)op), clb_dtype_name(dt));
             clb_status hs = clb_binary((clb_binary_op)op, ha, hb, &hr);
@@ -208,7 +211,7 @@ static void elementwise(clb_context *ctx)
             clb_tensor_release(hr);
             clb_tensor_release(dr);
         }
-        for (int op = CLB_NEG; op <= CLB_LOGICAL_NOT; op++) {
+        for (int op = CLB_NEG; op <= CLB_BITWISE_INVERT; op++) {
             clb_tensor *hr = NULL, *dr = NULL;
             snprintf(what, sizeof what, "%s on %s", clb_unary_op_name((clb_unary_op)op), clb_dtype_name(dt));
             clb_status hs = clb_unary((clb_unary_op)op, hb, &hr);
@@ -266,7 +269,7 @@ static void reductions(clb_context *ctx, const char *selector)
     for (int c = 0; c < NCLASSES; c++) {
         clb_dtype dt = class_dtypes[c];
         clb_tensor *h = make(host, dt, 3, (const int64_t[]){3, 4, 5}, 31u + (unsigned)c), *d = on(ctx, h);
-        for (int op = CLB_SUM; op <= CLB_PROD; op++) {
+        for (int op = CLB_SUM; op <= CLB_ANY; op++) {
             for (int a = 0; a <= 4; a++) {
                 clb_tensor *hr = NULL, *dr = NULL;
                 snprintf(what, sizeof what, "%s of %s over axis set %d", clb_reduce_op_name((clb_reduce_op)op),
@@ -714,6 +717,46 @@ static void fused(const char *selector)
 }
 #endif
 
+/* ---- made on the device (cl/generate.cl) ------------------------------------------ */
+
+static void made(clb_context *ctx)
+{
+    char what[128];
+    const int64_t shape[2] = {3, 7};
+    for (size_t k = 0; k < NDTYPES; k++) {
+        clb_dtype dt = all_dtypes[k];
+        clb_tensor *h[5] = {NULL}, *d[5] = {NULL};
+        const clb_scalar one = {.kind = CLB_SCALAR_INT, .i = 1};
+        clb_status hs[5], ds[5];
+        hs[0] = clb_full(host, dt, 2, shape, one, &h[0]);
+        ds[0] = clb_full(ctx, dt, 2, shape, one, &d[0]);
+        hs[1] = clb_arange(host, dt, 0, dt == CLB_BOOL ? 2 : 21, 1, &h[1]);
+        ds[1] = clb_arange(ctx, dt, 0, dt == CLB_BOOL ? 2 : 21, 1, &d[1]);
+        hs[2] = clb_linspace(host, dt, 0, 100, 13, 1, &h[2]);
+        ds[2] = clb_linspace(ctx, dt, 0, 100, 13, 1, &d[2]);
+        hs[3] = clb_random_uniform(host, dt, 2, shape, 5, 3, -1, 1, &h[3]);
+        ds[3] = clb_random_uniform(ctx, dt, 2, shape, 5, 3, -1, 1, &d[3]);
+        hs[4] = clb_random_normal(host, dt, 2, shape, 5, 3, 0, 1, &h[4]);
+        ds[4] = clb_random_normal(ctx, dt, 2, shape, 5, 3, 0, 1, &d[4]);
+        for (int i = 0; i < 5; i++) {
+            snprintf(what, sizeof what, "generate %d on %s", i, clb_dtype_name(dt));
+            if (hs[i] == CLB_OK && !declined(ds[i], what)) compare(d[i], h[i], what);
+            clb_tensor_release(h[i]);
+            clb_tensor_release(d[i]);
+        }
+    }
+    clb_tensor *a = NULL, *r = NULL, *s = NULL;
+    CLBT_OK(clb_arange(ctx, CLB_INT32, 0, 40 * 50, 1, &a));
+    CLBT_OK(clb_reshape(a, 2, (const int64_t[]){40, 50}, &r));
+    CLBT_OK(clb_swapaxes(r, 0, 1, &s));
+    size_t need = 0;
+    CLBT_OK(clb_tensor_format(s, NULL, 0, &need));
+    assert_true(need > 100);
+    clb_tensor_release(a);
+    clb_tensor_release(r);
+    clb_tensor_release(s);
+}
+
 static void all(clb_context *ctx, const char *selector)
 {
     slices(ctx);
@@ -724,6 +767,7 @@ static void all(clb_context *ctx, const char *selector)
 #endif
     reductions(ctx, selector);
     argreductions(ctx);
+    made(ctx);
     indexing(ctx);
 #if CLB_HAVE_OPENCL
     fused(selector);

@@ -4,10 +4,12 @@
  * corrupts data fails the test, and the ThreadSanitizer build (./dev test)
  * reports races that happen not to corrupt anything.
  *
- * The mix: transfers, views, contiguous, cast, repeat, element-wise add, a
- * full sum, sort + cumsum, and take + masked_select, every one required on every device (casts to float64 refused
+ * The mix: transfers, views, contiguous, cast, repeat, element-wise add and a
+ * full sum, sort + cumsum, take + masked_select, every one required on every device (casts to float64 refused
  * where the device has none). $CLB_TEST_THREAD_OPS overrides the 1,000. */
 #include "testutil.h"
+
+#include "../cl/random.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -74,7 +76,7 @@ static bool one_op(worker *w, clb_context *ctx, uint64_t *rng)
     for (int64_t i = 0; i < n; i++) av[i] = (int32_t)(clbt_rand(rng) % 100);
     WOK(w, clb_tensor_from_host(ctx, CLB_INT32, ndim, shape, av, &a));
 
-    switch (clbt_rand(rng) % 9) {
+    switch (clbt_rand(rng) % 11) {
     case 0: { /* transfer round trip */
         WOK(w, clb_tensor_to_host(a, outv, sizeof outv));
         for (int64_t i = 0; i < n; i++)
@@ -156,7 +158,35 @@ static bool one_op(worker *w, clb_context *ctx, uint64_t *rng)
                 WFAIL(w, "add: element %lld", (long long)i);
         break;
     }
-    case 7: { /* the values flattened: sorted descending, and their running sum */
+    case 7: { /* made on the device: arange and a uniform draw (random.h's formula) */
+        float fv[MAXN];
+        uint64_t seed = clbt_rand(rng);
+        WOK(w, clb_arange(ctx, CLB_INT32, 0, (double)n, 1, &v));
+        WOK(w, clb_tensor_to_host(v, outv, sizeof outv));
+        for (int64_t i = 0; i < n; i++)
+            if (outv[i] != i) WFAIL(w, "arange: element %lld", (long long)i);
+        WOK(w, clb_random_uniform(ctx, CLB_FLOAT32, ndim, shape, seed, 7, 0, 1, &r));
+        WOK(w, clb_tensor_to_host(r, fv, sizeof fv));
+        for (int64_t i = 0; i < n; i++) {
+            clb_u32 words[4];
+            clb_philox((7 + (uint64_t)i) / 4, seed, words); /* 4 uniforms a call */
+            if (fv[i] != clb_rng_unit24(words[(7 + i) % 4]))
+                WFAIL(w, "uniform: element %lld", (long long)i);
+        }
+        break;
+    }
+    case 8: { /* text: a swapped view prints as its contiguous copy */
+        char x[4096], y[4096];
+        size_t need = 0;
+        if (ndim == 0) break; /* 0-d has no axes to swap */
+        WOK(w, clb_swapaxes(a, 0, -1, &v));
+        WOK(w, clb_contiguous(v, &r));
+        WOK(w, clb_tensor_format(v, x, sizeof x, &need));
+        WOK(w, clb_tensor_format(r, y, sizeof y, &need));
+        if (strcmp(x, y) != 0) WFAIL(w, "format: %.200s vs %.200s", x, y);
+        break;
+    }
+    case 9: { /* the values flattened: sorted descending, and their running sum */
         int64_t flat = n, sorted[MAXN], sums[MAXN];
         clb_tensor *fl = NULL, *srt = NULL;
         WOK(w, clb_reshape(a, 1, &flat, &v));
@@ -178,7 +208,7 @@ static bool one_op(worker *w, clb_context *ctx, uint64_t *rng)
             if (sums[i] != (total += av[i])) WFAIL(w, "cumsum: element %lld", (long long)i);
         break;
     }
-    case 8: { /* the flattened values reversed by take, then those above 50 by masked_select */
+    case 10: { /* the flattened values reversed by take, then those above 50 by masked_select */
         int64_t flat = n, rev[MAXN];
         for (int64_t i = 0; i < n; i++) rev[i] = n - 1 - i;
         WOK(w, clb_reshape(a, 1, &flat, &v));

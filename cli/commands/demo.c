@@ -22,11 +22,6 @@ typedef struct vals {
     double *v;
 } vals;
 
-static int is_float(clb_dtype t)
-{
-    return t == CLB_FLOAT16 || t == CLB_FLOAT32 || t == CLB_FLOAT64;
-}
-
 static double half_to_double(uint16_t h)
 {
     int e = (h >> 10) & 31, m = h & 1023;
@@ -95,93 +90,47 @@ static clb_status fetch(const clb_tensor *t, vals *out)
     return st;
 }
 
-/* NumPy's look: integral floats as "11.", others with four decimals. */
-static text value_text(clb_dtype t, double x, int all_integral)
+/* Prints t as NumPy prints it (clb_tensor_format: numpy.array2string with
+   separator ", "), after "  label (shape) dtype =": on the same line for 0-d
+   and 1-d tensors, otherwise indented on the lines below. */
+static void print_tensor(const char *label, const clb_tensor *t)
 {
-    text s;
-    if (t == CLB_BOOL)
-        snprintf(s.s, sizeof s.s, "%s", x != 0 ? "True" : "False");
-    else if (!is_float(t))
-        snprintf(s.s, sizeof s.s, "%.0f", x);
-    else if (isnan(x))
-        snprintf(s.s, sizeof s.s, "nan");
-    else if (isinf(x))
-        snprintf(s.s, sizeof s.s, x > 0 ? "inf" : "-inf");
-    else if (all_integral)
-        snprintf(s.s, sizeof s.s, "%.0f.", x);
-    else
-        snprintf(s.s, sizeof s.s, "%.4f", x);
-    return s;
-}
-
-/* Prints values NumPy-style, one innermost row per line, at most max_rows
-   rows. ndim <= 1 prints on the current line; otherwise on new lines indented
-   by four spaces. */
-static void print_block(clb_dtype dtype, int ndim, const int64_t *shape, const double *v,
-                        int64_t max_rows)
-{
-    int64_t n = 1;
-    for (int i = 0; i < ndim; i++) n *= shape[i];
-    int64_t last = ndim ? shape[ndim - 1] : 1;
-    int64_t rows = last ? n / last : 0;
-    int64_t shown_rows = rows < max_rows ? rows : max_rows;
-    int64_t shown = shown_rows * last;
-    if (ndim == 0) shown = 1;
-    int integral = 1, width = 1;
-    for (int64_t i = 0; i < shown; i++)
-        if (v[i] != floor(v[i]) || fabs(v[i]) > 1e15) integral = 0;
-    for (int64_t i = 0; i < shown; i++) {
-        int w = (int)strlen(value_text(dtype, v[i], integral).s);
-        if (w > width) width = w;
-    }
-    if (ndim == 0) {
-        printf("%s\n", value_text(dtype, v[0], integral).s);
+    int ndim = clb_tensor_ndim(t);
+    printf("  %s %s %s =%s", label, shape_text(ndim, clb_tensor_shape(t)).s,
+           clb_dtype_name(clb_tensor_dtype(t)), ndim > 1 ? "\n    " : " ");
+    size_t need = 0;
+    char *text = NULL;
+    clb_status st = clb_tensor_format(t, NULL, 0, &need);
+    if (st == CLB_OK && (text = malloc(need)) != NULL)
+        st = clb_tensor_format(t, text, need, &need);
+    if (st != CLB_OK || !text) {
+        printf("(clb_tensor_format: %s)\n", clb_last_error());
+        free(text);
         return;
     }
-    if (ndim > 1) printf("\n    ");
-    if (n == 0) {
-        for (int i = 0; i < ndim; i++) putchar('[');
-        for (int i = 0; i < ndim; i++) putchar(']');
-        putchar('\n');
-        return;
+    for (const char *c = text; *c; c++) {
+        putchar(*c);
+        if (*c == '\n' && c[1] != '\n') printf("    ");
     }
-    for (int64_t r = 0; r < shown_rows; r++) {
-        /* Brackets opened before this row: one per outer dimension whose index
-           just wrapped to 0, scanning outward from the row dimension. */
-        int opens = 1, closes = 1;
-        int64_t q = r;
-        for (int d = ndim - 2; d >= 0; d--) {
-            if (q % shape[d] != 0) break;
-            opens++;
-            q /= shape[d];
-        }
-        q = r;
-        for (int d = ndim - 2; d >= 0; d--) {
-            if (q % shape[d] != shape[d] - 1) break;
-            closes++;
-            q /= shape[d];
-        }
-        if (r > 0) printf("%*s", ndim - opens, "");
-        for (int i = 0; i < opens; i++) putchar('[');
-        for (int64_t i = 0; i < last; i++)
-            printf("%s%*s", i ? ", " : "", width, value_text(dtype, v[r * last + i], integral).s);
-        for (int i = 0; i < closes; i++) putchar(']');
-        if (r + 1 < shown_rows) {
-            putchar(',');
-            for (int i = 1; i < closes; i++) putchar('\n');
-            printf("\n    ");
-        }
-    }
-    if (shown_rows < rows)
-        printf("\n    ... (%" PRId64 " more rows)", rows - shown_rows);
     putchar('\n');
+    free(text);
 }
 
+/* The same for values held on the host: uploaded to the host backend first. */
 static void print_vals(const char *label, const vals *v, int64_t max_rows)
 {
-    printf("  %s %s %s =%s", label, shape_text(v->ndim, v->shape).s, clb_dtype_name(v->dtype),
-           v->ndim > 1 ? "" : " ");
-    print_block(v->dtype, v->ndim, v->shape, v->v, max_rows);
+    (void)max_rows; /* clb_tensor_format summarises past 1000 elements, as NumPy */
+    clb_context *host = NULL;
+    clb_tensor *t = NULL, *c = NULL;
+    if (clb_context_create("host", &host) == CLB_OK &&
+        clb_tensor_from_host(host, CLB_FLOAT64, v->ndim, v->shape, v->v, &t) == CLB_OK &&
+        clb_cast(t, v->dtype, &c) == CLB_OK)
+        print_tensor(label, c);
+    else
+        printf("  %s: %s\n", label, clb_last_error());
+    clb_tensor_release(t);
+    clb_tensor_release(c);
+    clb_context_release(host);
 }
 
 /* ======================================================================== */
@@ -344,7 +293,8 @@ static int show(const char *label, const clb_tensor *t, int64_t max_rows, vals *
         unexpected("clb_tensor_to_host", st);
         return 0;
     }
-    if (label) print_vals(label, &v, max_rows);
+    (void)max_rows; /* clb_tensor_format summarises past 1000 elements, as NumPy */
+    if (label) print_tensor(label, t);
     if (keep)
         *keep = v;
     else
@@ -688,9 +638,13 @@ static void demo_four_dims(void)
     clb_tensor *r = compute("A * B", step_binary, &c);
     vals v;
     if (show(NULL, r, 0, &v)) {
-        printf("  A * B %s; the first two (3, 4) blocks of result[..., 0]:", shape_text(v.ndim, v.shape).s);
+        printf("  A * B %s; result[:2, ..., 0]:\n", shape_text(v.ndim, v.shape).s);
+        clb_tensor *first = NULL, *flat = NULL;
         const int64_t block[3] = {5, 3, 4};
-        print_block(v.dtype, 3, block, v.v, 6);
+        if (clb_reshape(r, 3, block, &flat) == CLB_OK && clb_slice(flat, 0, 0, 2, 1, &first) == CLB_OK)
+            print_tensor("result[:2, ..., 0]", first);
+        clb_tensor_release(first);
+        clb_tensor_release(flat);
         double want[60];
         for (int i = 0; i < 5; i++)
             for (int j = 0; j < 3; j++)
@@ -1013,11 +967,14 @@ static void demo_matmul(void)
     clb_tensor *r = compute("a @ b", step_binary, &c);
     vals v;
     if (show(NULL, r, 0, &v)) {
-        printf("  a @ b -> %s %s; block [1, 2] = a[1, 0] @ b[2]:", shape_text(v.ndim, v.shape).s,
+        printf("  a @ b -> %s %s; block [1, 2] = a[1, 0] @ b[2]:\n", shape_text(v.ndim, v.shape).s,
                clb_dtype_name(v.dtype));
-        const int64_t block[2] = {5, 7};
-        if (v.n == 2 * 3 * 5 * 7) print_block(v.dtype, 2, block, v.v + (1 * 3 + 2) * 35, 5);
-        else putchar('\n');
+        clb_tensor *row = NULL, *block = NULL;
+        if (v.n == 2 * 3 * 5 * 7 && clb_slice(r, 0, 1, 2, 1, &row) == CLB_OK &&
+            clb_slice(row, 1, 2, 3, 1, &block) == CLB_OK)
+            print_tensor("(a @ b)[1:2, 2:3]", block);
+        clb_tensor_release(row);
+        clb_tensor_release(block);
         double want[2 * 3 * 5 * 7];
         for (int i = 0; i < 2; i++)
             for (int j = 0; j < 3; j++)
@@ -1159,6 +1116,60 @@ static void demo_dtypes(void)
     clb_tensor_release(r);
 }
 
+/* ---- 16. made, drawn and printed on the device ---------------------------- */
+
+/* One step of section 16, by number: made on the device, a view, functions. */
+static clb_status step_everyday(clb_context *ctx, const void *arg, clb_tensor **out)
+{
+    const int which = *(const int *)arg;
+    const int64_t s34[2] = {3, 4}, s24[2] = {2, 4}, s23[2] = {2, 3}, big[2] = {1000, 1000};
+    const clb_scalar v = {.kind = CLB_SCALAR_FLOAT, .f = 7.5};
+    clb_tensor *x = NULL, *y = NULL;
+    clb_status st = CLB_OK;
+    const char *names[1] = {"x"};
+    *out = NULL;
+    switch (which) {
+    case 0: return clb_full(ctx, CLB_FLOAT32, 2, s34, v, out);
+    case 1: return clb_arange(ctx, CLB_INT32, 0, 10, 3, out);
+    case 2: return clb_linspace(ctx, CLB_FLOAT32, 0, 1, 5, 1, out);
+    case 3: return clb_random_uniform(ctx, CLB_FLOAT32, 2, s24, 42, 0, 0, 1, out);
+    case 4: return clb_random_normal(ctx, CLB_FLOAT32, 2, big, 42, 0, 0, 1, out);
+    case 5:
+        TRY(clb_arange(ctx, CLB_INT64, 0, 6, 1, &x));
+        TRY(clb_reshape(x, 2, s23, &y));
+        TRY(clb_swapaxes(y, 0, -1, out));
+        break;
+    default:
+        TRY(clb_linspace(ctx, CLB_FLOAT32, -2, 2, 5, 1, &x));
+        TRY(clb_eval(ctx, which == 6 ? "sign(x) * square(x) + logaddexp(x, 0)" : "isfinite(1 / x)",
+                     1, names, (const clb_tensor *const *)&x, out));
+        break;
+    }
+done:
+    clb_tensor_release(x);
+    clb_tensor_release(y);
+    return st;
+}
+
+static void demo_everyday(void)
+{
+    section("16. Made, drawn and printed on the device; the array API's functions");
+    printf("  clb_full / clb_arange / clb_linspace write with a kernel (no upload);\n"
+           "  clb_random_* are Philox4x32-10 streams, the same values on every device;\n"
+           "  every tensor here prints with clb_tensor_format (numpy.array2string).\n");
+    static const char *const what[] = {
+        "full((3, 4), 7.5)", "arange(0, 10, 3, int32)", "linspace(0, 1, 5)",
+        "random_uniform((2, 4), seed 42)", "random_normal((1000, 1000), seed 42)",
+        "swapaxes(arange(6).reshape(2, 3), 0, -1)", "sign(x) * square(x) + logaddexp(x, 0)",
+        "isfinite(1 / x)"};
+    for (int i = 0; i < 8; i++) {
+        if (i == 6) printf("  x = linspace(-2, 2, 5):\n");
+        clb_tensor *r = compute(what[i], step_everyday, &i);
+        show(what[i], r, 0, NULL);
+        clb_tensor_release(r);
+    }
+}
+
 /* k-nearest neighbours without leaving the device: squared distances by a
    broadcast reduction (no (N, M, D) intermediate), the k smallest per query
    with clb_topk, and the neighbours' rows fetched with clb_take. */
@@ -1200,7 +1211,7 @@ done:
 
 static void demo_knn(void)
 {
-    section("16. k-nearest neighbours on the device: clb_eval_reduce, clb_topk, clb_take");
+    section("17. k-nearest neighbours on the device: clb_eval_reduce, clb_topk, clb_take");
     enum { N = 5, M = 64, D = 3, K = 8 };
     static float x[N * D], y[M * D];
     for (int i = 0; i < N * D; i++) x[i] = (float)((i * 37) % 17) / 4.0f;
@@ -1318,6 +1329,7 @@ int cmd_demo(int argc, char **argv)
     demo_matmul();
     demo_dtypes();
     demo_stats();
+    demo_everyday();
     demo_knn();
 
     clb_context_release(g.dev);

@@ -80,6 +80,21 @@ typedef struct clb__matmul_op {
     int impl; /* CLB__MATMUL_*: AUTO lets the backend choose; the tuning search asks for one */
 } clb__matmul_op;
 
+/* clb_full / arange / linspace / random_*: the first numel elements of a fresh
+   C-contiguous storage of dtype `dtype` written from a[] alone (cl/generate.cl
+   and src/host/gen_host.c read them the same way; src/core/generate.c fills
+   them). f64: linspace computes in double (else in float, on devices without
+   fp64). */
+typedef enum clb__gen_kind {
+    CLB__GEN_FULL = 0, CLB__GEN_ARANGE, CLB__GEN_LINSPACE, CLB__GEN_UNIFORM, CLB__GEN_NORMAL
+} clb__gen_kind;
+typedef struct clb__gen_op {
+    clb__gen_kind kind;
+    clb_dtype dtype;
+    int64_t numel;
+    bool f64;
+    uint64_t a[6];
+} clb__gen_op;
 /* take / take_along_axis: a C-contiguous source (outer, n, inner) and a
    C-contiguous output (outer, m, inner), out[o, j, i] = src[o, k, i] with
    k = idx[idx_offset + o * idx_strides[0] + j * idx_strides[1] + i * idx_strides[2]]
@@ -209,6 +224,8 @@ typedef struct clb__backend {
     clb_status (*copy_from)(clb_context *dst, void *dst_handle, size_t dst_offset,
                             clb_context *src, void *src_handle, size_t src_offset,
                             size_t nbytes, bool *done);
+    /* Writes a clb__gen_op's values into handle's storage (element 0 on). */
+    clb_status (*generate)(clb_context *ctx, const clb__gen_op *op, void *handle);
     /* take / take_along_axis (clb__gather_op). handles: 0 = out, 1 = src, 2 = indices
        (int64). *bad: some index out of range. */
     clb_status (*gather)(clb_context *ctx, const clb__gather_op *op, void *const *handles,

@@ -151,6 +151,12 @@ static const char *const binary_names[] = {
     [CLB_BITWISE_AND] = "bitwise_and",
     [CLB_BITWISE_OR] = "bitwise_or",
     [CLB_BITWISE_XOR] = "bitwise_xor",
+    [CLB_ATAN2] = "arctan2",
+    [CLB_HYPOT] = "hypot",
+    [CLB_LOGADDEXP] = "logaddexp",
+    [CLB_COPYSIGN] = "copysign",
+    [CLB_LEFT_SHIFT] = "left_shift",
+    [CLB_RIGHT_SHIFT] = "right_shift",
 };
 
 static const char *const unary_names[] = {
@@ -168,6 +174,28 @@ static const char *const unary_names[] = {
     [CLB_FLOOR] = "floor",
     [CLB_CEIL] = "ceil",
     [CLB_LOGICAL_NOT] = "logical_not",
+    [CLB_TAN] = "tan",
+    [CLB_ASIN] = "arcsin",
+    [CLB_ACOS] = "arccos",
+    [CLB_ATAN] = "arctan",
+    [CLB_SINH] = "sinh",
+    [CLB_COSH] = "cosh",
+    [CLB_ASINH] = "arcsinh",
+    [CLB_ACOSH] = "arccosh",
+    [CLB_ATANH] = "arctanh",
+    [CLB_EXPM1] = "expm1",
+    [CLB_LOG1P] = "log1p",
+    [CLB_LOG2] = "log2",
+    [CLB_LOG10] = "log10",
+    [CLB_ROUND] = "round",
+    [CLB_TRUNC] = "trunc",
+    [CLB_SIGN] = "sign",
+    [CLB_SQUARE] = "square",
+    [CLB_ISNAN] = "isnan",
+    [CLB_ISINF] = "isinf",
+    [CLB_ISFINITE] = "isfinite",
+    [CLB_ERF] = "erf",
+    [CLB_BITWISE_INVERT] = "invert",
 };
 
 static const char *const reduce_names[] = {
@@ -176,6 +204,8 @@ static const char *const reduce_names[] = {
     [CLB_MAX] = "max",
     [CLB_MIN] = "min",
     [CLB_PROD] = "prod",
+    [CLB_ALL] = "all",
+    [CLB_ANY] = "any",
 };
 
 #define COUNT(array) ((int)(sizeof(array) / sizeof((array)[0])))
@@ -234,7 +264,20 @@ bool clb__binary_op_is_logical(clb_binary_op op)
 
 static bool is_bitwise(clb_binary_op op)
 {
-    return op >= CLB_BITWISE_AND && op <= CLB_BITWISE_XOR;
+    return (op >= CLB_BITWISE_AND && op <= CLB_BITWISE_XOR) || op == CLB_LEFT_SHIFT ||
+           op == CLB_RIGHT_SHIFT;
+}
+
+/* atan2, hypot, logaddexp, copysign: NumPy's float loops only, so integers and bool
+   go to the smallest float that holds them (int8 -> float16, int32 -> float64). */
+static bool is_float_math_binary(clb_binary_op op)
+{
+    return op >= CLB_ATAN2 && op <= CLB_COPYSIGN;
+}
+
+bool clb__unary_op_gives_bool(clb_unary_op op)
+{
+    return op == CLB_LOGICAL_NOT || (op >= CLB_ISNAN && op <= CLB_ISFINITE);
 }
 
 clb_status clb__binary_types(clb_binary_op op, clb_dtype a, clb_dtype b, clb_dtype *compute,
@@ -242,7 +285,7 @@ clb_status clb__binary_types(clb_binary_op op, clb_dtype a, clb_dtype b, clb_dty
 {
     if (!binary_op_valid(op))
         return clb__fail(CLB_ERR_INVALID_ARGUMENT,
-                         "binary op %d is not a clb_binary_op value (CLB_ADD..CLB_BITWISE_XOR)",
+                         "binary op %d is not a clb_binary_op value (CLB_ADD..CLB_RIGHT_SHIFT)",
                          (int)op);
     const char *name = binary_names[op];
     clb_status st = check_dtype(a, name, "operand a");
@@ -266,6 +309,11 @@ clb_status clb__binary_types(clb_binary_op op, clb_dtype a, clb_dtype b, clb_dty
                              "%s is not supported for %s and %s (promoted to %s): bitwise ops "
                              "take integer or bool operands; cast with clb_cast first",
                              name, clb_dtype_name(a), clb_dtype_name(b), clb_dtype_name(p));
+        if ((op == CLB_LEFT_SHIFT || op == CLB_RIGHT_SHIFT) && p == CLB_BOOL) {
+            /* NumPy has no bool loop for shifts; its first loop, int8, takes bools. */
+            *compute = CLB_INT8;
+            *result = CLB_INT8;
+        }
     } else if (op == CLB_SUB && p == CLB_BOOL) {
         return clb__fail(CLB_ERR_DTYPE,
                          "subtract is not supported for bool and bool: numpy boolean subtract, "
@@ -276,6 +324,9 @@ clb_status clb__binary_types(clb_binary_op op, clb_dtype a, clb_dtype b, clb_dty
         /* True division of integers or bools gives float64, as NumPy. */
         *compute = CLB_FLOAT64;
         *result = CLB_FLOAT64;
+    } else if (is_float_math_binary(op)) {
+        *compute = clb_promote_types(p, CLB_FLOAT16);
+        *result = *compute;
     } else if ((op == CLB_FLOOR_DIV || op == CLB_MOD || op == CLB_POW) && p == CLB_BOOL) {
         /* NumPy has no bool loop for these; its first loop, int8, takes bools. */
         *compute = CLB_INT8;
@@ -286,14 +337,15 @@ clb_status clb__binary_types(clb_binary_op op, clb_dtype a, clb_dtype b, clb_dty
 
 static bool is_float_math(clb_unary_op op)
 {
-    return op >= CLB_SQRT && op <= CLB_SIGMOID;
+    return (op >= CLB_SQRT && op <= CLB_SIGMOID) || (op >= CLB_TAN && op <= CLB_LOG10) ||
+           op == CLB_ERF;
 }
 
 clb_status clb__unary_types(clb_unary_op op, clb_dtype a, clb_dtype *compute, clb_dtype *result)
 {
     if (!unary_op_valid(op))
         return clb__fail(CLB_ERR_INVALID_ARGUMENT,
-                         "unary op %d is not a clb_unary_op value (CLB_NEG..CLB_LOGICAL_NOT)",
+                         "unary op %d is not a clb_unary_op value (CLB_NEG..CLB_BITWISE_INVERT)",
                          (int)op);
     const char *name = unary_names[op];
     clb_status st = check_dtype(a, name, "the operand");
@@ -309,12 +361,23 @@ clb_status clb__unary_types(clb_unary_op op, clb_dtype a, clb_dtype *compute, cl
         return clb__fail(CLB_ERR_DTYPE,
                          "relu is not supported for bool (as PyTorch): cast to an integer or "
                          "float dtype with clb_cast first");
+    if (op == CLB_SIGN && a == CLB_BOOL)
+        return clb__fail(CLB_ERR_DTYPE,
+                         "sign is not supported for bool (NumPy has no bool loop): cast to an "
+                         "integer or float dtype with clb_cast first");
+    if (op == CLB_BITWISE_INVERT && clb__dtype_is_float(a))
+        return clb__fail(CLB_ERR_DTYPE,
+                         "invert is not supported for %s: it takes integer or bool operands; "
+                         "cast with clb_cast first",
+                         clb_dtype_name(a));
     if (is_float_math(op))
         t = clb_promote_types(a, CLB_FLOAT16); /* NumPy's smallest float that holds a safely */
     else if (op == CLB_LOGICAL_NOT)
         t = CLB_BOOL;
+    else if (op == CLB_SQUARE && a == CLB_BOOL)
+        t = CLB_INT8; /* NumPy's first loop of square, int8, takes bools */
     *compute = t;
-    *result = t;
+    *result = clb__unary_op_gives_bool(op) ? CLB_BOOL : t;
     return CLB_OK;
 }
 
@@ -335,7 +398,7 @@ clb_status clb__reduce_types(clb_reduce_op op, clb_dtype in, clb_dtype *result)
 {
     if (!reduce_op_valid(op))
         return clb__fail(CLB_ERR_INVALID_ARGUMENT,
-                         "reduce op %d is not a clb_reduce_op value (CLB_SUM..CLB_PROD)", (int)op);
+                         "reduce op %d is not a clb_reduce_op value (CLB_SUM..CLB_ANY)", (int)op);
     clb_status st = check_dtype(in, reduce_names[op], "the input");
     if (st != CLB_OK)
         return st;
@@ -352,6 +415,10 @@ clb_status clb__reduce_types(clb_reduce_op op, clb_dtype in, clb_dtype *result)
     case CLB_MAX:
     case CLB_MIN:
         *result = in;
+        break;
+    case CLB_ALL:
+    case CLB_ANY:
+        *result = CLB_BOOL;
         break;
     }
     return CLB_OK;
@@ -418,8 +485,9 @@ clb_status clb__binary_types_r(clb_promotion rules, clb_binary_op op, clb_dtype 
     bool ints = !clb__dtype_is_float(a) && !clb__dtype_is_float(b);
     torch_operands(rules, &a, &b);
     clb_status st = clb__binary_types(op, a, b, compute, result);
-    if (st == CLB_OK && rules == CLB_PROMOTE_TORCH && ints && *result == CLB_FLOAT64)
-        *compute = *result = CLB_FLOAT32; /* true division of integers: the default dtype */
+    if (st == CLB_OK && rules == CLB_PROMOTE_TORCH && ints && clb__dtype_is_float(*result))
+        *compute = *result = CLB_FLOAT32; /* true division of integers, atan2 (int8, int8)...:
+                                             the default dtype */
     return st;
 }
 

@@ -18,6 +18,7 @@ bool clb__dtype_is_signed(clb_dtype t);   /* int8..int64 */
 int clb__dtype_kind(clb_dtype t);
 bool clb__binary_op_is_comparison(clb_binary_op op); /* EQ..GE: result bool */
 bool clb__binary_op_is_logical(clb_binary_op op);    /* LOGICAL_AND..XOR: truthiness, result bool */
+bool clb__unary_op_gives_bool(clb_unary_op op);     /* LOGICAL_NOT, ISNAN, ISINF, ISFINITE */
 
 /* Type rules: each returns CLB_OK and fills *compute (the type the inputs are
    converted to before the operation) and *result (the output dtype), or

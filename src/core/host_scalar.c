@@ -258,7 +258,7 @@ clb_dtype clb__binary_eval_dtype(clb_binary_op op, clb_dtype compute)
 
 clb_dtype clb__unary_eval_dtype(clb_unary_op op, clb_dtype compute)
 {
-    return op == CLB_LOGICAL_NOT ? CLB_BOOL : compute;
+    return clb__unary_op_gives_bool(op) ? CLB_BOOL : compute;
 }
 
 /* -1, 0 or 1 as a <, ==, > b in the compute dtype; 2 when unordered (NaN). */
@@ -348,6 +348,15 @@ static int64_t pow_i64(int64_t base, int64_t exp)
     return 0;
 }
 
+/* NumPy's npy_rshift for a signed value: an arithmetic shift; a count that is
+   negative or the width or more gives -1 for a negative value, 0 otherwise. */
+static int64_t shift_right_i64(int64_t a, uint64_t count, unsigned width)
+{
+    if (count >= width)
+        return a < 0 ? -1 : 0;
+    return a < 0 ? ~(~a >> count) : a >> count;
+}
+
 /* Signed integers and bool: arithmetic on the 64-bit pattern, then wrapped to
    the compute width (for bool that is x != 0, hence add = or, mul = and). */
 static clb__value int_binary(clb_binary_op op, clb_dtype compute, int64_t a, int64_t b)
@@ -365,6 +374,8 @@ static clb__value int_binary(clb_binary_op op, clb_dtype compute, int64_t a, int
     case CLB_MINIMUM: r = (uint64_t)(a <= b ? a : b); break;
     case CLB_BITWISE_AND: r = ua & ub; break;
     case CLB_BITWISE_OR: r = ua | ub; break;
+    case CLB_LEFT_SHIFT: r = ub < width_of(compute) ? ua << ub : 0; break;
+    case CLB_RIGHT_SHIFT: r = (uint64_t)shift_right_i64(a, ub, width_of(compute)); break;
     default: r = ua ^ ub; break; /* CLB_BITWISE_XOR; comparisons and logical ops are done earlier */
     }
     return wrap_bits(r, compute);
@@ -385,6 +396,9 @@ static clb__value uint_binary(clb_binary_op op, clb_dtype compute, uint64_t a, u
     case CLB_MINIMUM: r = a <= b ? a : b; break;
     case CLB_BITWISE_AND: r = a & b; break;
     case CLB_BITWISE_OR: r = a | b; break;
+    /* NumPy's npy_lshift/npy_rshift: a count of the width or more gives 0 */
+    case CLB_LEFT_SHIFT: r = b < width_of(compute) ? a << b : 0; break;
+    case CLB_RIGHT_SHIFT: r = b < width_of(compute) ? a >> b : 0; break;
     default: r = a ^ b; break; /* CLB_BITWISE_XOR; comparisons and logical ops are done earlier */
     }
     return wrap_bits(r, compute);
@@ -424,6 +438,19 @@ static clb__value uint_binary(clb_binary_op op, clb_dtype compute, uint64_t a, u
         return floordiv;                                                                           \
     }                                                                                              \
                                                                                                    \
+    /* NumPy's npy_logaddexp: equal arguments (infinities of one sign) give x + log 2. */         \
+    static T P##_logaddexp(T a, T b)                                                               \
+    {                                                                                              \
+        if (a == b)                                                                                \
+            return a + (T)0.693147180559945309417232121458176568;                                  \
+        T d = a - b;                                                                               \
+        if (d > 0)                                                                                 \
+            return a + log1p(exp(-d));                                                             \
+        if (d <= 0)                                                                                \
+            return b + log1p(exp(d));                                                              \
+        return d; /* NaN */                                                                        \
+    }                                                                                              \
+                                                                                                   \
     static T P##_binary(clb_binary_op op, T a, T b)                                                \
     {                                                                                              \
         T mod;                                                                                     \
@@ -438,7 +465,11 @@ static clb__value uint_binary(clb_binary_op op, clb_dtype compute, uint64_t a, u
         /* NaN from either side; on ties (0.0 vs -0.0) the second operand, as NumPy */             \
         case CLB_MAXIMUM: return isnan(a) || a > b ? a : b;                                        \
         case CLB_MINIMUM: return isnan(a) || a < b ? a : b;                                        \
-        default: return (T)NAN; /* bitwise: never chosen for floats */                             \
+        case CLB_ATAN2: return atan2(a, b);                                                        \
+        case CLB_HYPOT: return hypot(a, b);                                                        \
+        case CLB_LOGADDEXP: return P##_logaddexp(a, b);                                            \
+        case CLB_COPYSIGN: return copysign(a, b);                                                  \
+        default: return (T)NAN; /* bitwise and shifts: never chosen for floats */                  \
         }                                                                                          \
     }                                                                                              \
                                                                                                    \
@@ -459,7 +490,26 @@ static clb__value uint_binary(clb_binary_op op, clb_dtype compute, uint64_t a, u
         case CLB_RELU: return x > 0 || isnan(x) ? x : 0;                                           \
         case CLB_FLOOR: return floor(x);                                                           \
         case CLB_CEIL: return ceil(x);                                                             \
-        default: return x == 0; /* CLB_LOGICAL_NOT is done earlier */                              \
+        case CLB_TAN: return tan(x);                                                               \
+        case CLB_ASIN: return asin(x);                                                             \
+        case CLB_ACOS: return acos(x);                                                             \
+        case CLB_ATAN: return atan(x);                                                             \
+        case CLB_SINH: return sinh(x);                                                             \
+        case CLB_COSH: return cosh(x);                                                             \
+        case CLB_ASINH: return asinh(x);                                                           \
+        case CLB_ACOSH: return acosh(x);                                                           \
+        case CLB_ATANH: return atanh(x);                                                           \
+        case CLB_EXPM1: return expm1(x);                                                           \
+        case CLB_LOG1P: return log1p(x);                                                           \
+        case CLB_LOG2: return log2(x);                                                             \
+        case CLB_LOG10: return log10(x);                                                           \
+        case CLB_ROUND: return rint(x); /* half to even in the default rounding mode */            \
+        case CLB_TRUNC: return trunc(x);                                                           \
+        /* NumPy: +-0 give +0, NaN stays NaN */                                                    \
+        case CLB_SIGN: return x > 0 ? (T)1 : x < 0 ? (T)-1 : x == 0 ? (T)0 : x;                    \
+        case CLB_SQUARE: return x * x;                                                             \
+        case CLB_ERF: return erf(x);                                                               \
+        default: return x == 0; /* LOGICAL_NOT, ISNAN.. and BITWISE_INVERT are done earlier */     \
         }                                                                                          \
     }
 
@@ -502,7 +552,14 @@ static clb__value int_unary(clb_unary_op op, clb_dtype compute, clb__value a)
     case CLB_ABS: return wrap_bits(negative ? 0 - bits : bits, compute);
     case CLB_RELU: return negative ? wrap_bits(0, compute) : a;
     case CLB_FLOOR:
-    case CLB_CEIL: return a;
+    case CLB_CEIL:
+    case CLB_ROUND:
+    case CLB_TRUNC: return a;
+    case CLB_SIGN:
+        return is_unsigned ? uint_value(a.u != 0) : int_value((a.i > 0) - (a.i < 0));
+    case CLB_SQUARE: return wrap_bits(bits * bits, compute);
+    case CLB_BITWISE_INVERT:
+        return compute == CLB_BOOL ? bool_value(a.i == 0) : wrap_bits(~bits, compute);
     default: /* float math, never chosen for integers: evaluate in double, cast back */
         return clb__convert(double_value(double_unary(op, as_double(a, kind_of(compute)))),
                             CLB_FLOAT64, compute);
@@ -514,6 +571,11 @@ clb__value clb__unary_eval(clb_unary_op op, clb_dtype compute, clb__value a)
     value_kind k = kind_of(compute);
     if (op == CLB_LOGICAL_NOT)
         return bool_value(!truthy(a, k));
+    if (op >= CLB_ISNAN && op <= CLB_ISFINITE) {
+        bool is_float = k == KIND_FLOAT || k == KIND_DOUBLE;
+        double x = is_float ? as_double(a, k) : 0; /* float -> double is exact */
+        return bool_value(op == CLB_ISNAN ? isnan(x) : op == CLB_ISINF ? isinf(x) : isfinite(x));
+    }
     switch (k) {
     case KIND_INT:
     case KIND_UINT: return int_unary(op, compute, a);

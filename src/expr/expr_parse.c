@@ -64,7 +64,7 @@ clb_status clb__expr_fail_at(clb_status st, const char *fn, const char *text, in
 
 /* ---- tokens ------------------------------------------------------------------------------ */
 
-static const char *const two_char_ops[] = {"**", "//", "==", "!=", "<=", ">="};
+static const char *const two_char_ops[] = {"**", "//", "==", "!=", "<=", ">=", "<<", ">>"};
 static const char one_char_ops[] = "+-*/%<>&|^~(),";
 
 static clb_status scan_number(parser *p, int start)
@@ -244,6 +244,20 @@ static clb_status fold_binary(parser *p, clb_binary_op op, const clb__expr_node 
         v = op == CLB_BITWISE_AND ? (x & y) : op == CLB_BITWISE_OR ? (x | y) : (x ^ y);
         *r = lit_int(v, both_bool ? CLB__LIT_BOOL : CLB__LIT_INT);
         return CLB_OK;
+    case CLB_LEFT_SHIFT: case CLB_RIGHT_SHIFT: /* Python's shifts of unbounded ints */
+        if (any_float)
+            return clb__expr_fail_at(CLB_ERR_DTYPE, p->fn, p->text, column,
+                                     "shift operators need integer or bool operands, not a float");
+        if (y < 0) return PFAIL(p, column, "negative shift count (Python's ValueError)");
+        if (op == CLB_RIGHT_SHIFT) {
+            v = y >= 63 ? (x < 0 ? -1 : 0) : x >> y;
+        } else {
+            v = y >= 63 ? 0 : (int64_t)((uint64_t)x << y);
+            if (x != 0 && (y >= 63 || v >> y != x))
+                return PFAIL(p, column, "integer constant overflows int64");
+        }
+        *r = lit_int(v, CLB__LIT_INT);
+        return CLB_OK;
     default: break;
     }
     bool zero = any_float ? fy == 0.0 : y == 0;
@@ -341,6 +355,34 @@ static const func funcs[] = {
     {"floor", CLB__EXPR_UNARY, CLB_FLOOR, 1},       {"ceil", CLB__EXPR_UNARY, CLB_CEIL, 1},
     {"logical_not", CLB__EXPR_UNARY, CLB_LOGICAL_NOT, 1},
     {"invert", CLB__EXPR_INVERT, 0, 1},
+    /* the array API standard's set under NumPy's names, both of NumPy 2's spellings */
+    {"tan", CLB__EXPR_UNARY, CLB_TAN, 1},           {"arcsin", CLB__EXPR_UNARY, CLB_ASIN, 1},
+    {"asin", CLB__EXPR_UNARY, CLB_ASIN, 1},         {"arccos", CLB__EXPR_UNARY, CLB_ACOS, 1},
+    {"acos", CLB__EXPR_UNARY, CLB_ACOS, 1},         {"arctan", CLB__EXPR_UNARY, CLB_ATAN, 1},
+    {"atan", CLB__EXPR_UNARY, CLB_ATAN, 1},         {"sinh", CLB__EXPR_UNARY, CLB_SINH, 1},
+    {"cosh", CLB__EXPR_UNARY, CLB_COSH, 1},         {"arcsinh", CLB__EXPR_UNARY, CLB_ASINH, 1},
+    {"asinh", CLB__EXPR_UNARY, CLB_ASINH, 1},       {"arccosh", CLB__EXPR_UNARY, CLB_ACOSH, 1},
+    {"acosh", CLB__EXPR_UNARY, CLB_ACOSH, 1},       {"arctanh", CLB__EXPR_UNARY, CLB_ATANH, 1},
+    {"atanh", CLB__EXPR_UNARY, CLB_ATANH, 1},       {"expm1", CLB__EXPR_UNARY, CLB_EXPM1, 1},
+    {"log1p", CLB__EXPR_UNARY, CLB_LOG1P, 1},       {"log2", CLB__EXPR_UNARY, CLB_LOG2, 1},
+    {"log10", CLB__EXPR_UNARY, CLB_LOG10, 1},       {"round", CLB__EXPR_UNARY, CLB_ROUND, 1},
+    {"rint", CLB__EXPR_UNARY, CLB_ROUND, 1},        {"trunc", CLB__EXPR_UNARY, CLB_TRUNC, 1},
+    {"sign", CLB__EXPR_UNARY, CLB_SIGN, 1},         {"square", CLB__EXPR_UNARY, CLB_SQUARE, 1},
+    {"isnan", CLB__EXPR_UNARY, CLB_ISNAN, 1},       {"isinf", CLB__EXPR_UNARY, CLB_ISINF, 1},
+    {"isfinite", CLB__EXPR_UNARY, CLB_ISFINITE, 1}, {"erf", CLB__EXPR_UNARY, CLB_ERF, 1},
+    {"bitwise_invert", CLB__EXPR_UNARY, CLB_BITWISE_INVERT, 1},
+    {"bitwise_not", CLB__EXPR_UNARY, CLB_BITWISE_INVERT, 1},
+    {"arctan2", CLB__EXPR_BINARY, CLB_ATAN2, 2},    {"atan2", CLB__EXPR_BINARY, CLB_ATAN2, 2},
+    {"hypot", CLB__EXPR_BINARY, CLB_HYPOT, 2},      {"logaddexp", CLB__EXPR_BINARY, CLB_LOGADDEXP, 2},
+    {"copysign", CLB__EXPR_BINARY, CLB_COPYSIGN, 2},
+    {"left_shift", CLB__EXPR_BINARY, CLB_LEFT_SHIFT, 2},
+    {"bitwise_left_shift", CLB__EXPR_BINARY, CLB_LEFT_SHIFT, 2},
+    {"right_shift", CLB__EXPR_BINARY, CLB_RIGHT_SHIFT, 2},
+    {"bitwise_right_shift", CLB__EXPR_BINARY, CLB_RIGHT_SHIFT, 2},
+    {"bitwise_and", CLB__EXPR_BINARY, CLB_BITWISE_AND, 2},
+    {"bitwise_or", CLB__EXPR_BINARY, CLB_BITWISE_OR, 2},
+    {"bitwise_xor", CLB__EXPR_BINARY, CLB_BITWISE_XOR, 2},
+    {"pow", CLB__EXPR_BINARY, CLB_POW, 2},
     {"add", CLB__EXPR_BINARY, CLB_ADD, 2},          {"subtract", CLB__EXPR_BINARY, CLB_SUB, 2},
     {"multiply", CLB__EXPR_BINARY, CLB_MUL, 2},     {"divide", CLB__EXPR_BINARY, CLB_DIV, 2},
     {"floor_divide", CLB__EXPR_BINARY, CLB_FLOOR_DIV, 2},
@@ -361,7 +403,7 @@ static const func funcs[] = {
 
 static clb_status unknown_function(parser *p, int start, int len)
 {
-    char list[1024];
+    char list[2048];
     size_t at = 0;
     for (int i = 0; i < NFUNCS && at < sizeof list; i++)
         at += (size_t)snprintf(list + at, sizeof list - at, "%s%s", i ? ", " : "", funcs[i].name);
@@ -556,10 +598,16 @@ static clb_status parse_arith(parser *p, int *out)
     return parse_level(p, ops, 2, parse_term, out);
 }
 
+static clb_status parse_shift(parser *p, int *out)
+{
+    static const binop ops[] = {{"<<", CLB_LEFT_SHIFT}, {">>", CLB_RIGHT_SHIFT}};
+    return parse_level(p, ops, 2, parse_arith, out);
+}
+
 static clb_status parse_band(parser *p, int *out)
 {
     static const binop ops[] = {{"&", CLB_BITWISE_AND}};
-    return parse_level(p, ops, 1, parse_arith, out);
+    return parse_level(p, ops, 1, parse_shift, out);
 }
 
 static clb_status parse_bxor(parser *p, int *out)

@@ -6,6 +6,7 @@
 #include "backend_host.h"
 #include "dtype.h"
 #include "expr_host.h"
+#include "gen_host.h"
 #include "host_index.h"
 #include "host_loops.h"
 #include "host_map.h"
@@ -176,6 +177,7 @@ static const clb__backend host_backend = {
     .eval_reduce = clb__host_eval_reduce,
     .eval_moments = clb__host_eval_moments,
     .eval_online = clb__host_eval_online,
+    .generate = clb__host_generate,
     .gather = clb__host_gather,
     .scan = clb__host_scan,
     .sort = clb__host_sort,

@@ -12,6 +12,7 @@
 #include "cl_launch.h"
 #include "buffer.h"
 #include "cl_errors.h"
+#include "cl_generate.h"
 #include "cl_eval_reduce.h"
 #include "cl_index.h"
 #include "cl_quirks.h"
@@ -378,6 +379,7 @@ static const clb__backend cl_backend = {
     .eval_online = clb__cl_eval_online,
     .softmax_rows = clb__cl_softmax_rows,
     .copy_from = cl_copy_from,
+    .generate = clb__cl_generate,
     .gather = clb__cl_gather,
     .scan = clb__cl_scan,
     .sort = clb__cl_sort,

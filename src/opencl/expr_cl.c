@@ -131,7 +131,7 @@ static void node_code(sbuf *b, const clb__expr *e, int i, bool *use)
     case CLB__EXPR_UNARY:
     case CLB__EXPR_BINARY: {
         bool unary = n->kind == CLB__EXPR_UNARY;
-        bool logical_not = unary && n->op == CLB_LOGICAL_NOT;
+        bool logical_not = unary && clb__unary_op_gives_bool((clb_unary_op)n->op);
         bool to_bool = !unary && n->op >= CLB_EQ && n->op <= CLB_LOGICAL_XOR;
         clb_dtype eval = logical_not || to_bool ? CLB_BOOL : n->compute;
         use[n->compute] = true;

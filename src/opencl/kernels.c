@@ -25,6 +25,7 @@ static const struct {
     [CLB__KERNEL_ARGREDUCE] = {"argreduce.cl", "clb_argreduce", false},
     [CLB__KERNEL_EVAL_REDUCE] = {"eval_reduce.cl", "clb_eval_reduce", true},
     [CLB__KERNEL_FILL] = {"fill.cl", "clb_fill", false},
+    [CLB__KERNEL_GENERATE] = {"generate.cl", "clb_generate", false},
     [CLB__KERNEL_TAKE] = {"take.cl", "clb_take", false},
     [CLB__KERNEL_SCAN] = {"scan.cl", "clb_scan_apply", false},
     [CLB__KERNEL_SELECT] = {"select.cl", "clb_select", false},
@@ -59,6 +60,7 @@ int clb__kernel_sources(clb__kernel_id id, const char **strings, size_t *lengths
     parts[n++] = find_source("launch_args.h");
     parts[n++] = find_source("common.cl");
     if (registry[id].scalar_ops) parts[n++] = find_source("scalar_ops.cl");
+    if (id == CLB__KERNEL_GENERATE) parts[n++] = find_source("random.h"); /* shared with the host */
     parts[n++] = find_source(registry[id].file);
     for (int i = 0; i < n; i++) {
         if (!parts[i]) return 0;

@@ -18,6 +18,7 @@ typedef enum clb__kernel_id {
     CLB__KERNEL_ARGREDUCE, /* cl/argreduce.cl: argmax / argmin along contiguous rows */
     CLB__KERNEL_EVAL_REDUCE, /* cl/eval_reduce.cl: fused clb_eval_reduce (body from expr_cl.c) */
     CLB__KERNEL_FILL,     /* cl/fill.cl: byte fill (no clEnqueueFillBuffer anywhere) */
+    CLB__KERNEL_GENERATE, /* cl/generate.cl (after cl/random.h): full, arange, linspace, random */
     CLB__KERNEL_TAKE,   /* cl/take.cl: take / take_along_axis (a gather) */
     CLB__KERNEL_SCAN,   /* cl/scan.cl: cumsum / cumprod (a blocked scan) */
     CLB__KERNEL_SELECT, /* cl/select.cl: nonzero / masked_select's scatter */

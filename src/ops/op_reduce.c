@@ -30,6 +30,25 @@ static const char *numpy_reduce_name(clb_reduce_op op)
     return op == CLB_MAX ? "maximum" : "minimum";
 }
 
+/* all / any: an empty reduction gives True / False everywhere (clb_full); other
+   inputs are min / max of their truth values (a bool copy first for other
+   dtypes; clb_eval_reduce of "x" with CLB_ALL / CLB_ANY folds them without it). */
+static clb_status all_any(clb_reduce_op op, const clb_tensor *t, int naxes, const int *axes,
+                          int keepdim, int64_t count, int out_ndim, const int64_t *out_shape,
+                          clb_tensor **out)
+{
+    clb_context *ctx = t->storage->ctx;
+    clb_tensor *b = NULL;
+    if (count == 0 || t->numel == 0) {
+        clb_scalar v = {.kind = CLB_SCALAR_BOOL, .i = op == CLB_ALL};
+        return clb_full(ctx, CLB_BOOL, out_ndim, out_shape, v, out);
+    }
+    clb_status st = clb_cast(t, CLB_BOOL, &b);
+    if (st == CLB_OK) st = clb_reduce(op == CLB_ALL ? CLB_MIN : CLB_MAX, b, naxes, axes, keepdim, out);
+    clb_tensor_release(b);
+    return st;
+}
+
 clb_status clb_reduce(clb_reduce_op op, const clb_tensor *t, int naxes, const int *axes,
                       int keepdim, clb_tensor **out)
 {
@@ -76,6 +95,8 @@ clb_status clb_reduce(clb_reduce_op op, const clb_tensor *t, int naxes, const in
         }
         if (keepdim || !reduced[d]) out_shape[out_ndim++] = kept_shape[d];
     }
+    if (op == CLB_ALL || op == CLB_ANY)
+        return all_any(op, t, naxes, axes, keepdim, r.count, out_ndim, out_shape, out);
     clb__contiguous_strides(t->ndim, kept_shape, out_strides);
     for (int d = 0; d < t->ndim; d++)
         if (reduced[d]) out_strides[d] = 0;

@@ -125,6 +125,20 @@ cleanup:
     return st;
 }
 
+/* Ends e with bool(root), typed (the expression is typed already). */
+static clb_status append_bool_cast(const char *fn, clb__expr *e)
+{
+    if (clb__expr_root(e)->dtype == CLB_BOOL) return CLB_OK;
+    if (e->count >= CLB__EXPR_MAX_NODES)
+        return clb__fail(CLB_ERR_INVALID_ARGUMENT,
+                         "%s: expression has more than %d operations and operands", fn,
+                         CLB__EXPR_MAX_NODES - 1);
+    clb__expr_node c = {.kind = CLB__EXPR_CAST, .nargs = 1, .args = {e->count - 1}, .column = 1,
+                        .dtype = CLB_BOOL, .compute = CLB_BOOL};
+    e->nodes[e->count++] = c;
+    return CLB_OK;
+}
+
 /* An empty broadcast result has nothing to evaluate: clb_eval of it is empty
    too, and clb_reduce gives the identities (or NumPy's error for max/min). */
 clb_status clb_eval_reduce(clb_context *ctx, const char *expr, int n, const char *const *names,
@@ -140,10 +154,15 @@ clb_status clb_eval_reduce(clb_context *ctx, const char *expr, int n, const char
     if (!out) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "%s: out is NULL", fn);
     *out = NULL;
     CLB_TRY(clb__check_context(ctx, fn));
-    if ((unsigned)op > (unsigned)CLB_PROD)
+    if ((unsigned)op > (unsigned)CLB_ANY)
         CLB_FAIL(CLB_ERR_INVALID_ARGUMENT, "%s: op %d is not a clb_reduce_op", fn, (int)op);
     CLB_TRY(check_keepdim(fn, keepdim));
     CLB_TRY(clb__eval_prepare(fn, ctx, expr, n, names, inputs, &e));
+    clb_reduce_op asked = op;
+    if (op == CLB_ALL || op == CLB_ANY) { /* min / max of bool(expr) */
+        CLB_TRY(append_bool_cast(fn, e));
+        op = op == CLB_ALL ? CLB_MIN : CLB_MAX;
+    }
     for (int k = 0; k < n; k++) {
         ndims[k] = inputs[k]->ndim;
         shapes[k] = inputs[k]->shape;
@@ -160,7 +179,7 @@ clb_status clb_eval_reduce(clb_context *ctx, const char *expr, int n, const char
     for (int d = 0; d < nd; d++) numel *= shape[d];
     if (numel == 0 || n == 0) {
         CLB_TRY(clb_eval(ctx, expr, n, names, inputs, &part));
-        CLB_TRY(clb_reduce(op, part, nred, red, keepdim, out));
+        CLB_TRY(clb_reduce(asked, part, nred, red, keepdim, out));
         goto cleanup;
     }
     clb__reduce_op r = {.op = op, .in = edt, .out = rdt};

@@ -317,3 +317,21 @@ clb_status clb_slice(const clb_tensor *t, int axis, int64_t start, int64_t stop,
     }
     return clb__tensor_view(t, t->ndim, shape, strides, offset, out);
 }
+
+/* numpy.swapaxes: the view with axes axis1 and axis2 exchanged (negative axes
+   count from the end; equal axes give a view of the same layout). */
+clb_status clb_swapaxes(const clb_tensor *t, int axis1, int axis2, clb_tensor **out)
+{
+    VIEW_PROLOGUE("clb_swapaxes", t, out);
+    int a = 0, b = 0;
+    clb_status st = clb__normalize_axis(axis1, t->ndim, &a);
+    if (st == CLB_OK) st = clb__normalize_axis(axis2, t->ndim, &b);
+    if (st != CLB_OK) return st;
+    int64_t shape[CLB_MAX_DIMS], strides[CLB_MAX_DIMS];
+    for (int d = 0; d < t->ndim; d++) {
+        int from = d == a ? b : d == b ? a : d;
+        shape[d] = t->shape[from];
+        strides[d] = t->strides[from];
+    }
+    return clb__tensor_view(t, t->ndim, shape, strides, t->offset, out);
+}

@@ -1,0 +1,227 @@
+/* clb_random_uniform / clb_random_normal: the Philox4x32-10 known answer
+ * (Random123's kat_vectors), one stream on every device (uniform bit for bit,
+ * normal within a few ulp of the host's), offsets (n then n more at offset n
+ * == 2n), ranges, statistics of large draws (mean, variance, Kolmogorov-Smirnov,
+ * chi-square, neighbouring elements and seeds uncorrelated) and the errors. */
+#include "testutil.h"
+
+#include <math.h>
+
+#include "../cl/random.h"
+
+static void test_philox_known_answer(void **state)
+{
+    (void)state;
+    clb_u32 w[4];
+    clb_philox(0, 0, w); /* philox4x32 10 rounds, counter 0, key 0 */
+    assert_true(w[0] == 0x6627e8d5u && w[1] == 0xe169c58du && w[2] == 0xbc57ac4cu &&
+                w[3] == 0x9b00dbd8u);
+}
+
+static float *draw_f32(clb_context *ctx, bool normal, int64_t n, uint64_t seed, uint64_t offset,
+                       double a, double b)
+{
+    clb_tensor *t = NULL;
+    CLBT_OK(normal ? clb_random_normal(ctx, CLB_FLOAT32, 1, &n, seed, offset, a, b, &t)
+                   : clb_random_uniform(ctx, CLB_FLOAT32, 1, &n, seed, offset, a, b, &t));
+    float *v = clbt_read(t);
+    clb_tensor_release(t);
+    return v;
+}
+
+/* The host's element i is the map of the words of Philox's counter
+   (offset + i) / G, G elements sharing one call (cl/random.h). */
+static void test_host_is_the_formula(void **state)
+{
+    (void)state;
+    clb_context *h = clbt_host();
+    float *u = draw_f32(h, false, 5, 42, 7, 0, 1), *z = draw_f32(h, true, 5, 42, 7, 0, 1);
+    for (int i = 0; i < 5; i++) {
+        uint64_t j = 7 + (uint64_t)i; /* one Philox call per 4 uniforms or 4 normals */
+        clb_u32 w[4];
+        clb_philox(j / 4, 42, w);
+        int k = (int)(j % 4);
+        assert_true(u[i] == (float)(w[k] >> 8) * 0x1p-24f);
+        assert_true(z[i] == clb_rng_normalf(w[k & 2], w[(k & 2) + 1], k & 1));
+    }
+    free(u);
+    free(z);
+    clb_context_release(h);
+}
+
+/* Every device draws the host's stream. */
+static void devices_body(clb_context *ctx, const char *selector)
+{
+    clb_context *h = clbt_host();
+    const int64_t shape[2] = {317, 129};
+    const clb_dtype dts[3] = {CLB_FLOAT16, CLB_FLOAT32, CLB_FLOAT64};
+    for (int k = 0; k < 3; k++) {
+        for (int normal = 0; normal < 2; normal++) {
+            clb_tensor *g = NULL, *w = NULL;
+            clb_status st = normal ? clb_random_normal(ctx, dts[k], 2, shape, 1234, 99, 1.5, 2.0, &g)
+                                   : clb_random_uniform(ctx, dts[k], 2, shape, 1234, 99, -1.0, 3.0, &g);
+            if (dts[k] == CLB_FLOAT64 && !CLBT_F64(ctx, st)) continue;
+            CLBT_OK(st);
+            CLBT_OK(normal ? clb_random_normal(h, dts[k], 2, shape, 1234, 99, 1.5, 2.0, &w)
+                           : clb_random_uniform(h, dts[k], 2, shape, 1234, 99, -1.0, 3.0, &w));
+            char what[96];
+            snprintf(what, sizeof what, "%s %s on %s", normal ? "normal" : "uniform",
+                     clb_dtype_name(dts[k]), selector);
+            /* uniform: bit for bit; normal: the devices' log/cos, a few ulp */
+            double rtol = dts[k] == CLB_FLOAT16 ? 1e-3 : dts[k] == CLB_FLOAT32 ? 1e-6 : 1e-14;
+            clbt_assert_matches_host(g, w, normal ? rtol : CLBT_EXACT, normal ? rtol : 0, what);
+            clb_tensor_release(g);
+            clb_tensor_release(w);
+        }
+    }
+    /* n then n more at offset n is one draw of 2n */
+    const int64_t n = 1000, n2 = 2000;
+    clb_tensor *a = NULL, *b = NULL, *ab = NULL, *both = NULL;
+    CLBT_OK(clb_random_uniform(ctx, CLB_FLOAT32, 1, &n, 5, 0, 0, 1, &a));
+    CLBT_OK(clb_random_uniform(ctx, CLB_FLOAT32, 1, &n, 5, 1000, 0, 1, &b));
+    CLBT_OK(clb_random_uniform(ctx, CLB_FLOAT32, 1, &n2, 5, 0, 0, 1, &ab));
+    const clb_tensor *parts[2] = {a, b};
+    CLBT_OK(clb_concat(2, parts, 0, &both));
+    clbt_assert_matches_host(both, ab, CLBT_EXACT, 0, "offsets");
+    clb_tensor_release(a);
+    clb_tensor_release(b);
+    clb_tensor_release(ab);
+    clb_tensor_release(both);
+    clb_context_release(h);
+}
+
+static void test_devices_draw_the_host_stream(void **state)
+{
+    (void)state;
+    clbt_for_each_device(devices_body);
+}
+
+static int cmp_float(const void *x, const void *y)
+{
+    float a = *(const float *)x, b = *(const float *)y;
+    return (a > b) - (a < b);
+}
+
+/* Kolmogorov-Smirnov distance of sorted v from cdf. */
+static double ks(float *v, int64_t n, double (*cdf)(double))
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_float);
+    double d = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double f = cdf(v[i]), lo = f - (double)i / n, hi = (double)(i + 1) / n - f;
+        d = fmax(d, fmax(lo, hi));
+    }
+    return d;
+}
+
+static double uniform_cdf(double x) { return x < 0 ? 0 : x > 1 ? 1 : x; }
+static double normal_cdf(double x) { return 0.5 * erfc(-x / sqrt(2.0)); }
+
+static double corr(const float *a, const float *b, int64_t n)
+{
+    double ma = 0, mb = 0, sab = 0, saa = 0, sbb = 0;
+    for (int64_t i = 0; i < n; i++) ma += a[i], mb += b[i];
+    ma /= n, mb /= n;
+    for (int64_t i = 0; i < n; i++) {
+        sab += (a[i] - ma) * (b[i] - mb);
+        saa += (a[i] - ma) * (a[i] - ma);
+        sbb += (b[i] - mb) * (b[i] - mb);
+    }
+    return sab / sqrt(saa * sbb);
+}
+
+static void moments(const float *v, int64_t n, double *mean, double *var)
+{
+    double m = 0, s = 0;
+    for (int64_t i = 0; i < n; i++) m += v[i];
+    m /= n;
+    for (int64_t i = 0; i < n; i++) s += (v[i] - m) * (v[i] - m);
+    *mean = m;
+    *var = s / (n - 1);
+}
+
+/* 2^20 draws (fixed seeds, so the bounds below are checked once, not flaky):
+   mean and variance within 6 standard errors, the KS distance under the 1 %
+   critical value 1.63 / sqrt(n), chi-square of 100 bins under its 0.1 % point,
+   lag-1 and neighbouring-seed correlations under 5 / sqrt(n). */
+static void test_statistics(void **state)
+{
+    (void)state;
+    clb_context *h = clbt_host();
+    const int64_t n = 1 << 20;
+    const double se = 1.0 / sqrt((double)n);
+    float *u = draw_f32(h, false, n, 2024, 0, 0, 1), *u2 = draw_f32(h, false, n, 2025, 0, 0, 1);
+    double mean, var;
+    moments(u, n, &mean, &var);
+    assert_true(fabs(mean - 0.5) < 6 * sqrt(1.0 / 12) * se);
+    assert_true(fabs(var - 1.0 / 12) < 6 * sqrt(1.0 / 180) * se);
+    int64_t bins[100] = {0};
+    for (int64_t i = 0; i < n; i++) {
+        assert_true(u[i] >= 0 && u[i] < 1);
+        bins[(int)(u[i] * 100)]++;
+    }
+    double chi2 = 0, e = n / 100.0;
+    for (int b = 0; b < 100; b++) chi2 += (bins[b] - e) * (bins[b] - e) / e;
+    assert_true(chi2 < 148.2); /* chi-square(99) at 0.1 % */
+    assert_true(fabs(corr(u, u + 1, n - 1)) < 5 * se);
+    assert_true(fabs(corr(u, u2, n)) < 5 * se);
+    assert_true(ks(u, n, uniform_cdf) < 1.63 * se);
+
+    float *z = draw_f32(h, true, n, 7, 0, 0, 1), *z2 = draw_f32(h, true, n, 8, 0, 0, 1);
+    moments(z, n, &mean, &var);
+    assert_true(fabs(mean) < 6 * se);
+    assert_true(fabs(var - 1) < 6 * sqrt(2.0) * se);
+    assert_true(fabs(corr(z, z + 1, n - 1)) < 5 * se);
+    assert_true(fabs(corr(z, z2, n)) < 5 * se);
+    assert_true(ks(z, n, normal_cdf) < 1.63 * se);
+    free(u);
+    free(u2);
+    free(z);
+    free(z2);
+    clb_context_release(h);
+}
+
+static void test_ranges_and_errors(void **state)
+{
+    (void)state;
+    clb_context *h = clbt_host();
+    const int64_t n = 4096;
+    clb_tensor *t = NULL;
+    /* float16 over a narrow range: every value in [low, high) */
+    CLBT_OK(clb_random_uniform(h, CLB_FLOAT16, 1, &n, 3, 0, 1.0, 1.01, &t));
+    uint16_t *hv = clbt_read(t);
+    for (int64_t i = 0; i < n; i++) {
+        double x = clbt_half_to_double(hv[i]);
+        assert_true(x >= 1.0 && x < 1.01);
+    }
+    free(hv);
+    clb_tensor_release(t);
+    CLBT_OK(clb_random_normal(h, CLB_FLOAT64, 0, NULL, 3, 0, 0, 0, &t)); /* 0-d, std 0 */
+    double *dv = clbt_read(t);
+    assert_true(dv[0] == 0);
+    free(dv);
+    clb_tensor_release(t);
+    t = (clb_tensor *)h;
+    CLBT_FAILS(CLB_ERR_DTYPE, clb_random_uniform(h, CLB_INT32, 1, &n, 0, 0, 0, 1, &t));
+    assert_null(t);
+    CLBT_FAILS(CLB_ERR_INVALID_ARGUMENT, clb_random_uniform(h, CLB_FLOAT32, 1, &n, 0, 0, 1, 1, &t));
+    CLBT_FAILS(CLB_ERR_INVALID_ARGUMENT, clb_random_uniform(h, CLB_FLOAT32, 1, &n, 0, 0, 0, NAN, &t));
+    CLBT_FAILS(CLB_ERR_INVALID_ARGUMENT, clb_random_normal(h, CLB_FLOAT32, 1, &n, 0, 0, 0, -1, &t));
+    CLBT_FAILS(CLB_ERR_INVALID_ARGUMENT, clb_random_normal(NULL, CLB_FLOAT32, 1, &n, 0, 0, 0, 1, &t));
+    CLBT_FAILS(CLB_ERR_INVALID_ARGUMENT, clb_random_normal(h, CLB_FLOAT32, 1, &n, 0, 0, 0, 1, NULL));
+    assert_null(t);
+    assert_int_equal(clb_memory_allocated(h), 0);
+    clb_context_release(h);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_philox_known_answer),
+        cmocka_unit_test(test_host_is_the_formula),
+        cmocka_unit_test(test_statistics),
+        cmocka_unit_test(test_ranges_and_errors),
+        cmocka_unit_test(test_devices_draw_the_host_stream),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -4,8 +4,9 @@
  * corrupts data fails the test, and the ThreadSanitizer build (./dev test)
  * reports races that happen not to corrupt anything.
  *
- * The mix: transfers, views, contiguous, cast, repeat, element-wise add and a
- * full sum, sort + cumsum, take + masked_select, every one required on every device (casts to float64 refused
+ * The mix: transfers, views, contiguous, cast, repeat, element-wise add, a
+ * full sum, sort + cumsum and take + masked_select (and the cases 7-8 below),
+ * every one required on every device (casts to float64 refused
  * where the device has none). $CLB_TEST_THREAD_OPS overrides the 1,000. */
 #include "testutil.h"
 

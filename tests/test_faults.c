@@ -283,6 +283,8 @@ static clb_status c_format(fixture *f, clb_tensor **o, void *h)
     size_t need = 0;
     memset(h, 0, 15 * sizeof(int32_t));
     return clb_tensor_format(f->wide, h, 15 * sizeof(int32_t), &need);
+}
+
 static clb_status c_take_along(fixture *f, clb_tensor **o, void *h)
 {
     (void)h;

@@ -223,6 +223,29 @@ static void test_eval_reduce(void **state)
         clb_tensor_release(got);
 }
 
+/* A sum of an expression that is one node but not the first input (a constant,
+   the second input) takes the block walk, not the column loop that reads the first
+   input (fuzz_stats found "2/22222222222" summing x's zeros instead). */
+static void test_eval_reduce_one_node(void **state)
+{
+    (void)state;
+    const int64_t sh[3] = {3, 2, 2};
+    clb_tensor *x = rnd(CLB_FLOAT32, 3, sh, 41), *y = rnd(CLB_FLOAT32, 3, sh, 42);
+    const clb_tensor *in[2] = {x, y};
+    clb_tensor *c = NULL, *yy = NULL, *want = NULL;
+    CLBT_OK(clb_eval_reduce(ctx, "2/3", 2, xyz, in, CLB_SUM, 1, (const int[]){-3}, 0, &c));
+    double v[4];
+    clb_tensor *c64 = NULL;
+    CLBT_OK(clb_cast(c, CLB_FLOAT64, &c64));
+    CLBT_OK(clb_tensor_to_host(c64, v, sizeof v));
+    for (int k = 0; k < 4; k++) assert_true(fabs(v[k] - 2.0) < 1e-15);
+    CLBT_OK(clb_eval_reduce(ctx, "y", 2, xyz, in, CLB_SUM, 1, (const int[]){-3}, 0, &yy));
+    CLBT_OK(clb_reduce(CLB_SUM, y, 1, (const int[]){-3}, 0, &want));
+    assert_same(yy, want, CLBT_EXACT);
+    clb_tensor_release(x), clb_tensor_release(y), clb_tensor_release(c), clb_tensor_release(c64),
+        clb_tensor_release(yy), clb_tensor_release(want);
+}
+
 /* a @ b through CBLAS and through the blocked loop. */
 static void check_matmul(const clb_tensor *a, const clb_tensor *b, int64_t k)
 {
@@ -298,7 +321,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         TEST(test_eval_shapes),   TEST(test_eval_float_math), TEST(test_eval_into_views), TEST(test_reductions),
-        TEST(test_eval_reduce),   TEST(test_matmul_paths),    TEST(test_matmul_threads),
+        TEST(test_eval_reduce),   TEST(test_eval_reduce_one_node), TEST(test_matmul_paths),    TEST(test_matmul_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -245,7 +245,10 @@ static clb_status fold_expr(const clb__expr *e, const clb__reduce_op *op, const 
                                        (void **)&s.acc);
     if (st != CLB_OK) return st;
     for (size_t j = 0; j < n; j++) s.acc[j] = fold_identity(op->op, s.acc_dtype);
-    st = e->count == 1 && s.typed_sum ? sum_walk(e, plan, handles, &s)
+    /* sum_walk's column loop reads operand 1 itself: only for an expression that is
+       just the first input (not a constant, not another input). */
+    const bool first_input = e->count == 1 && e->nodes[0].kind == CLB__EXPR_INPUT && e->nodes[0].op == 0;
+    st = first_input && s.typed_sum ? sum_walk(e, plan, handles, &s)
                                       : fold_walk(e, plan, handles, fold_sink, &s);
     if (st == CLB_OK) {
         clb__operand out = clb__operand_of(handles[0], op->out);

@@ -112,7 +112,7 @@ inline float clb_gen_value(const clb_u32 *w, int k, ulong a2, ulong a3, ulong a4
 /* Float32 draws, 8 Philox calls a unit (32 elements): the ten rounds on uint8
    lanes (counters q0 .. q0 + 7), so a CPU device runs them as SIMD whatever its
    work-group vectoriser does; the same words as clb_philox, hence the host's
-   values. The 64-bit products are mul_hi and the wrapping product on uint. */
+   values. */
 inline void clb_philox8(ulong q0, ulong seed, uint8 *w0, uint8 *w1, uint8 *w2, uint8 *w3)
 {
     const uint8 lo = (uint8)((uint)q0) + (uint8)(0, 1, 2, 3, 4, 5, 6, 7);
@@ -121,10 +121,13 @@ inline void clb_philox8(ulong q0, ulong seed, uint8 *w0, uint8 *w1, uint8 *w2, u
     uint k0 = (uint)seed, k1 = (uint)(seed >> 32);
 #pragma unroll
     for (int r = 0; r < 10; r++) {
-        const uint8 h0 = mul_hi((uint8)CLB_PHILOX_M0, c0), h1 = mul_hi((uint8)CLB_PHILOX_M1, c2);
-        const uint8 n0 = h1 ^ c1 ^ (uint8)k0, n2 = h0 ^ c3 ^ (uint8)k1;
-        c1 = (uint8)CLB_PHILOX_M1 * c2;
-        c3 = (uint8)CLB_PHILOX_M0 * c0;
+        /* zero-extended 32 x 32 -> 64 products: one vpmuludq per 4 lanes on x86 */
+        const ulong8 p0 = convert_ulong8(c0) * (ulong8)CLB_PHILOX_M0;
+        const ulong8 p1 = convert_ulong8(c2) * (ulong8)CLB_PHILOX_M1;
+        const uint8 n0 = convert_uint8(p1 >> 32) ^ c1 ^ (uint8)k0;
+        const uint8 n2 = convert_uint8(p0 >> 32) ^ c3 ^ (uint8)k1;
+        c1 = convert_uint8(p1);
+        c3 = convert_uint8(p0);
         c0 = n0;
         c2 = n2;
         k0 += CLB_PHILOX_W0;

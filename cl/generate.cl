@@ -113,7 +113,7 @@ inline float clb_gen_value(const clb_u32 *w, int k, ulong a2, ulong a3, ulong a4
    lanes (counters q0 .. q0 + 7), so a CPU device runs them as SIMD whatever its
    work-group vectoriser does; the same words as clb_philox, hence the host's
    values. */
-inline void clb_philox8(ulong q0, ulong seed, uint8 *w0, uint8 *w1, uint8 *w2, uint8 *w3)
+__attribute__((always_inline)) inline void clb_philox8(ulong q0, ulong seed, uint8 *w0, uint8 *w1, uint8 *w2, uint8 *w3)
 {
     const uint8 lo = (uint8)((uint)q0) + (uint8)(0, 1, 2, 3, 4, 5, 6, 7);
     uint8 c0 = lo, c1 = (uint8)((uint)(q0 >> 32)) - as_uint8(lo < (uint8)((uint)q0));
@@ -163,14 +163,16 @@ inline void clb_gen_normal8(uint8 wa, uint8 wb, float lo, float sc, float8 *zc, 
     const float8 u1 = convert_float8((wa >> 8) + (uint8)1) * 0x1p-24f;
     const float8 t = (float8)6.2831853071795864769f * (convert_float8(wb >> 8) * 0x1p-24f);
     const float8 r = sqrt((float8)-2.0f * log(u1));
-    *zc = (float8)lo + (float8)sc * (r * cos(t));
-    *zs = (float8)lo + (float8)sc * (r * sin(t));
+    float8 c;
+    const float8 s = sincos(t, &c); /* one argument reduction for both */
+    *zc = (float8)lo + (float8)sc * (r * c);
+    *zs = (float8)lo + (float8)sc * (r * s);
 }
 #endif
 
 /* Unit i: groups q0 = offset / 4 + 8 i onwards; whole units in one go, the
    last one group by group. */
-inline int clb_gen_unit8(__global float *out, ulong i, ulong a0, ulong a1, ulong a2, ulong a3,
+__attribute__((always_inline)) inline int clb_gen_unit8(__global float *out, ulong i, ulong a0, ulong a1, ulong a2, ulong a3,
                          ulong a4, ulong a5, ulong total)
 {
     const ulong q0 = a1 / 4 + 8 * i, e0 = q0 * 4 - a1;

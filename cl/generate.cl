@@ -113,27 +113,27 @@ inline float clb_gen_value(const clb_u32 *w, int k, ulong a2, ulong a3, ulong a4
    lanes (counters q0 .. q0 + 7), so a CPU device runs them as SIMD whatever its
    work-group vectoriser does; the same words as clb_philox, hence the host's
    values. */
-__attribute__((always_inline)) inline void clb_philox8(ulong q0, ulong seed, uint8 *w0, uint8 *w1, uint8 *w2, uint8 *w3)
+__attribute__((always_inline)) inline void clb_philox8(ulong q0, ulong seed, uint8 *w0, uint8 *w1,
+                                                       uint8 *w2, uint8 *w3)
 {
-    const uint8 lo = (uint8)((uint)q0) + (uint8)(0, 1, 2, 3, 4, 5, 6, 7);
-    uint8 c0 = lo, c1 = (uint8)((uint)(q0 >> 32)) - as_uint8(lo < (uint8)((uint)q0));
-    uint8 c2 = (uint8)0, c3 = (uint8)0;
-    uint k0 = (uint)seed, k1 = (uint)(seed >> 32);
+    /* the words live zero-extended in ulong lanes, so each product is one
+       32 x 32 -> 64 multiply (vpmuludq on x86) with no repacking per round */
+    const ulong8 m = (ulong8)0xffffffffUL;
+    const ulong8 lo = (ulong8)(q0 & 0xffffffffUL) + (ulong8)(0, 1, 2, 3, 4, 5, 6, 7);
+    ulong8 c0 = lo & m, c1 = (ulong8)(q0 >> 32) + (lo >> 32), c2 = (ulong8)0, c3 = (ulong8)0;
+    c1 &= m;
+    ulong k0 = seed & 0xffffffffUL, k1 = seed >> 32;
 #pragma unroll
     for (int r = 0; r < 10; r++) {
-        /* zero-extended 32 x 32 -> 64 products: one vpmuludq per 4 lanes on x86 */
-        const ulong8 p0 = convert_ulong8(c0) * (ulong8)CLB_PHILOX_M0;
-        const ulong8 p1 = convert_ulong8(c2) * (ulong8)CLB_PHILOX_M1;
-        const uint8 n0 = convert_uint8(p1 >> 32) ^ c1 ^ (uint8)k0;
-        const uint8 n2 = convert_uint8(p0 >> 32) ^ c3 ^ (uint8)k1;
-        c1 = convert_uint8(p1);
-        c3 = convert_uint8(p0);
-        c0 = n0;
-        c2 = n2;
-        k0 += CLB_PHILOX_W0;
-        k1 += CLB_PHILOX_W1;
+        const ulong8 p0 = c0 * (ulong8)CLB_PHILOX_M0, p1 = c2 * (ulong8)CLB_PHILOX_M1;
+        c0 = (p1 >> 32) ^ c1 ^ (ulong8)k0;
+        c2 = (p0 >> 32) ^ c3 ^ (ulong8)k1;
+        c1 = p1 & m;
+        c3 = p0 & m;
+        k0 = (k0 + CLB_PHILOX_W0) & 0xffffffffUL;
+        k1 = (k1 + CLB_PHILOX_W1) & 0xffffffffUL;
     }
-    *w0 = c0, *w1 = c1, *w2 = c2, *w3 = c3;
+    *w0 = convert_uint8(c0), *w1 = convert_uint8(c1), *w2 = convert_uint8(c2), *w3 = convert_uint8(c3);
 }
 
 /* Stores lanes' (f0, f1, f2, f3) as 32 consecutive floats: a 4 x 8 transpose. */

@@ -211,37 +211,28 @@ inline void clb_gen_unit(__global void *out_, const ulong i, ulong a0, ulong a1,
 #elif CLB_GEN == 0 /* full: the bit pattern */
     out[i] = (clb_out_t)a0;
 #elif CLB_GEN_VEC4 && (CLB_GEN == 1 || CLB_GEN == 2) /* float32, 4 elements a work item */
-    /* on lanes, no select per element; the one special element (arange's
-       second, linspace's endpoint) is patched after */
-    const ulong4 e = (ulong4)(4 * i) + (ulong4)(0, 1, 2, 3);
+    float v[4];
+    for (int k = 0; k < 4; k++) {
+        const ulong e = 4 * i + (ulong)k;
 #if CLB_GEN == 1
-    float4 v = (float4)as_float((uint)a0) + convert_float4(e) * (float4)as_float((uint)a1);
-    if (i == 0) v.s1 = as_float((uint)a2);
+        v[k] = e == 1 ? as_float((uint)a2) : as_float((uint)a0) + (float)e * as_float((uint)a1);
+#elif CLB_GEN_F64 /* in double, then one rounding: the host's value */
+        v[k] = (float)(e == a5     ? as_double(a2)
+                       : a4 == 0 ? (double)e * as_double(a1) + as_double(a0)
+                       : a4 == 1 ? (double)e / as_double(a1) * as_double(a3) + as_double(a0)
+                                 : (double)e * as_double(a3) + as_double(a0));
 #else
-#if CLB_GEN_F64 /* in double, then one rounding: the host's value */
-    const double4 x = convert_double4(e);
-    const double4 d = a4 == 0   ? x * (double4)as_double(a1) + (double4)as_double(a0)
-                      : a4 == 1 ? x / (double4)as_double(a1) * (double4)as_double(a3) +
-                                      (double4)as_double(a0)
-                                : x * (double4)as_double(a3) + (double4)as_double(a0);
-    float4 v = convert_float4(d);
-    const float last = (float)as_double(a2);
-#else
-    const float4 x = convert_float4(e);
-    float4 v = a4 == 0   ? x * (float4)as_float((uint)a1) + (float4)as_float((uint)a0)
-               : a4 == 1 ? x / (float4)as_float((uint)a1) * (float4)as_float((uint)a3) +
-                               (float4)as_float((uint)a0)
-                         : x * (float4)as_float((uint)a3) + (float4)as_float((uint)a0);
-    const float last = as_float((uint)a2);
+        v[k] = e == a5     ? as_float((uint)a2)
+               : a4 == 0 ? (float)e * as_float((uint)a1) + as_float((uint)a0)
+               : a4 == 1 ? (float)e / as_float((uint)a1) * as_float((uint)a3) + as_float((uint)a0)
+                         : (float)e * as_float((uint)a3) + as_float((uint)a0);
 #endif
-    if (a5 - 4 * i < 4) v = select(v, (float4)last, convert_int4(e == (ulong4)a5)); /* the endpoint */
-#endif
+    }
     if (4 * i + 3 < total) {
-        CLB_GEN_ST4((__global float4 *)out + i, v);
+        CLB_GEN_ST4((__global float4 *)out + i, (float4)(v[0], v[1], v[2], v[3]));
     } else {
-        const float vv[4] = {v.s0, v.s1, v.s2, v.s3};
         for (int k = 0; k < 4; k++)
-            if (4 * i + (ulong)k < total) out[4 * i + (ulong)k] = vv[k];
+            if (4 * i + (ulong)k < total) out[4 * i + (ulong)k] = v[k];
     }
 #elif CLB_GEN == 1 /* arange: NumPy's fill in the dtype's arithmetic */
 #if CLB_OUT_DTYPE == 11

@@ -36,6 +36,11 @@
 #ifndef CLB_GEN_NT
 #define CLB_GEN_NT 0
 #endif
+/* CLB_GEN_V8: float32 uniform and normal draws whose offset is a multiple of
+   4, 32 elements (8 Philox calls on uint8 lanes) a work item. */
+#ifndef CLB_GEN_V8
+#define CLB_GEN_V8 0
+#endif
 #define CLB_GEN_NT_OK 0
 #if CLB_GEN_NT && defined(__has_builtin)
 #if __has_builtin(__builtin_nontemporal_store)
@@ -101,6 +106,93 @@ inline float clb_gen_value(const clb_u32 *w, int k, ulong a2, ulong a3, ulong a4
 #endif
 }
 #endif
+#endif
+
+#if (CLB_GEN == 3 || CLB_GEN == 4) && CLB_GEN_V8
+/* Float32 draws, 8 Philox calls a unit (32 elements): the ten rounds on uint8
+   lanes (counters q0 .. q0 + 7), so a CPU device runs them as SIMD whatever its
+   work-group vectoriser does; the same words as clb_philox, hence the host's
+   values. */
+__attribute__((always_inline)) inline void clb_philox8(ulong q0, ulong seed, uint8 *w0, uint8 *w1,
+                                                       uint8 *w2, uint8 *w3)
+{
+    /* the words live zero-extended in ulong lanes, so each product is one
+       32 x 32 -> 64 multiply (vpmuludq on x86) with no repacking per round */
+    const ulong8 m = (ulong8)0xffffffffUL;
+    const ulong8 lo = (ulong8)(q0 & 0xffffffffUL) + (ulong8)(0, 1, 2, 3, 4, 5, 6, 7);
+    ulong8 c0 = lo & m, c1 = (ulong8)(q0 >> 32) + (lo >> 32), c2 = (ulong8)0, c3 = (ulong8)0;
+    c1 &= m;
+    ulong k0 = seed & 0xffffffffUL, k1 = seed >> 32;
+#pragma unroll
+    for (int r = 0; r < 10; r++) {
+        const ulong8 p0 = c0 * (ulong8)CLB_PHILOX_M0, p1 = c2 * (ulong8)CLB_PHILOX_M1;
+        c0 = (p1 >> 32) ^ c1 ^ (ulong8)k0;
+        c2 = (p0 >> 32) ^ c3 ^ (ulong8)k1;
+        c1 = p1 & m;
+        c3 = p0 & m;
+        k0 = (k0 + CLB_PHILOX_W0) & 0xffffffffUL;
+        k1 = (k1 + CLB_PHILOX_W1) & 0xffffffffUL;
+    }
+    *w0 = convert_uint8(c0), *w1 = convert_uint8(c1), *w2 = convert_uint8(c2), *w3 = convert_uint8(c3);
+}
+
+/* Stores lanes' (f0, f1, f2, f3) as 32 consecutive floats: a 4 x 8 transpose. */
+inline void clb_gen_store32(__global float *p, float8 f0, float8 f1, float8 f2, float8 f3)
+{
+    const float8 a = shuffle2(f0, f1, (uint8)(0, 8, 1, 9, 2, 10, 3, 11));
+    const float8 b = shuffle2(f2, f3, (uint8)(0, 8, 1, 9, 2, 10, 3, 11));
+    const float8 c = shuffle2(f0, f1, (uint8)(4, 12, 5, 13, 6, 14, 7, 15));
+    const float8 d = shuffle2(f2, f3, (uint8)(4, 12, 5, 13, 6, 14, 7, 15));
+    __global float8 *o = (__global float8 *)p;
+    CLB_GEN_ST4(o + 0, shuffle2(a, b, (uint8)(0, 1, 8, 9, 2, 3, 10, 11)));
+    CLB_GEN_ST4(o + 1, shuffle2(a, b, (uint8)(4, 5, 12, 13, 6, 7, 14, 15)));
+    CLB_GEN_ST4(o + 2, shuffle2(c, d, (uint8)(0, 1, 8, 9, 2, 3, 10, 11)));
+    CLB_GEN_ST4(o + 3, shuffle2(c, d, (uint8)(4, 5, 12, 13, 6, 7, 14, 15)));
+}
+
+#if CLB_GEN == 3
+inline float8 clb_gen_uniform8(uint8 w, float lo, float sc, float hi, float repl)
+{
+    const float8 r = (float8)lo + (float8)sc * (convert_float8(w >> 8) * 0x1p-24f);
+    return select((float8)repl, r, r < (float8)hi);
+}
+#else
+/* Box-Muller on lanes: (cos, sin) values of the pair (wa, wb), as clb_rng_normalf. */
+inline void clb_gen_normal8(uint8 wa, uint8 wb, float lo, float sc, float8 *zc, float8 *zs)
+{
+    const float8 u1 = convert_float8((wa >> 8) + (uint8)1) * 0x1p-24f;
+    const float8 t = (float8)6.2831853071795864769f * (convert_float8(wb >> 8) * 0x1p-24f);
+    const float8 r = sqrt((float8)-2.0f * log(u1));
+    float8 c;
+    const float8 s = sincos(t, &c); /* one argument reduction for both */
+    *zc = (float8)lo + (float8)sc * (r * c);
+    *zs = (float8)lo + (float8)sc * (r * s);
+}
+#endif
+
+/* Unit i: groups q0 = offset / 4 + 8 i onwards; whole units in one go, the
+   last one group by group. */
+__attribute__((always_inline)) inline int clb_gen_unit8(__global float *out, ulong i, ulong a0, ulong a1, ulong a2, ulong a3,
+                         ulong a4, ulong a5, ulong total)
+{
+    const ulong q0 = a1 / 4 + 8 * i, e0 = q0 * 4 - a1;
+    if (e0 + 31 >= total) return 0;
+    uint8 w0, w1, w2, w3;
+    clb_philox8(q0, a0, &w0, &w1, &w2, &w3);
+    const float lo = as_float((uint)a2), sc = as_float((uint)a3);
+#if CLB_GEN == 3
+    const float hi = as_float((uint)a4), repl = as_float((uint)a5);
+    clb_gen_store32(out + e0, clb_gen_uniform8(w0, lo, sc, hi, repl),
+                    clb_gen_uniform8(w1, lo, sc, hi, repl), clb_gen_uniform8(w2, lo, sc, hi, repl),
+                    clb_gen_uniform8(w3, lo, sc, hi, repl));
+#else
+    float8 z0, z1, z2, z3;
+    clb_gen_normal8(w0, w1, lo, sc, &z0, &z1);
+    clb_gen_normal8(w2, w3, lo, sc, &z2, &z3);
+    clb_gen_store32(out + e0, z0, z1, z2, z3);
+#endif
+    return 1;
+}
 #endif
 
 /* Unit i of the output: an element, a 16-byte chunk (full, 4-wide forms) or a
@@ -170,6 +262,17 @@ inline void clb_gen_unit(__global void *out_, const ulong i, ulong a0, ulong a1,
     y = floor(y);
 #endif
     CLB_STORE(CLB_OUT_DTYPE, out, i, CLB_CONVERT(CLB_OUT_DTYPE, CLB_R_DTYPE, y));
+#elif CLB_GEN_V8 /* float32 draws, offset a multiple of 4: 8 groups a unit */
+    if (clb_gen_unit8((__global float *)out_, i, a0, a1, a2, a3, a4, a5, total)) return;
+    for (ulong g = 0; g < 8; g++) {
+        const ulong q = a1 / 4 + 8 * i + g;
+        clb_u32 w[4];
+        clb_philox(q, a0, w);
+        for (int k = 0; k < 4; k++) {
+            const ulong e = q * 4 + (ulong)k - a1;
+            if (e < total) out[e] = clb_gen_value(w, k, a2, a3, a4, a5);
+        }
+    }
 #else /* random: group q = offset / G + i holds elements q * G .. q * G + G - 1 */
     const ulong q = a1 / CLB_G + i;
     clb_u32 w[4];

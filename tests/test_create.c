@@ -105,10 +105,48 @@ static void devices_body(clb_context *ctx, const char *selector)
     clb_context_release(h);
 }
 
+#if CLB_HAVE_OPENCL
+extern _Atomic int64_t clb__cl_streaming_min_bytes; /* src/opencl/cl_launch.h */
+
+/* float32 arange and linspace with streaming stores forced on: the 4-wide lane
+   form (large outputs) on lengths that are and are not multiples of 4. */
+static void streaming_body(clb_context *ctx, const char *selector)
+{
+    clb_context *h = clbt_host();
+    const bool f64 = clbt_has_fp64(ctx);
+    const double lin[4][4] = {{1, 60, 37, 1}, {1, 60, 40, 0}, {-3, 5, 103, 1}, {0.1, 0.7, 8, 1}};
+    clb__cl_streaming_min_bytes = 0;
+    for (int k = 0; k < 6; k++) {
+        clb_tensor *g = NULL, *w = NULL;
+        char what[96];
+        if (k < 2) {
+            const double a = k ? -2.5 : 0, b = k ? 40 : 100, step = k ? 0.75 : 1.5;
+            CLBT_OK(clb_arange(ctx, CLB_FLOAT32, a, b, step, &g));
+            CLBT_OK(clb_arange(h, CLB_FLOAT32, a, b, step, &w));
+            snprintf(what, sizeof what, "streaming arange %d on %s", k, selector);
+            clbt_assert_matches_host(g, w, CLBT_EXACT, 0, what);
+        } else {
+            const double *c = lin[k - 2];
+            CLBT_OK(clb_linspace(ctx, CLB_FLOAT32, c[0], c[1], (int64_t)c[2], c[3] != 0, &g));
+            CLBT_OK(clb_linspace(h, CLB_FLOAT32, c[0], c[1], (int64_t)c[2], c[3] != 0, &w));
+            snprintf(what, sizeof what, "streaming linspace %d on %s", k - 2, selector);
+            clbt_assert_matches_host(g, w, f64 ? CLBT_EXACT : 1.2e-7, 1e-6, what);
+        }
+        clb_tensor_release(g);
+        clb_tensor_release(w);
+    }
+    clb__cl_streaming_min_bytes = -1;
+    clb_context_release(h);
+}
+#endif
+
 static void test_devices_match_host(void **state)
 {
     (void)state;
     clbt_for_each_device(devices_body);
+#if CLB_HAVE_OPENCL
+    clbt_for_each_device(streaming_body);
+#endif
 }
 
 static void test_full_values_and_shapes(void **state)

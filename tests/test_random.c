@@ -55,18 +55,24 @@ static void devices_body(clb_context *ctx, const char *selector)
     clb_context *h = clbt_host();
     const int64_t shape[2] = {317, 129};
     const clb_dtype dts[3] = {CLB_FLOAT16, CLB_FLOAT32, CLB_FLOAT64};
-    for (int k = 0; k < 3; k++) {
+    /* offset 99: group by group; float32 also at an offset a multiple of 4 whose
+       counters cross 2^32 (the 8-call lanes' carry), with a 64-bit seed */
+    const uint64_t offs[2] = {99, ((uint64_t)1 << 34) - 12}, seeds[2] = {1234, 0x123456789abcULL};
+    for (int j = 0; j < 6; j++) {
+        const int k = j % 3, o = j / 3;
+        if (o == 1 && dts[k] != CLB_FLOAT32) continue;
         for (int normal = 0; normal < 2; normal++) {
             clb_tensor *g = NULL, *w = NULL;
-            clb_status st = normal ? clb_random_normal(ctx, dts[k], 2, shape, 1234, 99, 1.5, 2.0, &g)
-                                   : clb_random_uniform(ctx, dts[k], 2, shape, 1234, 99, -1.0, 3.0, &g);
+            const uint64_t off = offs[o], seed = seeds[o];
+            clb_status st = normal ? clb_random_normal(ctx, dts[k], 2, shape, seed, off, 1.5, 2.0, &g)
+                                   : clb_random_uniform(ctx, dts[k], 2, shape, seed, off, -1.0, 3.0, &g);
             if (dts[k] == CLB_FLOAT64 && !CLBT_F64(ctx, st)) continue;
             CLBT_OK(st);
-            CLBT_OK(normal ? clb_random_normal(h, dts[k], 2, shape, 1234, 99, 1.5, 2.0, &w)
-                           : clb_random_uniform(h, dts[k], 2, shape, 1234, 99, -1.0, 3.0, &w));
+            CLBT_OK(normal ? clb_random_normal(h, dts[k], 2, shape, seed, off, 1.5, 2.0, &w)
+                           : clb_random_uniform(h, dts[k], 2, shape, seed, off, -1.0, 3.0, &w));
             char what[96];
-            snprintf(what, sizeof what, "%s %s on %s", normal ? "normal" : "uniform",
-                     clb_dtype_name(dts[k]), selector);
+            snprintf(what, sizeof what, "%s %s at offset %llu on %s", normal ? "normal" : "uniform",
+                     clb_dtype_name(dts[k]), (unsigned long long)off, selector);
             /* uniform: bit for bit; normal: the devices' log/cos, a few ulp */
             double rtol = dts[k] == CLB_FLOAT16 ? 1e-3 : dts[k] == CLB_FLOAT32 ? 1e-6 : 1e-14;
             clbt_assert_matches_host(g, w, normal ? rtol : CLBT_EXACT, normal ? rtol : 0, what);

@@ -15,6 +15,8 @@
 /* Units (16-byte stores) a work item writes before its one fence, with
    streaming stores: 4 KiB, few enough for a loop-limited device. */
 #define BLOCK 256
+/* The same for the 8-call draws' units (128-byte stores): 2 KiB. */
+#define BLOCK8 16
 
 /* full writes a bit pattern: one program per item size, not per dtype. */
 static clb_dtype program_dtype(const clb__gen_op *op)
@@ -46,18 +48,22 @@ clb_status clb__cl_generate(clb_context *ctx, const clb__gen_op *op, void *handl
     /* 16-byte stores: full always; float32 arange and linspace, and float32 uniform
        draws whose offset keeps the groups aligned, where stores stream. */
     const bool nt = clb__cl_streaming(cl, op->numel * (int64_t)clb_dtype_size(op->dtype));
+    /* float32 draws at an offset that keeps the groups aligned: 8 Philox calls
+       (32 elements) a work item on uint8 lanes, SIMD on a CPU device. */
+    const bool v8 = op->dtype == CLB_FLOAT32 && op->a[1] % 4 == 0 &&
+                    (op->kind == CLB__GEN_UNIFORM || op->kind == CLB__GEN_NORMAL);
     const bool vec4 = op->kind == CLB__GEN_FULL ||
                       (nt && op->dtype == CLB_FLOAT32 &&
-                       (op->kind == CLB__GEN_ARANGE || op->kind == CLB__GEN_LINSPACE ||
-                        (op->kind == CLB__GEN_UNIFORM && op->a[1] % 4 == 0)));
+                       (op->kind == CLB__GEN_ARANGE || op->kind == CLB__GEN_LINSPACE));
     clb__kernel_define defs[] = {{"CLB_GEN", op->kind},
                                  {"CLB_OUT_DTYPE", program_dtype(op)},
                                  {"CLB_GEN_F64", op->kind == CLB__GEN_LINSPACE && op->f64},
                                  {"CLB_GEN_VEC4", vec4},
-                                 {"CLB_GEN_NT", nt && vec4},
-                                 {"CLB_GEN_BLOCK", nt && vec4 ? BLOCK : 1}};
+                                 {"CLB_GEN_V8", v8},
+                                 {"CLB_GEN_NT", nt && (vec4 || v8)},
+                                 {"CLB_GEN_BLOCK", nt && vec4 ? BLOCK : nt && v8 ? BLOCK8 : 1}};
     char options[CLB__KERNEL_OPTIONS_MAX];
-    CLB_TRY(clb__kernel_options(defs, 6, options, sizeof options));
+    CLB_TRY(clb__kernel_options(defs, 7, options, sizeof options));
     CLB_TRY(clb__program_cache_get(cl->programs, CLB__KERNEL_GENERATE, options, &program));
     CLB_TRY(clb__cl_kernel_for(cl, CLB__KERNEL_GENERATE, program, 0,
                                clb__kernel_function(CLB__KERNEL_GENERATE), &k));
@@ -72,8 +78,10 @@ clb_status clb__cl_generate(clb_context *ctx, const clb__gen_op *op, void *handl
     int64_t items = op->numel;
     if (op->kind == CLB__GEN_FULL) /* 16-byte chunks and one item for the tail */
         items = op->numel * (int64_t)clb_dtype_size(op->dtype) / 16 + 1;
-    else if (vec4 && op->kind != CLB__GEN_UNIFORM)
+    else if (vec4)
         items = (op->numel + 3) / 4;
+    else if (v8)
+        items = (op->numel + 31) / 32;
     else if (op->kind == CLB__GEN_UNIFORM || op->kind == CLB__GEN_NORMAL) {
         int64_t g = clb_rng_group(op->kind == CLB__GEN_NORMAL, op->dtype == CLB_FLOAT64);
         items = ((int64_t)(op->a[1] % (uint64_t)g) + op->numel + g - 1) / g;
@@ -81,7 +89,7 @@ clb_status clb__cl_generate(clb_context *ctx, const clb__gen_op *op, void *handl
     for (int64_t base = 0; base < items; base += PIECE) {
         int64_t left = items - base;
         cl_ulong b = (cl_ulong)base, n = (cl_ulong)(left < PIECE ? left : PIECE);
-        const cl_ulong per = nt && vec4 ? BLOCK : 1;
+        const cl_ulong per = nt && vec4 ? BLOCK : nt && v8 ? BLOCK8 : 1;
         size_t global = (size_t)((n + per - 1) / per + 63) / 64 * 64;
         err = clSetKernelArg(kernel, 1, sizeof b, &b);
         if (err == CL_SUCCESS) err = clSetKernelArg(kernel, 2, sizeof n, &n);

@@ -216,6 +216,13 @@ static void test_errors(void **state)
     CLBT_FAILS(CLB_ERR_INVALID_ARGUMENT, clb_linspace(h, CLB_FLOAT32, NAN, 1, 5, 1, &t));
     CLBT_FAILS(CLB_ERR_INVALID_ARGUMENT, clb_linspace(h, CLB_FLOAT32, 0, 1, 5, 2, &t));
     assert_null(t);
+    /* an empty integer range whose start no int64 holds is still an empty range
+       (np.arange(1e19, 0, 1, dtype=np.int64): array([], dtype=int64)); fuzz_create
+       found the start cast to int64 (undefined behaviour) before the length was checked */
+    CLBT_OK(clb_arange(h, CLB_INT64, 1e19, 0, 1, &t));
+    assert_int_equal(clb_tensor_numel(t), 0);
+    clb_tensor_release(t);
+    t = (clb_tensor *)h;
     CLBT_FAILS(CLB_ERR_INVALID_ARGUMENT, clb_zeros_like(NULL, &t));
     assert_null(t);
     assert_int_equal(clb_memory_allocated(h), 0);

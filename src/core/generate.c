@@ -119,6 +119,10 @@ static clb_status arange_int(const char *fn, clb_dtype dtype, double start, doub
                          "%s: a bool arange holds at most 2 values (NumPy: no fill function for "
                          "bool), this one %lld",
                          fn, (long long)length);
+    if (length == 0) { /* nothing to write: start may not even fit an int64 */
+        op->a[0] = op->a[1] = op->a[2] = 0;
+        return CLB_OK;
+    }
     int64_t first = (int64_t)start, next = length > 1 ? (int64_t)second : first;
     op->a[0] = (uint64_t)first;
     op->a[1] = (uint64_t)next - (uint64_t)first;

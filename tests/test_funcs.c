@@ -286,6 +286,31 @@ static void all_any_body(clb_context *ctx, const char *selector)
     clb_tensor_release(e);
 }
 
+/* One context runs bool add, then isinf of bool in the same layout: the map
+   program's cache key held the op in five bits, so isinf (32) found add's program
+   (kind 1, op 0) and returned a logical or (Oclgrind's set caught it). */
+static void key_body(clb_context *ctx, const char *selector)
+{
+    (void)selector;
+    const int64_t sa[2] = {3, 1}, sb[2] = {3, 4};
+    const unsigned char d[12] = {0, 1, 1, 0, 1, 0, 0, 1, 1, 1, 0, 1};
+    clb_tensor *a = NULL, *b = NULL, *sum = NULL, *inf = NULL;
+    CLBT_OK(clb_tensor_from_host(ctx, CLB_BOOL, 2, sa, d, &a));
+    CLBT_OK(clb_tensor_from_host(ctx, CLB_BOOL, 2, sb, d, &b));
+    CLBT_OK(clb_binary(CLB_ADD, a, b, &sum));
+    CLBT_OK(clb_unary(CLB_ISINF, b, &inf));
+    unsigned char got[12];
+    CLBT_OK(clb_tensor_to_host(inf, got, sizeof got));
+    for (int k = 0; k < 12; k++) assert_int_equal(got[k], 0);
+    clb_tensor_release(a), clb_tensor_release(b), clb_tensor_release(sum), clb_tensor_release(inf);
+}
+
+static void test_program_keys_hold_every_op(void **state)
+{
+    (void)state;
+    clbt_for_each_device(key_body);
+}
+
 static void test_all_any(void **state)
 {
     (void)state;
@@ -296,6 +321,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_unary_against_numpy),
+        cmocka_unit_test(test_program_keys_hold_every_op),
         cmocka_unit_test(test_binary_against_numpy),
         cmocka_unit_test(test_integers_against_numpy),
         cmocka_unit_test(test_result_dtypes),

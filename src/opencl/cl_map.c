@@ -35,7 +35,10 @@ static uint64_t spec_key(const map_spec *s)
 {
     const clb__map_op *op = s->op;
     uint64_t k = (uint64_t)op->kind;
-    k = k << 5 | (uint64_t)(op->kind == CLB__MAP_WHERE ? 0 : op->op);
+    /* six bits of op: the unary set reaches CLB_BITWISE_INVERT (35); five bits let
+       isinf (32) share a key with the binary add (kind 1, op 0) and run its program */
+    _Static_assert(CLB_BITWISE_INVERT < 64 && CLB_RIGHT_SHIFT < 64, "spec_key's op field is 6 bits");
+    k = k << 6 | (uint64_t)(op->kind == CLB__MAP_WHERE ? 0 : op->op);
     for (int i = 0; i < 3; i++) k = k << 4 | (uint64_t)(i < s->nin ? op->in[i] : 0);
     k = k << 4 | (uint64_t)op->compute;
     k = k << 4 | (uint64_t)op->out;

@@ -292,17 +292,19 @@ static void all_any_body(clb_context *ctx, const char *selector)
 static void key_body(clb_context *ctx, const char *selector)
 {
     (void)selector;
-    const int64_t sa[2] = {3, 1}, sb[2] = {3, 4};
+    const int64_t sa[2] = {3, 1}, sb[2] = {4, 3};
     const unsigned char d[12] = {0, 1, 1, 0, 1, 0, 0, 1, 1, 1, 0, 1};
-    clb_tensor *a = NULL, *b = NULL, *sum = NULL, *inf = NULL;
+    clb_tensor *a = NULL, *b0 = NULL, *b = NULL, *sum = NULL, *inf = NULL;
     CLBT_OK(clb_tensor_from_host(ctx, CLB_BOOL, 2, sa, d, &a));
-    CLBT_OK(clb_tensor_from_host(ctx, CLB_BOOL, 2, sb, d, &b));
+    CLBT_OK(clb_tensor_from_host(ctx, CLB_BOOL, 2, sb, d, &b0));
+    CLBT_OK(clb_permute(b0, (const int[]){1, 0}, &b)); /* (3, 4), transposed */
     CLBT_OK(clb_binary(CLB_ADD, a, b, &sum));
     CLBT_OK(clb_unary(CLB_ISINF, b, &inf));
     unsigned char got[12];
     CLBT_OK(clb_tensor_to_host(inf, got, sizeof got));
     for (int k = 0; k < 12; k++) assert_int_equal(got[k], 0);
-    clb_tensor_release(a), clb_tensor_release(b), clb_tensor_release(sum), clb_tensor_release(inf);
+    clb_tensor_release(a), clb_tensor_release(b0), clb_tensor_release(b), clb_tensor_release(sum),
+        clb_tensor_release(inf);
 }
 
 static void test_program_keys_hold_every_op(void **state)

@@ -122,7 +122,21 @@ static void made(fuzz_input *in, unsigned which)
         if (st != CLB_OK) return check_failure(st, r);
         check(n >= 0 && clb_tensor_numel(r) == n, "random: shape");
         values(r, v);
-        for (int i = 0; i < n && !normal; i++) check(v[i] >= lo && v[i] < hi, "uniform: range");
+        /* [lo, hi) before the value is rounded to dt: rounding is monotonic, so each
+           value lies in [lo, hi] as dt rounds them (float16 bounds between two halves) */
+        double rlo = lo, rhi = hi;
+        if (!normal && dt != CLB_FLOAT64) {
+            clb_tensor *bound = NULL;
+            if (clb_full(ctx, dt, 0, NULL, (clb_scalar){.kind = CLB_SCALAR_FLOAT, .f = lo}, &bound) == CLB_OK)
+                values(bound, w), rlo = w[0];
+            clb_tensor_release(bound);
+            bound = NULL;
+            if (clb_full(ctx, dt, 0, NULL, (clb_scalar){.kind = CLB_SCALAR_FLOAT, .f = hi}, &bound) == CLB_OK)
+                values(bound, w), rhi = w[0];
+            clb_tensor_release(bound);
+        }
+        for (int i = 0; i < n && !normal; i++)
+            check(v[i] >= rlo && (v[i] < hi || v[i] <= rhi), "uniform: range");
         int64_t half = n / 2, whole = 2 * half;
         if (half > 0) { /* 2n at offset off == n at off, then n at off + n */
             check(clb_random_uniform(ctx, dt, 1, &whole, seed, off, lo, hi, &a) == CLB_OK ||

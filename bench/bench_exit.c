@@ -14,6 +14,7 @@
  *
  *   bench_exit [--device SEL]...        (default: pocl, and rusticl when present) */
 #include "clbroadcast.h"
+#include "harness.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,13 +22,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 #define CHECK(call)                                                                                \
     do {                                                                                           \
@@ -49,7 +43,7 @@ static int child(const char *selector, FILE *report)
         r = r * 6364136223846793005ull + 1442695040888963407ull;
         x[i] = (float)(r >> 40) / (float)(1u << 24) * 4.0f - 1.0f;
     }
-    double t0 = now_s();
+    double t0 = clbb_now();
     clb_context *ctx = NULL;
     clb_tensor *t = NULL, *mean = NULL, *std = NULL, *out = NULL;
     const int axes[3] = {0, 2, 3};
@@ -61,14 +55,14 @@ static int child(const char *selector, FILE *report)
     const clb_tensor *in[3] = {t, mean, std};
     CHECK(clb_eval(ctx, "(x - m) / s", 3, names, in, &out));
     CHECK(clb_tensor_to_host(out, y, sizeof y));
-    double first = now_s() - t0;
+    double first = clbb_now() - t0;
     clb_tensor_release(out);
     clb_tensor_release(std);
     clb_tensor_release(mean);
     clb_tensor_release(t);
-    double r0 = now_s();
+    double r0 = clbb_now();
     clb_context_release(ctx);
-    double release = now_s() - r0;
+    double release = clbb_now() - r0;
     fprintf(report, "%.3f %.3f\n", first, release);
     fflush(report);
     return 0;
@@ -79,7 +73,7 @@ static void run(const char *self, const char *selector, const char *label)
     int fds[2];
     if (pipe(fds) != 0) exit(1);
     fflush(NULL);
-    double t0 = now_s();
+    double t0 = clbb_now();
     pid_t pid = fork();
     if (pid == 0) {
         close(fds[0]);
@@ -95,7 +89,7 @@ static void run(const char *self, const char *selector, const char *label)
     if (f) fclose(f);
     int status = 0;
     waitpid(pid, &status, 0);
-    double process = now_s() - t0;
+    double process = clbb_now() - t0;
     double first = 0, release = 0;
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
         sscanf(line, "%lf %lf", &first, &release) != 2) {

@@ -28,6 +28,7 @@
  * ours (above 1: faster than NumPy). One run on a shared machine: compare the
  * numbers within a row, not across runs. */
 #include "clbroadcast.h"
+#include "harness.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -36,13 +37,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 #define CHECK(call)                                                                                \
     do {                                                                                           \
@@ -150,24 +144,24 @@ static void run_program(clb_context *ctx, const char *prog, const inputs *in, fl
 static double run_timed(clb_context *ctx, const char *prog, const inputs *in)
 {
     float sink = 0;
-    double t0 = now_s();
+    double t0 = clbb_now();
     run_program(ctx, prog, in, &sink);
-    return now_s() - t0;
+    return clbb_now() - t0;
 }
 
 /* --child first|warm PROG SEL: prints "first_s" or "best_s". */
 static int child(const char *mode, const char *prog, const char *sel)
 {
-    double t0 = now_s();
+    double t0 = clbb_now();
     clb_context *ctx = NULL;
     CHECK(clb_context_create(sel, &ctx));
     inputs in;
-    double made = now_s();
+    double made = clbb_now();
     make_inputs(ctx, prog, &in);
-    double prep = now_s() - made; /* host data a user already has */
+    double prep = clbb_now() - made; /* host data a user already has */
     double first = run_timed(ctx, prog, &in);
     if (strcmp(mode, "first") == 0) {
-        printf("%.4f\n", now_s() - t0 - prep);
+        printf("%.4f\n", clbb_now() - t0 - prep);
     } else {
         double best = 1e30;
         for (int i = 0; i < 5; i++) {
@@ -191,12 +185,12 @@ static int run_child(const char *self, const char *mode, const char *prog, const
              "CLB_CACHE_DIR=%s/clb POCL_CACHE_DIR=%s/pocl MESA_SHADER_CACHE_DIR=%s/mesa "
              "'%s' --child %s %s '%s'",
              dir, dir, dir, self, mode, prog, sel);
-    double t0 = now_s();
+    double t0 = clbb_now();
     FILE *p = popen(cmd, "r");
     if (!p) return -1;
     if (!fgets(line, (int)sizeof line, p)) line[0] = '\0';
     int rc = pclose(p);
-    *wall = now_s() - t0;
+    *wall = clbb_now() - t0;
     return rc == 0 && sscanf(line, "%lf", value) == 1 ? 0 : -1;
 }
 

@@ -122,14 +122,25 @@
 /* A launch description of N long16 arguments (cl/launch_args.h): the kernel's
    parameters, and the private array `a` they are copied into by whole-vector
    stores (constant offsets: some compilers fail on indexing an argument). */
-#define CLB_ARGS_PARAMS_2 long16 clb_args0, long16 clb_args1
-#define CLB_ARGS_PARAMS_4 CLB_ARGS_PARAMS_2, long16 clb_args2, long16 clb_args3
+#define CLB_ARGS_PARAMS_1 long16 clb_args0
+#define CLB_ARGS_PARAMS_2 CLB_ARGS_PARAMS_1, long16 clb_args1
+#define CLB_ARGS_PARAMS_3 CLB_ARGS_PARAMS_2, long16 clb_args2
+#define CLB_ARGS_PARAMS_4 CLB_ARGS_PARAMS_3, long16 clb_args3
+#define CLB_ARGS_PARAMS_6 CLB_ARGS_PARAMS_4, long16 clb_args4, long16 clb_args5
 #define CLB_ARGS_PARAMS(N) CLB_CAT(CLB_ARGS_PARAMS_, N)
-#define CLB_ARGS_STORE_2(a) vstore16(clb_args0, 0, a), vstore16(clb_args1, 1, a)
-#define CLB_ARGS_STORE_4(a) CLB_ARGS_STORE_2(a), vstore16(clb_args2, 2, a), vstore16(clb_args3, 3, a)
+#define CLB_ARGS_STORE_1(a) vstore16(clb_args0, 0, a)
+#define CLB_ARGS_STORE_2(a) CLB_ARGS_STORE_1(a), vstore16(clb_args1, 1, a)
+#define CLB_ARGS_STORE_3(a) CLB_ARGS_STORE_2(a), vstore16(clb_args2, 2, a)
+#define CLB_ARGS_STORE_4(a) CLB_ARGS_STORE_3(a), vstore16(clb_args3, 3, a)
+#define CLB_ARGS_STORE_6(a) CLB_ARGS_STORE_4(a), vstore16(clb_args4, 4, a), vstore16(clb_args5, 5, a)
 #define CLB_ARGS_UNPACK(N, a)                                                                      \
     long a[16 * (N)];                                                                              \
     CLB_CAT(CLB_ARGS_STORE_, N)(a)
+/* The same with one long8 after the N vectors (a family's CLB_<F>_ARGS_TAIL). */
+#define CLB_ARGS_PARAMS_TAIL(N) CLB_ARGS_PARAMS(N), long8 clb_args_tail
+#define CLB_ARGS_UNPACK_TAIL(N, a)                                                                 \
+    long a[16 * (N) + 8];                                                                          \
+    CLB_CAT(CLB_ARGS_STORE_, N)(a), vstore8(clb_args_tail, 2 * (N), a)
 
 /* A kernel that echoes a launch description of N vectors back to the host:
    out[i] is slot i as the device received it. src/opencl/cl_args.c runs it once per
@@ -140,6 +151,13 @@
         if (get_global_id(0) != 0) return;                                                         \
         CLB_ARGS_UNPACK(N, a);                                                                     \
         for (int i = 0; i < 16 * (N); i++) out[i] = a[i];                                          \
+    }
+#define CLB_ARGS_PROBE_TAIL(N)                                                                     \
+    __kernel void clb_args_probe(__global long *out, CLB_ARGS_PARAMS_TAIL(N))                      \
+    {                                                                                              \
+        if (get_global_id(0) != 0) return;                                                         \
+        CLB_ARGS_UNPACK_TAIL(N, a);                                                                \
+        for (int i = 0; i < 16 * (N) + 8; i++) out[i] = a[i];                                      \
     }
 
 /* ---- index type ----------------------------------------------------------------- */

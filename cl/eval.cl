@@ -89,15 +89,19 @@
 
 #define CLB_PTR(k, dt) __global const CLB_STORAGE(dt) *p##k
 
+/* Everything about the launch but the buffers arrives as the array `a` whose
+   slots cl/launch_args.h names for the host (src/opencl/expr_cl.c) and this
+   file alike. Up to CLB_BYVAL_DIMS axes the tables live there too; more go in
+   a __constant buffer, [shape | strides of operand 0 | 1 | ... | CLB_NIN],
+   CLB_NDIM entries each, in the index type. */
+CLB_ARGS_PROBE_TAIL(CLB_EVAL_ARGS_VECS)
+
 #if CLB_NDIM <= CLB_BYVAL_DIMS
-#define CLB_TABLE_ARGS                                                                             \
-    clb_index8 shape_v, clb_index8 s0_v, clb_index8 s1_v, clb_index8 s2_v, clb_index8 s3_v,        \
-        clb_index8 s4_v, clb_index8 s5_v, clb_index8 s6_v, clb_index8 s7_v, clb_index8 s8_v
-#define CLB_SHAPE(d) shape[d]
-#define CLB_STRIDE(k, d) s##k[d]
+#define CLB_TABLE_ARG
+#define CLB_SHAPE(d) ((clb_index)a[CLB_EVAL_SHAPE(d)])
+#define CLB_STRIDE(k, d) ((clb_index)a[CLB_EVAL_STRIDE(k, d)])
 #else
-/* [shape | strides of operand 0 | 1 | ... | CLB_NIN] */
-#define CLB_TABLE_ARGS __constant const clb_index *table
+#define CLB_TABLE_ARG , __constant const clb_index *table
 #define CLB_SHAPE(d) table[d]
 #define CLB_STRIDE(k, d) table[((k) + 1) * CLB_NDIM + (d)]
 #endif
@@ -318,9 +322,11 @@ __kernel void clb_eval(__global CLB_STORAGE(CLB_OUT_DTYPE) *p0, CLB_PTR(1, CLB_I
                        CLB_PTR(2, CLB_IN2_DTYPE), CLB_PTR(3, CLB_IN3_DTYPE),
                        CLB_PTR(4, CLB_IN4_DTYPE), CLB_PTR(5, CLB_IN5_DTYPE),
                        CLB_PTR(6, CLB_IN6_DTYPE), CLB_PTR(7, CLB_IN7_DTYPE),
-                       CLB_PTR(8, CLB_IN8_DTYPE), clb_index inner, clb_index rows,
-                       long8 offsets_lo, long offset8, CLB_TABLE_ARGS, int clb_opaque_zero)
+                       CLB_PTR(8, CLB_IN8_DTYPE),
+                       CLB_ARGS_PARAMS_TAIL(CLB_EVAL_ARGS_VECS) CLB_TABLE_ARG, int clb_opaque_zero)
 {
+    CLB_ARGS_UNPACK_TAIL(CLB_EVAL_ARGS_VECS, a);
+    const clb_index inner = (clb_index)a[CLB_EVAL_INNER], rows = (clb_index)a[CLB_EVAL_ROWS];
 #if CLB_BLOCKED
     /* rows and chunks come from this work item's blocks, below */
 #elif CLB_FLAT
@@ -336,35 +342,17 @@ __kernel void clb_eval(__global CLB_STORAGE(CLB_OUT_DTYPE) *p0, CLB_PTR(1, CLB_I
 #define CLB_RUN CLB_VEC
 #endif
 
-#if CLB_NDIM <= CLB_BYVAL_DIMS
-    /* Lanes to private arrays; with the rank fixed the indices are constants and
-       the arrays stay in registers. */
-    clb_index shape[CLB_BYVAL_DIMS], s0[CLB_BYVAL_DIMS], s1[CLB_BYVAL_DIMS], s2[CLB_BYVAL_DIMS],
-        s3[CLB_BYVAL_DIMS], s4[CLB_BYVAL_DIMS], s5[CLB_BYVAL_DIMS], s6[CLB_BYVAL_DIMS],
-        s7[CLB_BYVAL_DIMS], s8[CLB_BYVAL_DIMS];
-    vstore8(shape_v, 0, shape);
-    vstore8(s0_v, 0, s0);
-    vstore8(s1_v, 0, s1);
-    vstore8(s2_v, 0, s2);
-    vstore8(s3_v, 0, s3);
-    vstore8(s4_v, 0, s4);
-    vstore8(s5_v, 0, s5);
-    vstore8(s6_v, 0, s6);
-    vstore8(s7_v, 0, s7);
-    vstore8(s8_v, 0, s8);
-#endif
-
     /* Each operand's first element, in 64 bits: a plan piece may start anywhere in a
        large buffer while the offsets walked from there fit the index type. */
-    p0 += offsets_lo.s0;
-    p1 += offsets_lo.s1;
-    p2 += offsets_lo.s2;
-    p3 += offsets_lo.s3;
-    p4 += offsets_lo.s4;
-    p5 += offsets_lo.s5;
-    p6 += offsets_lo.s6;
-    p7 += offsets_lo.s7;
-    p8 += offset8;
+    p0 += a[CLB_EVAL_OFFSET(0)];
+    p1 += a[CLB_EVAL_OFFSET(1)];
+    p2 += a[CLB_EVAL_OFFSET(2)];
+    p3 += a[CLB_EVAL_OFFSET(3)];
+    p4 += a[CLB_EVAL_OFFSET(4)];
+    p5 += a[CLB_EVAL_OFFSET(5)];
+    p6 += a[CLB_EVAL_OFFSET(6)];
+    p7 += a[CLB_EVAL_OFFSET(7)];
+    p8 += a[CLB_EVAL_OFFSET(8)];
 #if CLB_BLOCKED
     long rfirst, rend, cfirst, cend, step_;
     CLB_RANGE_BLOCK(get_global_id(1), get_global_size(1), rows, rfirst, rend, step_);

@@ -1,5 +1,5 @@
-/* Launch descriptions of the copy and map kernels, shared by the host
- * (src/opencl/cl_copy.c, src/opencl/cl_map.c) and the kernels (prepended to every program).
+/* Launch descriptions of the kernel families, shared by the host (the drivers
+ * in src/opencl/) and the kernels (prepended to every program).
  *
  * Everything about a launch but the buffers is an array of 64-bit integers
  * whose slots are named here once. It travels as a few long16 arguments
@@ -16,6 +16,9 @@
  * Valid C and OpenCL C: only #defines. */
 #ifndef CLB_LAUNCH_ARGS_H
 #define CLB_LAUNCH_ARGS_H
+
+/* A family's description is CLB_<F>_ARGS_VECS long16 arguments, then, where
+   CLB_<F>_ARGS_TAIL is 1, one long8 (families without it have none). */
 
 /* Stride tables of up to this many axes go by value; longer ones in a
    __constant buffer, beyond the 1 KiB of arguments every device must accept. */
@@ -55,5 +58,19 @@
 #define CLB_MAP_STRIDE(o, d) CLB_ARGS_STRIDE(CLB_MAP_OPS, o, d)
 #define CLB_MAP_ARGS_LEN CLB_ARGS_LEN(CLB_MAP_OPS)
 #define CLB_MAP_ARGS_VECS 4                       /* long16 arguments: 64 slots */
+
+/* clb_eval (cl/eval.cl): operand 0 is the output, 1..8 the inputs. 101 slots:
+   six long16 and a long8 after them (CLB_EVAL_ARGS_TAIL), 832 bytes, so that
+   with the nine buffers, a table buffer and an int the arguments stay within
+   the 1 KiB every device must accept, alignment included. */
+#define CLB_EVAL_OPS 9
+#define CLB_EVAL_OFFSET(o) CLB_ARGS_OFFSET(CLB_EVAL_OPS, o)
+#define CLB_EVAL_ROWS CLB_ARGS_ROWS(CLB_EVAL_OPS)
+#define CLB_EVAL_INNER CLB_ARGS_INNER(CLB_EVAL_OPS)
+#define CLB_EVAL_SHAPE(d) CLB_ARGS_SHAPE(CLB_EVAL_OPS, d)
+#define CLB_EVAL_STRIDE(o, d) CLB_ARGS_STRIDE(CLB_EVAL_OPS, o, d)
+#define CLB_EVAL_ARGS_LEN CLB_ARGS_LEN(CLB_EVAL_OPS)
+#define CLB_EVAL_ARGS_VECS 6                      /* long16 arguments: 96 slots */
+#define CLB_EVAL_ARGS_TAIL 1                      /* and one long8: 104 slots */
 
 #endif /* CLB_LAUNCH_ARGS_H */

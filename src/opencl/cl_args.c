@@ -13,23 +13,50 @@
 
 _Static_assert(CLB_COPY_ARGS_LEN <= 16 * CLB_COPY_ARGS_VECS, "copy description outgrew its vectors");
 _Static_assert(CLB_MAP_ARGS_LEN <= 16 * CLB_MAP_ARGS_VECS, "map description outgrew its vectors");
+_Static_assert(CLB_EVAL_ARGS_LEN <= 16 * CLB_EVAL_ARGS_VECS + 8 * CLB_EVAL_ARGS_TAIL,
+               "eval description outgrew its vectors");
 _Static_assert(sizeof(cl_long16) == 16 * sizeof(cl_long), "cl_long16 is 16 packed cl_longs");
+_Static_assert(sizeof(cl_long8) == 8 * sizeof(cl_long), "cl_long8 is 8 packed cl_longs");
 
 int clb__cl_args_vecs(clb__kernel_id id)
 {
     switch (id) {
     case CLB__KERNEL_COPY: return CLB_COPY_ARGS_VECS;
     case CLB__KERNEL_MAP: return CLB_MAP_ARGS_VECS;
+    case CLB__KERNEL_EVAL: return CLB_EVAL_ARGS_VECS;
     default: return 0;
     }
+}
+
+/* Whether family id's description ends with a long8 after its vectors. */
+static bool args_tail(clb__kernel_id id)
+{
+    return id == CLB__KERNEL_EVAL && CLB_EVAL_ARGS_TAIL;
+}
+
+int clb__cl_args_slots(clb__kernel_id id)
+{
+    return 16 * clb__cl_args_vecs(id) + (args_tail(id) ? 8 : 0);
+}
+
+/* The size of argument t of family id's description: a long16, or the long8 tail. */
+static size_t arg_size(clb__kernel_id id, int t)
+{
+    return t < clb__cl_args_vecs(id) ? sizeof(cl_long16) : sizeof(cl_long8);
+}
+
+/* Arguments of family id's description. */
+static int arg_count(clb__kernel_id id)
+{
+    return clb__cl_args_vecs(id) + (args_tail(id) ? 1 : 0);
 }
 
 clb_status clb__cl_set_args(clb__cl_kernel *k, clb__kernel_id id, cl_uint first,
                             const clb__cl_args *args)
 {
-    int vecs = clb__cl_args_vecs(id);
-    for (int t = 0; t < vecs; t++) {
-        clb_status st = clb__cl_set_arg(k, first + (cl_uint)t, sizeof(cl_long16), args->v + 16 * t);
+    int n = arg_count(id);
+    for (int t = 0; t < n; t++) {
+        clb_status st = clb__cl_set_arg(k, first + (cl_uint)t, arg_size(id, t), args->v + 16 * t);
         if (st != CLB_OK) return st;
     }
     return CLB_OK;
@@ -68,13 +95,13 @@ static cl_long probe_value(int i)
 
 clb_status clb__cl_check_args(clb__cl_context *cl, clb__kernel_id id, cl_program program)
 {
-    int vecs = clb__cl_args_vecs(id);
+    int vecs = arg_count(id);
     if (vecs == 0 || atomic_load(&cl->args_checked[id])) return CLB_OK;
     clb_status st = CLB_OK;
     cl_int err = CL_SUCCESS;
     cl_kernel kernel = NULL;
     cl_mem out = NULL;
-    int len = 16 * vecs;
+    int len = clb__cl_args_slots(id);
     size_t bytes = (size_t)len * sizeof(cl_long);
     clb__cl_args args, got;
     for (int i = 0; i < len; i++) args.v[i] = probe_value(i);
@@ -85,7 +112,7 @@ clb_status clb__cl_check_args(clb__cl_context *cl, clb__kernel_id id, cl_program
     CLB_CL_CHECK(err, "clCreateBuffer");
     CLB_CL_CHECK(clSetKernelArg(kernel, 0, sizeof out, &out), "clSetKernelArg");
     for (int t = 0; t < vecs && err == CL_SUCCESS; t++)
-        err = clSetKernelArg(kernel, 1 + (cl_uint)t, sizeof(cl_long16), args.v + 16 * t);
+        err = clSetKernelArg(kernel, 1 + (cl_uint)t, arg_size(id, t), args.v + 16 * t);
     CLB_CL_CHECK(err, "clSetKernelArg");
     size_t one = 1;
     CLB_CL_CHECK(clEnqueueNDRangeKernel(cl->queue, kernel, 1, NULL, &one, &one, 0, NULL, NULL),

@@ -159,7 +159,7 @@ clb_status clb__cl_copy(clb_context *ctx, const clb__plan *plan, void *const *ha
                          clb_dtype_name(dtypes[1]), clb_dtype_name(dtypes[0]), ctx->info.name);
 
     clb__cl_pieces pieces;
-    clb__cl_plan_pieces(plan, CLB__FAULT_INDEX64(), &pieces);
+    clb__cl_plan_pieces(plan, &pieces);
     s.wide = pieces.wide;
     s.table = plan->ndim > CLB_BYVAL_DIMS;
     s.blocked = clb__cl_blocked(ctx);

@@ -462,13 +462,42 @@ bool clb__cl_blocked(const clb_context *ctx)
     return ctx->info.type == CLB_DEVICE_CPU;
 }
 
-void clb__cl_plan_pieces(const clb__plan *plan, bool force_wide, clb__cl_pieces *out)
+void clb__cl_reach_add(clb__cl_reach *r, int64_t v)
 {
+    if (v < r->lo) r->lo = v;
+    if (v > r->hi) r->hi = v;
+}
+
+void clb__cl_reach_walk(clb__cl_reach *r, int64_t base, const int64_t *shape,
+                        const int64_t *stride, int n)
+{
+    int64_t lo = base, hi = base;
+    for (int d = 0; d < n; d++) {
+        int64_t s = (shape[d] > 0 ? shape[d] - 1 : 0) * stride[d];
+        if (s > 0) hi += s;
+        else lo += s;
+    }
+    clb__cl_reach_add(r, lo);
+    clb__cl_reach_add(r, hi);
+}
+
+bool clb__cl_index64(const clb__cl_reach *r, int64_t margin)
+{
+    return r->lo < (int64_t)INT32_MIN + margin || r->hi > (int64_t)INT32_MAX - margin ||
+           CLB__FAULT_INDEX64();
+}
+
+void clb__cl_plan_pieces(const clb__plan *plan, clb__cl_pieces *out)
+{
+    /* A plan that fits 32-bit indices (clb__plan_piece_limit, which tests lower)
+       reaches its own extents; one that does not, a piece's; one that no count
+       of pieces covers reaches beyond them. */
+    clb__cl_reach r = {0, 0};
     out->count = 1;
-    out->wide = force_wide;
-    if (!out->wide && !clb__plan_fits(plan, NULL, clb__plan_piece_limit))
-        out->wide = !clb__plan_split(plan, clb__plan_piece_limit, CLB__CL_MAX_PIECES, out->shape,
-                                     &out->count);
+    if (!clb__plan_fits(plan, NULL, clb__plan_piece_limit) &&
+        !clb__plan_split(plan, clb__plan_piece_limit, CLB__CL_MAX_PIECES, out->shape, &out->count))
+        clb__cl_reach_add(&r, INT64_MAX);
+    out->wide = clb__cl_index64(&r, 0);
 }
 
 clb_status clb__cl_each_piece(const clb__plan *plan, const clb__cl_pieces *pieces,

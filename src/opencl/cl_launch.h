@@ -165,17 +165,37 @@ bool clb__cl_blocked(const clb_context *ctx);
    (llvmpipe: a row sum at 0.47x with them; GPUs: not measured). */
 bool clb__cl_vload_aligned(const clb__cl_context *cl);
 
+/* ---- index width ---------------------------------------------------------------------
+ * Every family's kernels compute indices in 32 bits (cl/common.cl's clb_index:
+ * the divisions of the offset walk cost several times less on GPUs) unless a
+ * value their index arithmetic reaches lies outside the int32 range less a
+ * margin at each end (the family's overshoot past its last element). A driver
+ * gathers the values its kernel reaches; clb__cl_index64 is the one place that
+ * decides, and where the fault walk forces 64 bits. */
+typedef struct clb__cl_reach {
+    int64_t lo, hi; /* the least and the greatest value gathered ({0, 0} to start) */
+} clb__cl_reach;
+/* Gathers v. */
+void clb__cl_reach_add(clb__cl_reach *r, int64_t v);
+/* Gathers the least and the greatest offset of a walk from base over n axes
+   (shape, stride): base plus every negative, resp. positive, (extent-1)*stride. */
+void clb__cl_reach_walk(clb__cl_reach *r, int64_t base, const int64_t *shape,
+                        const int64_t *stride, int n);
+/* Whether the kernel needs 64-bit indices (CLB_INDEX64): a value gathered lies
+   outside [INT32_MIN + margin, INT32_MAX - margin], or the fault walk's index
+   path (CLB__FAULT_INDEX64) forces them. */
+bool clb__cl_index64(const clb__cl_reach *r, int64_t margin);
+
 /* How a plan is launched: in one piece with 32-bit indices when it fits them,
    else in 32-bit pieces (clb__plan_split, at most CLB__CL_MAX_PIECES), else in
-   one piece with 64-bit indices. */
+   one piece with 64-bit indices (clb__cl_index64 decides). */
 #define CLB__CL_MAX_PIECES 65536
 typedef struct clb__cl_pieces {
     bool wide;     /* 64-bit indices */
     int64_t count; /* pieces (1: the plan itself) */
     int64_t shape[CLB__PLAN_MAX_DIMS];
 } clb__cl_pieces;
-/* force_wide: 64-bit indices whatever the plan (fault injection's index path). */
-void clb__cl_plan_pieces(const clb__plan *plan, bool force_wide, clb__cl_pieces *out);
+void clb__cl_plan_pieces(const clb__plan *plan, clb__cl_pieces *out);
 /* Calls launch(piece, user) for each piece in order, stopping at the first failure. */
 clb_status clb__cl_each_piece(const clb__plan *plan, const clb__cl_pieces *pieces,
                               clb_status (*launch)(const clb__plan *piece, void *user),

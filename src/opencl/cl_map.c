@@ -326,7 +326,7 @@ clb_status clb__cl_map(clb_context *ctx, const clb__map_op *op, const clb__plan 
     if (run_on_host(cl, op, plan, handles, &host_st)) return host_st;
 
     clb__cl_pieces pieces;
-    clb__cl_plan_pieces(plan, CLB__FAULT_INDEX64(), &pieces);
+    clb__cl_plan_pieces(plan, &pieces);
     s.wide = pieces.wide;
     s.table = plan->ndim > CLB_BYVAL_DIMS;
     s.blocked = clb__cl_blocked(ctx);

@@ -14,6 +14,7 @@
  * commas and semicolons. */
 #include "cl_launch.h"
 
+#include "cl_args.h"
 #include "cl_errors.h"
 #include "cl_eval_reduce.h"
 #include "dtype.h"
@@ -26,10 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* cl/eval.cl's fixed operand slots: the output p0 and inputs p1..p8. */
-#define KERNEL_OPERANDS 9
-_Static_assert(CLB__EVAL_MAX_INPUTS + 1 <= KERNEL_OPERANDS, "cl/eval.cl has 8 input slots");
-_Static_assert(KERNEL_OPERANDS <= CLB__MAX_OPERANDS, "a plan holds every kernel operand");
+/* cl/eval.cl's fixed operand slots (cl/launch_args.h): the output p0 and inputs p1..p8. */
+_Static_assert(CLB__EVAL_MAX_INPUTS + 1 <= CLB_EVAL_OPS, "cl/eval.cl has 8 input slots");
+_Static_assert(CLB_EVAL_OPS <= CLB__MAX_OPERANDS, "a plan holds every kernel operand");
 
 /* A growing string. */
 typedef struct sbuf {
@@ -271,6 +271,24 @@ int64_t clb__expr_cl_trips(const clb__expr *e)
     return trips;
 }
 
+/* Enqueues the program's kernel, its arguments set, over one plan piece. */
+static clb_status enqueue_piece(const eval_launch *l, cl_kernel kernel, const clb__plan *plan,
+                                int64_t rows, int64_t inner)
+{
+    clb__cl_context *cl = l->cl;
+    if (l->blocked) {
+        /* One launch: work items loop over their blocks of rows and chunks. */
+        size_t local[2], global[2];
+        int64_t chunks = (inner + l->vec - 1) / l->vec;
+        clb__cl_rows_geometry(cl, NULL, true, plan->numel / CLB__CL_CPU_ELEMENTS_PER_GROUP, chunks,
+                              rows, l->vec * l->element_trips + plan->ndim, local, global);
+        cl_int err = clEnqueueNDRangeKernel(cl->queue, kernel, 2, NULL, global, local, 0, NULL, NULL);
+        return err == CL_SUCCESS ? CLB_OK : clb__cl_fail(err, "clEnqueueNDRangeKernel");
+    }
+    if (l->flat) return clb__cl_launch(cl, kernel, plan->numel);
+    return launch(cl, kernel, inner, rows, l->vec);
+}
+
 /* Launches the program over one plan piece (clb__cl_each_piece's callback, user
    an eval_launch); `flat` is the launch shape the program was built for
    (decided on the whole plan). */
@@ -278,63 +296,34 @@ static clb_status run_piece(const clb__plan *plan, void *user)
 {
     const eval_launch *l = user;
     clb__cl_context *cl = l->cl;
-    void *const *handles = l->handles;
-    const bool wide = l->wide, flat = l->flat, blocked = l->blocked;
-    const int vec = l->vec;
     clb_status st = CLB_OK;
     clb__cl_kernel *k = NULL;
-    cl_kernel kernel = NULL;
     cl_mem table = NULL;
-    cl_int err = CL_SUCCESS;
     /* The program's cached kernel object; arguments are shared state, so the
        cache stays locked until the launch is enqueued (cl_launch.h). */
     CLB_TRY(clb__cl_kernel_for(cl, CLB__KERNEL_EVAL, l->program, 0,
                                clb__kernel_function(CLB__KERNEL_EVAL), &k));
-    kernel = k->kernel;
 
-    /* p0..p8 (absent inputs get the output's buffer), the innermost extent, the
-       offsets, the tables. */
-    cl_uint arg = 0;
-    for (int k = 0; k < KERNEL_OPERANDS && err == CL_SUCCESS; k++) {
-        cl_mem m = (cl_mem)handles[k < plan->nops ? k : 0];
-        err = clSetKernelArg(kernel, arg++, sizeof(cl_mem), &m);
+    /* p0..p8 (absent inputs get the output's buffer), the launch description,
+       the table buffer of a plan with more axes than go by value, the zero. */
+    for (int o = 0; o < CLB_EVAL_OPS; o++) {
+        cl_mem m = (cl_mem)l->handles[o < plan->nops ? o : 0];
+        CLB_TRY(clb__cl_set_arg(k, (cl_uint)o, sizeof m, &m));
     }
-    cl_long off64[KERNEL_OPERANDS] = {0};
-    for (int k = 0; k < plan->nops; k++) off64[k] = plan->offsets[k];
-    cl_long8 lo;
-    for (int k = 0; k < 8; k++) lo.s[k] = off64[k];
-    cl_long inner64 = plan->ndim > 0 ? plan->shape[plan->ndim - 1] : 1, last = off64[8];
-    cl_long rows64 = plan->numel / inner64;
-    cl_int inner32 = (cl_int)inner64, rows32 = (cl_int)rows64;
-    if (err == CL_SUCCESS)
-        err = wide ? clSetKernelArg(kernel, arg++, sizeof inner64, &inner64)
-                   : clSetKernelArg(kernel, arg++, sizeof inner32, &inner32);
-    if (err == CL_SUCCESS)
-        err = wide ? clSetKernelArg(kernel, arg++, sizeof rows64, &rows64)
-                   : clSetKernelArg(kernel, arg++, sizeof rows32, &rows32);
-    if (err == CL_SUCCESS) err = clSetKernelArg(kernel, arg++, sizeof lo, &lo);
-    if (err == CL_SUCCESS) err = clSetKernelArg(kernel, arg++, sizeof last, &last);
-    CLB_CL_CHECK(err, "clSetKernelArg");
-    /* Shape (padded with 1) and every operand's strides: by value up to
-       CLB_BYVAL_DIMS axes, else one __constant buffer. */
-    clb__cl_table tab;
-    clb__cl_plan_table(plan, plan->ndim <= CLB_BYVAL_DIMS ? KERNEL_OPERANDS : plan->nops, 1, &tab);
-    CLB_TRY(clb__cl_table_args(cl, kernel, &arg, &tab, plan->ndim <= CLB_BYVAL_DIMS, wide, &table));
+    bool byval = plan->ndim <= CLB_BYVAL_DIMS;
+    int64_t rows = 0, inner = 0;
+    clb__cl_args args;
+    clb__cl_args_fill(&args, plan, CLB_EVAL_OPS, byval, &rows, &inner);
+    CLB_TRY(clb__cl_set_args(k, CLB__KERNEL_EVAL, CLB_EVAL_OPS, &args));
+    cl_uint arg = CLB_EVAL_OPS + (cl_uint)clb__cl_args_vecs(CLB__KERNEL_EVAL) + CLB_EVAL_ARGS_TAIL;
+    if (!byval) {
+        clb__cl_table tab;
+        clb__cl_plan_table(plan, plan->nops, 1, &tab);
+        CLB_TRY(clb__cl_table_args(cl, k->kernel, &arg, &tab, false, l->wide, &table));
+    }
     const cl_int zero = 0; /* the body's constants xor it (CLB_LIT32, quirk literal-folding) */
-    CLB_CL_CHECK(clSetKernelArg(kernel, arg++, sizeof zero, &zero), "clSetKernelArg");
-    if (blocked) {
-        /* One launch: work items loop over their blocks of rows and chunks. */
-        size_t local[2], global[2];
-        int64_t chunks = (inner64 + vec - 1) / vec;
-        clb__cl_rows_geometry(cl, NULL, true, plan->numel / CLB__CL_CPU_ELEMENTS_PER_GROUP, chunks,
-                              rows64, vec * l->element_trips + plan->ndim, local, global);
-        CLB_CL_CHECK(clEnqueueNDRangeKernel(cl->queue, kernel, 2, NULL, global, local, 0, NULL, NULL),
-                     "clEnqueueNDRangeKernel");
-    } else if (flat) {
-        CLB_TRY(clb__cl_launch(cl, kernel, plan->numel));
-    } else {
-        CLB_TRY(launch(cl, kernel, inner64, rows64, vec));
-    }
+    CLB_TRY(clb__cl_set_arg(k, arg, sizeof zero, &zero));
+    CLB_TRY(enqueue_piece(l, k->kernel, plan, rows, inner));
 
 cleanup:
     /* Queued commands hold their own references: releasing here is safe. */
@@ -355,7 +344,7 @@ clb_status clb__expr_cl_run(clb_context *ctx, const clb__expr *e, const clb__pla
     /* The element-wise kernels' recipe: 32-bit indices, in pieces when the plan is
        too large for them, and 64-bit indices only when pieces cannot help. */
     clb__cl_pieces pieces;
-    clb__cl_plan_pieces(plan, false, &pieces);
+    clb__cl_plan_pieces(plan, &pieces);
     bool wide = pieces.wide;
     /* CPU devices: blocks of rows and chunks per work item (cl/eval.cl), a run of
        elements at a time; GPUs: one element per work item, so neighbouring work
@@ -367,6 +356,7 @@ clb_status clb__expr_cl_run(clb_context *ctx, const clb__expr *e, const clb__pla
     bool nt = clb__cl_streaming(cl, plan->numel * (int64_t)clb_dtype_size(out));
     CLB_TRY(options_for(ctx, e, plan, wide, vec, blocked, nt, out, in, &options));
     CLB_TRY(clb__program_cache_get(cl->programs, CLB__KERNEL_EVAL, options, &program));
+    CLB_TRY(clb__cl_check_args(cl, CLB__KERNEL_EVAL, program));
     eval_launch launch = {cl, program, handles, wide, flat, blocked, vec, clb__expr_cl_trips(e)};
     st = clb__cl_each_piece(plan, &pieces, run_piece, &launch);
 cleanup:

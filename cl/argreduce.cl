@@ -48,6 +48,16 @@ static bool clb_arg_wins(arg_t b, long ib, arg_t a, long ia)
 #endif
 }
 
+CLB_ARGS_PROBE(CLB_ARGRED_ARGS_VECS)
+
+/* The launch description's values (cl/launch_args.h), from the array `a`. */
+#define CLB_ARGRED_UNPACK()                                                                        \
+    CLB_ARGS_UNPACK(CLB_ARGRED_ARGS_VECS, a);                                                      \
+    const long in_offset = a[CLB_ARGRED_IN_OFFSET], out_offset = a[CLB_ARGRED_OUT_OFFSET];         \
+    const long rows = a[CLB_ARGRED_ROWS], len = a[CLB_ARGRED_LEN], chunk = a[CLB_ARGRED_CHUNK];    \
+    const long pieces = a[CLB_ARGRED_PIECES];                                                      \
+    (void)chunk
+
 /* Segment s = (row, piece) = (s / pieces, s % pieces) of the launch covers
    elements [piece * chunk, min(len, piece * chunk + chunk)) of its row; the
    index (within the row) of its first best element goes to out[out_offset + s].
@@ -55,9 +65,9 @@ static bool clb_arg_wins(arg_t b, long ib, arg_t a, long ia)
    folds each row's pieces (long rows on few outputs, and rows longer than a
    loop-limited device lets one work item scan). */
 __kernel void clb_argreduce(__global const CLB_STORAGE(CLB_IN_DTYPE) *in, __global long *out,
-                            long in_offset, long out_offset, long rows, long len, long chunk,
-                            long pieces)
+                            CLB_ARGS_PARAMS(CLB_ARGRED_ARGS_VECS))
 {
+    CLB_ARGRED_UNPACK();
     const long segments = rows * pieces;
 #if CLB_ARG_VEC
 #if CLB_IN_DTYPE == 9
@@ -171,9 +181,10 @@ __kernel void clb_argreduce(__global const CLB_STORAGE(CLB_IN_DTYPE) *in, __glob
 /* Each row's result from its pieces' (part[row * pieces + p], indices within
    the row, in the order of the row): the first best, by clb_arg_wins. */
 __kernel void clb_argreduce_merge(__global const CLB_STORAGE(CLB_IN_DTYPE) *in,
-                                  __global long *out, __global const long *part, long in_offset,
-                                  long out_offset, long rows, long len, long pieces)
+                                  __global long *out, __global const long *part,
+                                  CLB_ARGS_PARAMS(CLB_ARGRED_ARGS_VECS))
 {
+    CLB_ARGRED_UNPACK();
     for (long row = (long)get_global_id(0); row < rows; row += (long)get_global_size(0)) {
         arg_t best = 0;
         long bi = -1;

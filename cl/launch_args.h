@@ -73,4 +73,16 @@
 #define CLB_EVAL_ARGS_VECS 6                      /* long16 arguments: 96 slots */
 #define CLB_EVAL_ARGS_TAIL 1                      /* and one long8: 104 slots */
 
+/* argmax / argmin (cl/argreduce.cl): C-contiguous (rows, len) input, no
+   tables. Segment s of a launch covers elements [piece * chunk, + chunk) of its
+   row (pieces per row); the merge reads the same description (chunk unused). */
+#define CLB_ARGRED_IN_OFFSET 0
+#define CLB_ARGRED_OUT_OFFSET 1
+#define CLB_ARGRED_ROWS 2
+#define CLB_ARGRED_LEN 3
+#define CLB_ARGRED_CHUNK 4
+#define CLB_ARGRED_PIECES 5
+#define CLB_ARGRED_ARGS_LEN 6
+#define CLB_ARGRED_ARGS_VECS 1                    /* long16 arguments: 16 slots */
+
 #endif /* CLB_LAUNCH_ARGS_H */

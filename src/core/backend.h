@@ -246,8 +246,9 @@ typedef struct clb__backend {
 /* Fills ctx->backend, ctx->impl and ctx->info for the host backend. */
 clb_status clb__host_context_init(clb_context *ctx);
 
-/* Fills ctx->backend, ctx->impl and ctx->info for OpenCL device `device_index`
-   (global index over all platforms). */
-clb_status clb__cl_context_init(clb_context *ctx, int device_index);
+/* Fills ctx->backend, ctx->impl and ctx->info for a device clb__device_resolve
+   returned (device.h), from the facts it holds. */
+struct clb__device;
+clb_status clb__cl_context_init(clb_context *ctx, const struct clb__device *device);
 
 #endif /* CLB_BACKEND_H */

@@ -6,10 +6,17 @@
 
 #include <stdbool.h>
 
+/* A resolved OpenCL device: its handles and every fact about it the backend
+   needs, gathered once (one capabilities struct per device, as ggml keeps).
+   Opaque here; the OpenCL backend defines it (src/opencl/device_cl.h). */
+typedef struct clb__device clb__device;
+
 /* Resolves a selector (grammar in clbroadcast.h; NULL -> $CLB_DEVICE -> default
-   rule) to a global OpenCL device index, or -1 for the host backend.
-   CLB_ERR_NO_DEVICE with the list of available selectors when nothing matches. */
-clb_status clb__device_resolve(const char *selector, int *device_index);
+   rule) once: *device receives the device with its facts, or NULL for the host
+   backend; the caller frees it with clb__device_free. CLB_ERR_NO_DEVICE with the
+   list of available selectors when nothing matches. */
+clb_status clb__device_resolve(const char *selector, clb__device **device);
+void clb__device_free(clb__device *device); /* NULL-safe */
 
 /* Selector text (device_text.c): case-insensitive equality, and a malloc'd copy
    without the blanks around it (selectors from the environment often carry

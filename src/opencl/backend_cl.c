@@ -53,41 +53,18 @@ static void release_impl(clb__cl_context *cl)
     free(cl);
 }
 
-/* A CPU device that shares fine-grained SVM buffers with the host: its storage
-   can be host memory both sides use (buffer.c). */
-static bool has_fine_grain_svm(const clb_context *ctx, cl_device_id device)
-{
-    cl_device_svm_capabilities caps = 0;
-    if (ctx->info.type != CLB_DEVICE_CPU ||
-        clGetDeviceInfo(device, CL_DEVICE_SVM_CAPABILITIES, sizeof caps, &caps, NULL) != CL_SUCCESS)
-        return false;
-    return (caps & CL_DEVICE_SVM_FINE_GRAIN_BUFFER) != 0;
-}
-
-
-/* Everything after the context, device and queue are in cl: work-item limits,
+/* Everything after the context, device and queue are in cl, from the device's
+   facts (gathered once, when it was resolved or adopted): work-item limits,
    buffer strategy, program and kernel caches, quirks. */
-static clb_status setup(clb_context *ctx, clb__cl_context *cl)
+static clb_status setup(clb_context *ctx, clb__cl_context *cl, const clb__device *dev)
 {
     clb_status st = CLB_OK;
-    cl_int err = CL_SUCCESS;
-    /* One entry per work-item dimension (at least 3); only the first is used. */
-    size_t sizes[16] = {0}, sizes_len = 0;
-    err = clGetDeviceInfo(cl->device, CL_DEVICE_MAX_WORK_ITEM_SIZES, 0, NULL, &sizes_len);
-    if (err == CL_SUCCESS && (sizes_len == 0 || sizes_len > sizeof sizes)) err = CL_INVALID_VALUE;
-    if (err == CL_SUCCESS)
-        err = clGetDeviceInfo(cl->device, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizes_len, sizes, NULL);
-    CLB_CL_CHECK(err, "clGetDeviceInfo(CL_DEVICE_MAX_WORK_ITEM_SIZES)");
-    cl->max_item_size = sizes[0] ? sizes[0] : 1;
-    cl_ulong lmem = 0;
-    err = clGetDeviceInfo(cl->device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof lmem, &lmem, NULL);
-    CLB_CL_CHECK(err, "clGetDeviceInfo(CL_DEVICE_LOCAL_MEM_SIZE)");
-    cl->local_mem_bytes = (uint64_t)lmem;
-
+    cl->max_item_size = dev->max_item_size;
+    cl->local_mem_bytes = dev->local_mem_bytes;
     cl->buffers.context = cl->context;
     cl->buffers.queue = cl->queue;
     cl->buffers.zero_copy = ctx->info.host_unified_memory != 0;
-    cl->buffers.svm = has_fine_grain_svm(ctx, cl->device);
+    cl->buffers.svm = dev->fine_grain_svm;
     cl->buffers.huge_pages = ctx->options.huge_pages;
     /* The largest map cl_map.c runs on the calling thread instead of launching
        a kernel: CLB_HOST_TINY elements (0 turns it off; the tests do, to
@@ -97,7 +74,7 @@ static clb_status setup(clb_context *ctx, clb__cl_context *cl)
     cl->buffers.max_alloc = ctx->info.max_alloc_bytes;
     cl->buffers.device_name = ctx->info.name; /* ctx outlives its impl */
     CLB_TRY(clb__program_cache_create(cl->context, cl->device, &ctx->info, &cl->programs));
-    cl->quirks = clb__quirk_mask(ctx->info.platform, ctx->info.driver_version);
+    cl->quirks = dev->quirks;
     cl->loops = clb__cl_launch_style(ctx->info.type, ctx->info.platform, cl->quirks);
     cl->max_trips = cl->quirks & CLB__QUIRK_LOOP_LIMIT ? CLB__QUIRK_LOOP_TRIPS / 2 : INT64_MAX;
     CLB_TRY(clb__cl_kernel_cache_create(cl->device, cl->loops, &cl->kernels));
@@ -105,21 +82,21 @@ cleanup:
     return st;
 }
 
-clb_status clb__cl_context_init(clb_context *ctx, int device_index)
+clb_status clb__cl_context_init(clb_context *ctx, const clb__device *dev)
 {
     clb_status st = CLB_OK;
-    cl_platform_id platform = NULL;
     cl_int err = CL_SUCCESS;
     clb__cl_context *cl = calloc(1, sizeof *cl);
     if (!cl) CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory creating an OpenCL context");
-    CLB_TRY(clb__cl_device_lookup(device_index, &platform, &cl->device, &ctx->info));
+    ctx->info = dev->info;
+    cl->device = dev->device;
 
-    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)platform, 0};
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)dev->platform, 0};
     cl->context = clCreateContext(props, 1, &cl->device, NULL, NULL, &err);
     CLB_CL_CHECK(err, "clCreateContext");
     cl->queue = clCreateCommandQueue(cl->context, cl->device, 0, &err);
     CLB_CL_CHECK(err, "clCreateCommandQueue");
-    CLB_TRY(setup(ctx, cl));
+    CLB_TRY(setup(ctx, cl, dev));
 
     ctx->backend = &cl_backend;
     ctx->impl = cl;
@@ -188,6 +165,7 @@ clb_status clb__cl_context_adopt(clb_context *ctx, cl_context context, cl_device
 {
     const char *fn = "clb_context_create_from_cl";
     clb_status st = CLB_OK;
+    clb__device dev;
     cl_int err = CL_SUCCESS;
     clb__cl_context *cl = NULL;
     if (!context) CLB_FAIL(CLB_ERR_INVALID_ARGUMENT, "%s: context is NULL", fn);
@@ -196,7 +174,8 @@ clb_status clb__cl_context_adopt(clb_context *ctx, cl_context context, cl_device
     if (queue) CLB_TRY(check_queue(context, device, queue, fn));
     cl = calloc(1, sizeof *cl);
     if (!cl) CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory creating an OpenCL context");
-    CLB_TRY(clb__cl_device_describe(device, &ctx->info));
+    CLB_TRY(clb__cl_device_adopt(device, &dev));
+    ctx->info = dev.info;
     /* Retained one by one, so release_impl gives back exactly what was taken. */
     CLB_CL_CHECK(clRetainContext(context), "clRetainContext");
     cl->context = context;
@@ -210,7 +189,7 @@ clb_status clb__cl_context_adopt(clb_context *ctx, cl_context context, cl_device
         cl->queue = clCreateCommandQueue(context, device, 0, &err);
         CLB_CL_CHECK(err, "clCreateCommandQueue");
     }
-    CLB_TRY(setup(ctx, cl));
+    CLB_TRY(setup(ctx, cl, &dev));
     ctx->backend = &cl_backend;
     ctx->impl = cl;
     cl = NULL;

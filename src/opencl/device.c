@@ -275,33 +275,67 @@ cleanup:
     return st;
 }
 
-clb_status clb__cl_device_lookup(int index, cl_platform_id *platform, cl_device_id *device,
-                                 clb_device_info *info)
+/* A CPU device that shares fine-grained SVM buffers with the host: its storage
+   can be host memory both sides use (buffer.c). */
+static bool has_fine_grain_svm(const clb_device_info *info, cl_device_id device)
+{
+    cl_device_svm_capabilities caps = 0;
+    if (info->type != CLB_DEVICE_CPU ||
+        clGetDeviceInfo(device, CL_DEVICE_SVM_CAPABILITIES, sizeof caps, &caps, NULL) != CL_SUCCESS)
+        return false;
+    return (caps & CL_DEVICE_SVM_FINE_GRAIN_BUFFER) != 0;
+}
+
+/* The facts beyond the public description (info, already filled) of device dev
+   of platform plat, into *out. */
+static clb_status capabilities(cl_platform_id plat, cl_device_id dev, const clb_device_info *info,
+                               clb__device *out)
+{
+    out->platform = plat;
+    out->device = dev;
+    out->info = *info;
+    /* One entry per work-item dimension (at least 3); only the first is used. */
+    size_t sizes[16] = {0}, sizes_len = 0;
+    cl_int err = clGetDeviceInfo(dev, CL_DEVICE_MAX_WORK_ITEM_SIZES, 0, NULL, &sizes_len);
+    if (err == CL_SUCCESS && (sizes_len == 0 || sizes_len > sizeof sizes)) err = CL_INVALID_VALUE;
+    if (err == CL_SUCCESS)
+        err = clGetDeviceInfo(dev, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizes_len, sizes, NULL);
+    if (err != CL_SUCCESS) return clb__cl_fail(err, "clGetDeviceInfo(CL_DEVICE_MAX_WORK_ITEM_SIZES)");
+    out->max_item_size = sizes[0] ? sizes[0] : 1;
+    cl_ulong lmem = 0;
+    clb_status st = query_value(dev, CL_DEVICE_LOCAL_MEM_SIZE,
+                                "clGetDeviceInfo(CL_DEVICE_LOCAL_MEM_SIZE)", &lmem, sizeof lmem);
+    if (st != CLB_OK) return st;
+    out->local_mem_bytes = (uint64_t)lmem;
+    out->fine_grain_svm = has_fine_grain_svm(info, dev);
+    out->quirks = clb__quirk_mask(info->platform, info->driver_version);
+    return CLB_OK;
+}
+
+clb_status clb__cl_device_lookup(int index, clb_device_info *info)
 {
     devlist l;
     clb_status st = devlist_build(&l);
     if (st != CLB_OK) return st;
-    if (index < 0 || index >= l.count) {
+    if (index < 0 || index >= l.count)
         st = clb__fail(CLB_ERR_INVALID_ARGUMENT, "no OpenCL device with index %d (%d present)",
                        index, l.count);
-        devlist_free(&l);
-        return st;
-    }
-    if (info) st = describe(&l, index, info);
-    if (st == CLB_OK && platform) *platform = l.platforms[l.platform_index[index]];
-    if (st == CLB_OK && device) *device = l.devices[index];
+    else
+        st = describe(&l, index, info);
     devlist_free(&l);
     return st;
 }
 
-clb_status clb__cl_device_describe(cl_device_id device, clb_device_info *info)
+clb_status clb__cl_device_adopt(cl_device_id device, clb__device *out)
 {
     devlist l;
+    clb_device_info info;
     clb_status st = devlist_build(&l);
     if (st != CLB_OK) return st;
     for (int i = 0; i < l.count; i++)
         if (l.devices[i] == device) {
-            st = describe(&l, i, info);
+            st = describe(&l, i, &info);
+            if (st == CLB_OK) st = capabilities(l.platforms[l.platform_index[i]], device, &info, out);
             devlist_free(&l);
             return st;
         }
@@ -315,12 +349,11 @@ clb_status clb__cl_device_describe(cl_device_id device, clb_device_info *info)
     int zero = 0;
     devlist one = {.count = 1, .platforms = &plat, .devices = &device, .platform_index = &zero,
                    .local_index = &zero};
-    st = describe(&one, 0, info);
-    if (st == CLB_OK) {
-        info->index = -1;
-        info->selector[0] = '\0';
-    }
-    return st;
+    st = describe(&one, 0, &info);
+    if (st != CLB_OK) return st;
+    info.index = -1;
+    info.selector[0] = '\0';
+    return capabilities(plat, device, &info, out);
 }
 
 /* ---- public enumeration --------------------------------------------------------- */
@@ -340,7 +373,7 @@ clb_status clb_device_get_info(int index, clb_device_info *out)
 {
     if (!out) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "clb_device_get_info: out is NULL");
     memset(out, 0, sizeof *out);
-    clb_status st = clb__cl_device_lookup(index, NULL, NULL, out);
+    clb_status st = clb__cl_device_lookup(index, out);
     if (st != CLB_OK) memset(out, 0, sizeof *out);
     return st;
 }
@@ -350,7 +383,7 @@ clb_status clb_device_cached_programs(int index, int *count)
     if (!count) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "clb_device_cached_programs: count is NULL");
     *count = 0;
     clb_device_info info;
-    clb_status st = clb__cl_device_lookup(index, NULL, NULL, &info);
+    clb_status st = clb__cl_device_lookup(index, &info);
     return st == CLB_OK ? clb__program_cache_count(&info, count) : st;
 }
 
@@ -374,22 +407,15 @@ static clb_status describe_all(const devlist *l, clb_device_info **out)
     return CLB_OK;
 }
 
-/* The first GPU, else the first CPU device, else the host backend. A broken
-   OpenCL installation leaves the host backend too: the default must always work. */
-static int default_device(void)
+/* The default rule over the described devices: the first GPU, else the first
+   CPU device, else -1 (the host backend). */
+static int default_device(const devlist *l, const clb_device_info *infos)
 {
-    devlist l;
-    clb_device_info *infos = NULL;
-    int pick = -1;
-    if (devlist_build(&l) == CLB_OK && describe_all(&l, &infos) == CLB_OK) {
-        for (int i = 0; i < l.count && pick < 0; i++)
-            if (infos[i].type == CLB_DEVICE_GPU) pick = i;
-        for (int i = 0; i < l.count && pick < 0; i++)
-            if (infos[i].type == CLB_DEVICE_CPU) pick = i;
-    }
-    free(infos);
-    devlist_free(&l);
-    return pick;
+    for (int i = 0; i < l->count; i++)
+        if (infos[i].type == CLB_DEVICE_GPU) return i;
+    for (int i = 0; i < l->count; i++)
+        if (infos[i].type == CLB_DEVICE_CPU) return i;
+    return -1;
 }
 
 /* The platform's vendor counts as a name too: PoCL's platform is called
@@ -460,18 +486,52 @@ static clb_status no_match(const char *sel, const char *origin, const clb_device
     return clb__fail(CLB_ERR_NO_DEVICE, "%s", msg);
 }
 
-clb_status clb__device_resolve(const char *selector, int *device_index)
+void clb__device_free(clb__device *device)
 {
-    if (!device_index)
-        return clb__fail(CLB_ERR_INVALID_ARGUMENT, "clb__device_resolve: device_index is NULL");
-    *device_index = -1;
+    free(device);
+}
+
+/* Device `pick` of the list, described as infos[pick], with its facts: a new
+   clb__device in *out. */
+static clb_status make_device(const devlist *l, const clb_device_info *infos, int pick,
+                              clb__device **out)
+{
+    clb__device *d = calloc(1, sizeof *d);
+    if (!d) return clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory resolving a device selector");
+    clb_status st = capabilities(l->platforms[l->platform_index[pick]], l->devices[pick],
+                                 &infos[pick], d);
+    if (st != CLB_OK) {
+        free(d);
+        return st;
+    }
+    *out = d;
+    return CLB_OK;
+}
+
+/* The default rule (no selector, no $CLB_DEVICE). A broken OpenCL installation
+   leaves the host backend too: the default must always work. */
+static clb_status resolve_default(clb__device **device)
+{
+    devlist l;
+    clb_device_info *infos = NULL;
+    clb_status st = CLB_OK;
+    int pick = -1;
+    if (devlist_build(&l) == CLB_OK && describe_all(&l, &infos) == CLB_OK)
+        pick = default_device(&l, infos);
+    if (pick >= 0) st = make_device(&l, infos, pick, device);
+    free(infos);
+    devlist_free(&l);
+    return st;
+}
+
+clb_status clb__device_resolve(const char *selector, clb__device **device)
+{
+    if (!device) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "clb__device_resolve: device is NULL");
+    *device = NULL;
     const char *origin = "";
     if (!selector) {
         const char *env = getenv("CLB_DEVICE");
-        if (!env || !env[0]) {
-            *device_index = default_device();
-            return CLB_OK;
-        }
+        if (!env || !env[0]) return resolve_default(device);
         selector = env;
         origin = " (from $CLB_DEVICE)";
     }
@@ -490,7 +550,7 @@ clb_status clb__device_resolve(const char *selector, int *device_index)
         st = no_match(sel, origin, infos, l.count);
         goto cleanup;
     }
-    *device_index = pick;
+    st = make_device(&l, infos, pick, device);
 
 cleanup:
     free(infos);

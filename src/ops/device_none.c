@@ -33,11 +33,15 @@ clb_status clb_device_cached_programs(int index, int *count)
                      "no OpenCL device with index %d (this build has no OpenCL support)", index);
 }
 
-clb_status clb__device_resolve(const char *selector, int *device_index)
+void clb__device_free(clb__device *device)
 {
-    if (!device_index)
-        return clb__fail(CLB_ERR_INVALID_ARGUMENT, "clb__device_resolve: device_index is NULL");
-    *device_index = -1;
+    (void)device; /* never made: every selector resolves to the host backend (NULL) */
+}
+
+clb_status clb__device_resolve(const char *selector, clb__device **device)
+{
+    if (!device) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "clb__device_resolve: device is NULL");
+    *device = NULL;
     const char *origin = "";
     if (!selector) {
         const char *env = getenv("CLB_DEVICE");

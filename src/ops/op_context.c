@@ -13,10 +13,10 @@ clb_status clb_context_create(const char *selector, clb_context **out)
     clb_context *ctx = NULL;
     if (!out) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "clb_context_create: out is NULL");
     *out = NULL;
-    int device = -1;
+    clb__device *device = NULL;
     CLB_TRY(clb__device_resolve(selector, &device));
     CLB_TRY(clb__context_new(&ctx));
-    if (device < 0) {
+    if (!device) {
         CLB_TRY(clb__host_context_init(ctx));
     } else {
 #if CLB_HAVE_OPENCL
@@ -25,10 +25,12 @@ clb_status clb_context_create(const char *selector, clb_context **out)
         CLB_FAIL(CLB_ERR_NO_DEVICE, "this build of clbroadcast has no OpenCL support");
 #endif
     }
+    clb__device_free(device);
     ctx->magic = CLB__CONTEXT_MAGIC;
     *out = ctx;
     return CLB_OK;
 cleanup:
+    clb__device_free(device);
     clb__context_discard(ctx);
     return st;
 }

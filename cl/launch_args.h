@@ -85,4 +85,27 @@
 #define CLB_ARGRED_ARGS_LEN 6
 #define CLB_ARGRED_ARGS_VECS 1                    /* long16 arguments: 16 slots */
 
+/* clb_reduce (cl/reduce.cl), all four kernels: the input as kept x reduced
+   axes, each table padded to CLB_BYVAL_DIMS (more axes: a __constant buffer
+   after the description). EXTENT is the reduced count (the rows kernel: rows
+   of the innermost reduced axis); X and Y are the tree's lanes over outputs
+   and along the reduction (lx, ly), the fast paths' chunks and column tile;
+   PARAM the op member (MEAN's divisor, -1 for SUM, 1 for MIN, 0 for MAX). */
+#define CLB_RED_OUT_OFFSET 0
+#define CLB_RED_IN_OFFSET 1
+#define CLB_RED_KEPT_NUMEL 2
+#define CLB_RED_EXTENT 3
+#define CLB_RED_CHUNK 4
+#define CLB_RED_KEPT_NDIM 5
+#define CLB_RED_RED_NDIM 6
+#define CLB_RED_X 7
+#define CLB_RED_Y 8
+#define CLB_RED_PARAM 9
+#define CLB_RED_KSHAPE(d) (10 + (d))
+#define CLB_RED_KSTRIDE(d) (10 + CLB_BYVAL_DIMS + (d))
+#define CLB_RED_RSHAPE(d) (10 + 2 * CLB_BYVAL_DIMS + (d))
+#define CLB_RED_RSTRIDE(d) (10 + 3 * CLB_BYVAL_DIMS + (d))
+#define CLB_RED_ARGS_LEN (10 + 4 * CLB_BYVAL_DIMS)
+#define CLB_RED_ARGS_VECS 3                       /* long16 arguments: 48 slots */
+
 #endif /* CLB_LAUNCH_ARGS_H */

@@ -116,30 +116,34 @@ typedef clb_acc_t clb_out_t;
 #define CLB_FOLD(x) (acc = CLB_COMBINE(acc, (x)))
 #endif
 
+/* Everything about the launch but the buffers (and the scratch) arrives as the
+   array `ra_` whose slots cl/launch_args.h names for the host (src/opencl/cl_reduce.c)
+   and this file alike; CLB_RED_ARGS declares the kernel's locals from it. */
+CLB_ARGS_PROBE(CLB_RED_ARGS_VECS)
+#define CLB_RED_ARGS(extent, x, y)                                                                 \
+    CLB_ARGS_UNPACK(CLB_RED_ARGS_VECS, ra_);                                                       \
+    const clb_index out_offset = (clb_index)ra_[CLB_RED_OUT_OFFSET];                               \
+    const clb_index in_offset = (clb_index)ra_[CLB_RED_IN_OFFSET];                                 \
+    const clb_index kept_numel = (clb_index)ra_[CLB_RED_KEPT_NUMEL];                               \
+    const clb_index extent = (clb_index)ra_[CLB_RED_EXTENT], chunk = (clb_index)ra_[CLB_RED_CHUNK];\
+    const int kept_ndim = (int)ra_[CLB_RED_KEPT_NDIM], red_ndim = (int)ra_[CLB_RED_RED_NDIM];      \
+    const int x = (int)ra_[CLB_RED_X], y = (int)ra_[CLB_RED_Y];                                    \
+    const long param = ra_[CLB_RED_PARAM];                                                         \
+    (void)out_offset, (void)chunk, (void)red_ndim, (void)x, (void)y
+
 #if CLB_WIDE_TABLE
 /* [kept shape | kept strides | reduced shape | reduced strides] */
-#define CLB_TABLE_ARGS __constant const clb_index *table
-#define CLB_TABLE_LANES() ((void)0)
+#define CLB_TABLE_ARG , __constant const clb_index *table
 #define CLB_KSHAPE(d) table[d]
 #define CLB_KSTRIDE(d) table[kept_ndim + (d)]
 #define CLB_RSHAPE(d) table[2 * kept_ndim + (d)]
 #define CLB_RSTRIDE(d) table[2 * kept_ndim + red_ndim + (d)]
 #else
-#define CLB_TABLE_ARGS                                                                             \
-    clb_index8 kshape_v, clb_index8 kstride_v, clb_index8 rshape_v, clb_index8 rstride_v
-/* The by-value tables to private arrays at the start of a kernel: indexed with
-   the rank fixed per launch, they stay in registers. */
-#define CLB_TABLE_LANES()                                                                          \
-    clb_index kshape[CLB_BYVAL_DIMS], kstride[CLB_BYVAL_DIMS];                                     \
-    clb_index rshape[CLB_BYVAL_DIMS], rstride[CLB_BYVAL_DIMS];                                     \
-    vstore8(kshape_v, 0, kshape);                                                                  \
-    vstore8(kstride_v, 0, kstride);                                                                \
-    vstore8(rshape_v, 0, rshape);                                                                  \
-    vstore8(rstride_v, 0, rstride)
-#define CLB_KSHAPE(d) kshape[d]
-#define CLB_KSTRIDE(d) kstride[d]
-#define CLB_RSHAPE(d) rshape[d]
-#define CLB_RSTRIDE(d) rstride[d]
+#define CLB_TABLE_ARG
+#define CLB_KSHAPE(d) ((clb_index)ra_[CLB_RED_KSHAPE(d)])
+#define CLB_KSTRIDE(d) ((clb_index)ra_[CLB_RED_KSTRIDE(d)])
+#define CLB_RSHAPE(d) ((clb_index)ra_[CLB_RED_RSHAPE(d)])
+#define CLB_RSTRIDE(d) ((clb_index)ra_[CLB_RED_RSTRIDE(d)])
 #endif
 
 /* One lane's fold over r = r0, r0 + step, ... < end; the innermost stride is
@@ -161,12 +165,9 @@ typedef clb_acc_t clb_out_t;
     } while (0)
 
 __kernel void clb_reduce(__global clb_out_t *out, __global const clb_in_t *in,
-                         clb_index out_offset, clb_index in_offset, clb_index kept_numel,
-                         clb_index red_numel, clb_index chunk, int kept_ndim, int red_ndim,
-                         int lx_count, int ly_count, long param, __local clb_acc_t *scratch,
-                         CLB_TABLE_ARGS)
+                         CLB_ARGS_PARAMS(CLB_RED_ARGS_VECS), __local clb_acc_t *scratch CLB_TABLE_ARG)
 {
-    CLB_TABLE_LANES();
+    CLB_RED_ARGS(red_numel, lx_count, ly_count);
     const int lid = (int)get_local_id(0);
     const int ly = lid / lx_count, lx = lid - ly * lx_count;
     const clb_index o = (clb_index)get_group_id(0) * lx_count + lx;
@@ -262,11 +263,9 @@ static clb_acc_t clb_hsum16(clb_acc16_t v)
 }
 
 __kernel void clb_reduce_rows(__global clb_out_t *out, __global const clb_in_t *in,
-                              clb_index out_offset, clb_index in_offset, clb_index kept_numel,
-                              clb_index rows, clb_index chunk, int kept_ndim, int red_ndim,
-                              int chunks, long param, CLB_TABLE_ARGS)
+                              CLB_ARGS_PARAMS(CLB_RED_ARGS_VECS) CLB_TABLE_ARG)
 {
-    CLB_TABLE_LANES();
+    CLB_RED_ARGS(rows, chunks, tile_);
     const clb_index g = (clb_index)get_global_id(0);
     const clb_index o = g / chunks, c = g - o * chunks;
     if (o >= kept_numel) return;
@@ -324,12 +323,10 @@ __kernel void clb_reduce_rows(__global clb_out_t *out, __global const clb_in_t *
     } while (0)
 
 __kernel void clb_reduce_cols(__global clb_out_t *out, __global const clb_in_t *in,
-                              __local clb_acc_t *scratch, clb_index out_offset,
-                              clb_index in_offset, clb_index kept_numel, clb_index red_numel,
-                              clb_index chunk, int kept_ndim, int red_ndim, int chunks, int tile,
-                              long param, CLB_TABLE_ARGS)
+                              CLB_ARGS_PARAMS(CLB_RED_ARGS_VECS),
+                              __local clb_acc_t *scratch CLB_TABLE_ARG)
 {
-    CLB_TABLE_LANES();
+    CLB_RED_ARGS(red_numel, chunks, tile);
     /* The contiguous kept extent `cols` splits into tiles of `tile` outputs; item
        (c, a, t) owns tile t of kept row a (the outer kept axes, row-major) and
        band c of the reduced range. It streams whole row segments of its band,
@@ -409,13 +406,10 @@ __kernel void clb_reduce_cols(__global clb_out_t *out, __global const clb_in_t *
    against 1.5 with a vector per item and 2.7 with the tiles above). Same
    arguments as clb_reduce_cols; scratch and tile are unused. */
 __kernel void clb_reduce_cols_lanes(__global clb_out_t *out, __global const clb_in_t *in,
-                                    __local clb_acc_t *scratch, clb_index out_offset,
-                                    clb_index in_offset, clb_index kept_numel,
-                                    clb_index red_numel, clb_index chunk, int kept_ndim,
-                                    int red_ndim, int chunks, int tile, long param,
-                                    CLB_TABLE_ARGS)
+                                    CLB_ARGS_PARAMS(CLB_RED_ARGS_VECS),
+                                    __local clb_acc_t *scratch CLB_TABLE_ARG)
 {
-    CLB_TABLE_LANES();
+    CLB_RED_ARGS(red_numel, chunks, tile);
     (void)scratch, (void)tile;
     const clb_index g = (clb_index)get_global_id(0);
     const clb_index c = g / kept_numel, o = g - c * kept_numel;

@@ -7,6 +7,7 @@
    path's) reduces them. */
 #include "cl_launch.h"
 
+#include "cl_args.h"
 #include "cl_errors.h"
 #include "cl_quirks.h"
 #include "dtype.h"
@@ -104,16 +105,46 @@ static clb_dtype accumulator(clb_reduce_op op, clb_dtype in, clb_dtype out, bool
     return CLB_INT64;
 }
 
-/* [kept shape | kept strides | reduced shape | reduced strides] by value (each
-   padded to CLB_BYVAL_DIMS) or in one __constant buffer (clb__cl_table_args). */
-static clb_status set_tables(clb__cl_context *cl, cl_kernel kernel, const reduce_tables *t,
-                             bool wide, cl_uint arg, cl_mem *table)
+/* Whether t's tables go in a __constant buffer (more axes than go by value). */
+static bool wide_table(const reduce_tables *t)
 {
+    return t->kept_ndim > CLB_BYVAL_DIMS || t->red_ndim > CLB_BYVAL_DIMS;
+}
+
+/* Sets a kernel's arguments: the two buffers, the launch description
+   (cl/launch_args.h's CLB_RED_*: extent, chunk, x and y as the kernel reads
+   them), `scratch` bytes of local memory unless 0, then, beyond CLB_BYVAL_DIMS
+   axes, [kept shape | kept strides | reduced shape | reduced strides] in one
+   __constant buffer (*table, for the caller to release). */
+static clb_status set_launch(clb__cl_context *cl, clb__cl_kernel *k, const reduce_launch *l,
+                             const reduce_tables *t, const int64_t xs[4], size_t scratch,
+                             bool wide, cl_mem *table)
+{
+    clb__cl_args args = {{0}};
+    const int64_t v[10] = {l->final ? t->out_offset : 0, t->in_offset, t->kept_numel, xs[0], xs[1],
+                           t->kept_ndim, t->red_ndim, xs[2], xs[3], op_param(l)};
+    for (int i = 0; i < 10; i++) args.v[i] = v[i];
+    bool byval = !wide_table(t);
+    for (int d = 0; byval && d < t->kept_ndim; d++)
+        args.v[CLB_RED_KSHAPE(d)] = t->kshape[d], args.v[CLB_RED_KSTRIDE(d)] = t->kstride[d];
+    for (int d = 0; byval && d < t->red_ndim; d++)
+        args.v[CLB_RED_RSHAPE(d)] = t->rshape[d], args.v[CLB_RED_RSTRIDE(d)] = t->rstride[d];
+    const cl_mem mems[2] = {l->dst, l->src};
+    clb_status st = clb__cl_set_arg(k, 0, sizeof(cl_mem), &mems[0]);
+    if (st == CLB_OK) st = clb__cl_set_arg(k, 1, sizeof(cl_mem), &mems[1]);
+    if (st == CLB_OK) st = clb__cl_set_args(k, CLB__KERNEL_REDUCE, 2, &args);
+    if (st != CLB_OK) return st;
+    cl_uint arg = 2 + CLB_RED_ARGS_VECS;
+    /* Local memory: not an argument the kernel cache can remember. */
+    if (scratch) {
+        cl_int err = clSetKernelArg(k->kernel, arg++, scratch, NULL);
+        if (err != CL_SUCCESS) return clb__cl_fail(err, "clSetKernelArg");
+    }
+    if (byval) return CLB_OK;
     clb__cl_table tab = {.ncols = 4,
                          .col = {t->kshape, t->kstride, t->rshape, t->rstride},
                          .len = {t->kept_ndim, t->kept_ndim, t->red_ndim, t->red_ndim}};
-    bool byval = t->kept_ndim <= CLB_BYVAL_DIMS && t->red_ndim <= CLB_BYVAL_DIMS;
-    return clb__cl_table_args(cl, kernel, &arg, &tab, byval, wide, table);
+    return clb__cl_table_args(cl, k->kernel, &arg, &tab, false, wide, table);
 }
 
 /* Largest power-of-two work-group size the kernel allows (k->wg_max: the
@@ -143,9 +174,27 @@ static clb_status build(clb_context *ctx, const reduce_launch *l, bool wide, boo
     if (st == CLB_OK)
         st = clb__program_cache_get(clb__cl_impl(ctx)->programs, CLB__KERNEL_REDUCE, options,
                                     &program);
+    if (st == CLB_OK) st = clb__cl_check_args(clb__cl_impl(ctx), CLB__KERNEL_REDUCE, program);
     if (st != CLB_OK) return st;
     return clb__cl_kernel_for(clb__cl_impl(ctx), CLB__KERNEL_REDUCE, program, 0,
                               clb__kernel_function(CLB__KERNEL_REDUCE), kernel);
+}
+
+/* Whether the general kernel's indices need 64 bits: some offset it walks, its
+   counts, or the walk's overshoot (a margin of 2^20) leave int32. */
+static bool pass_index64(const reduce_tables *t, int64_t chunks)
+{
+    const int64_t margin = (int64_t)1 << 20;
+    int64_t shape[2 * CLB__PLAN_MAX_DIMS], stride[2 * CLB__PLAN_MAX_DIMS];
+    int n = 0;
+    for (int d = 0; d < t->kept_ndim; d++, n++) shape[n] = t->kshape[d], stride[n] = t->kstride[d];
+    for (int d = 0; d < t->red_ndim; d++, n++) shape[n] = t->rshape[d], stride[n] = t->rstride[d];
+    clb__cl_reach r = {0, 0};
+    clb__cl_reach_walk(&r, t->in_offset, shape, stride, n);
+    clb__cl_reach_add(&r, t->red_numel + margin);
+    clb__cl_reach_add(&r, t->kept_numel * chunks);
+    clb__cl_reach_add(&r, t->out_offset + t->kept_numel);
+    return clb__cl_index64(&r, margin);
 }
 
 /* Enqueues one pass over t with `chunks_wanted` groups along the reduced range
@@ -156,29 +205,10 @@ static clb_status run_pass(clb_context *ctx, const reduce_launch *l, const reduc
     clb_status st = CLB_OK;
     clb__cl_context *cl = clb__cl_impl(ctx);
     clb__cl_kernel *k = NULL; /* cached; the cache stays locked until the launch is enqueued */
-    cl_kernel kernel = NULL;
     cl_mem table = NULL;
-    cl_int err = CL_SUCCESS;
-    bool wide_table = t->kept_ndim > CLB_BYVAL_DIMS || t->red_ndim > CLB_BYVAL_DIMS;
-
-    /* 32-bit indices unless some index, offset or the walk's overshoot needs more. */
-    int64_t span_hi = t->in_offset, span_lo = t->in_offset;
-    for (int d = 0; d < t->kept_ndim; d++) {
-        int64_t s = (t->kshape[d] > 0 ? t->kshape[d] - 1 : 0) * t->kstride[d];
-        if (s > 0) span_hi += s; else span_lo += s;
-    }
-    for (int d = 0; d < t->red_ndim; d++) {
-        int64_t s = (t->rshape[d] > 0 ? t->rshape[d] - 1 : 0) * t->rstride[d];
-        if (s > 0) span_hi += s; else span_lo += s;
-    }
-    int64_t margin = (int64_t)1 << 20;
-    bool wide = span_lo < 0 || span_hi > INT32_MAX - margin ||
-                t->red_numel > INT32_MAX - 2 * margin ||
-                t->kept_numel * (chunks_wanted > 0 ? chunks_wanted : 1) > INT32_MAX - margin ||
-                t->out_offset + t->kept_numel > INT32_MAX - margin || CLB__FAULT_INDEX64();
-
-    CLB_TRY(build(ctx, l, wide, wide_table, &k));
-    kernel = k->kernel;
+    int64_t chunks = chunks_wanted > 1 ? chunks_wanted : 1;
+    bool wide = pass_index64(t, chunks);
+    CLB_TRY(build(ctx, l, wide, wide_table(t), &k));
     int64_t wg = work_group_size(k);
 
     /* Lanes go along whichever of the two innermost axes moves fastest in memory;
@@ -189,33 +219,13 @@ static clb_status run_pass(clb_context *ctx, const reduce_launch *l, const reduc
     int64_t lx, ly;
     clb__cl_tree_lanes(row, t->red_numel, t->kept_numel, wg, &lx, &ly);
     int64_t groups_x = (t->kept_numel + lx - 1) / lx;
-
-    int64_t chunks = chunks_wanted > 1 ? chunks_wanted : 1;
     int64_t chunk = (t->red_numel + chunks - 1) / chunks;
     if (chunk < 1) chunk = 1;
-    cl_mem mems[2] = {l->dst, l->src};
-    cl_long scal[5] = {l->final ? t->out_offset : 0, t->in_offset, t->kept_numel, t->red_numel,
-                       chunk};
-    cl_int ints[4] = {t->kept_ndim, t->red_ndim, (cl_int)lx, (cl_int)ly};
-    cl_long param = op_param(l);
-    cl_uint arg = 0;
-    err = clSetKernelArg(kernel, arg++, sizeof(cl_mem), &mems[0]);
-    if (err == CL_SUCCESS) err = clSetKernelArg(kernel, arg++, sizeof(cl_mem), &mems[1]);
-    for (int i = 0; i < 5 && err == CL_SUCCESS; i++) {
-        cl_int narrow = (cl_int)scal[i];
-        err = wide ? clSetKernelArg(kernel, arg++, sizeof(cl_long), &scal[i])
-                   : clSetKernelArg(kernel, arg++, sizeof(cl_int), &narrow);
-    }
-    for (int i = 0; i < 4 && err == CL_SUCCESS; i++)
-        err = clSetKernelArg(kernel, arg++, sizeof(cl_int), &ints[i]);
-    if (err == CL_SUCCESS) err = clSetKernelArg(kernel, arg++, sizeof param, &param);
-    if (err == CL_SUCCESS)
-        err = clSetKernelArg(kernel, arg++, (size_t)wg * clb_dtype_size(l->acc), NULL);
-    CLB_CL_CHECK(err, "clSetKernelArg");
-    CLB_TRY(set_tables(cl, kernel, t, wide, arg, &table));
+    const int64_t xs[4] = {t->red_numel, chunk, lx, ly};
+    CLB_TRY(set_launch(cl, k, l, t, xs, (size_t)wg * clb_dtype_size(l->acc), wide, &table));
 
     size_t local[2] = {(size_t)wg, 1}, global[2] = {(size_t)(groups_x * wg), (size_t)chunks};
-    err = clEnqueueNDRangeKernel(cl->queue, kernel, 2, NULL, global, local, 0, NULL, NULL);
+    cl_int err = clEnqueueNDRangeKernel(cl->queue, k->kernel, 2, NULL, global, local, 0, NULL, NULL);
     if (CLB__FAULT(CLB__FAULT_ENQUEUE)) err = CL_OUT_OF_RESOURCES;
     CLB_CL_CHECK(err, "clEnqueueNDRangeKernel");
 cleanup:
@@ -300,6 +310,43 @@ static int64_t col_owners(const reduce_tables *t, int64_t tile)
 #define COL_MIN_BAND 64
 #define LANE_BAND 256
 
+/* Whether a fast path's indices need 64 bits: the input's whole reach from its
+   offset, with the partials' count, or a reduced count past half of int32. */
+static bool fast_index64(const reduce_tables *t, int64_t chunks)
+{
+    int64_t span = t->in_offset + t->kept_numel * chunks;
+    for (int d = 0; d < t->kept_ndim; d++) span += (t->kshape[d] - 1) * abs64(t->kstride[d]);
+    for (int d = 0; d < t->red_ndim; d++) span += (t->rshape[d] - 1) * abs64(t->rstride[d]);
+    clb__cl_reach r = {0, 0};
+    clb__cl_reach_add(&r, span);
+    /* a reduced count past half of int32: red_numel > INT32_MAX / 2 */
+    clb__cl_reach_add(&r, t->red_numel + (int64_t)INT32_MAX / 2 + 1 - ((int64_t)1 << 20));
+    return clb__cl_index64(&r, (int64_t)1 << 20);
+}
+
+/* A fast path's kernel (variant 1 rows, 2 column tiles, 3 column lanes) of this
+   specialisation, returned with the kernel cache locked. */
+static clb_status build_fast(clb_context *ctx, const reduce_launch *l, const reduce_tables *t,
+                             bool wide, int variant, clb__cl_kernel **k)
+{
+    clb__cl_context *cl = clb__cl_impl(ctx);
+    cl_program program = NULL;
+    clb__kernel_define defs[] = {{"CLB_IN_DTYPE", l->in},   {"CLB_OUT_DTYPE", l->out},
+                                 {"CLB_ACC_DTYPE", l->acc}, {"CLB_OP", op_family(l->op)},
+                                 {"CLB_FINAL", l->final},   {"CLB_INDEX64", wide},
+                                 {"CLB_WIDE_TABLE", wide_table(t)},
+                                 {"CLB_VLOAD_ALIGNED", clb__cl_vload_aligned(cl)}};
+    static const char *const names[4] = {NULL, "clb_reduce_rows", "clb_reduce_cols",
+                                         "clb_reduce_cols_lanes"};
+    char options[CLB__KERNEL_OPTIONS_MAX];
+    clb_status st = clb__kernel_options(defs, (int)(sizeof defs / sizeof defs[0]), options,
+                                        sizeof options);
+    if (st == CLB_OK) st = clb__program_cache_get(cl->programs, CLB__KERNEL_REDUCE, options, &program);
+    if (st == CLB_OK) st = clb__cl_check_args(cl, CLB__KERNEL_REDUCE, program);
+    if (st != CLB_OK) return st;
+    return clb__cl_kernel_for(cl, CLB__KERNEL_REDUCE, program, variant, names[variant], k);
+}
+
 /* Enqueues a fast-path pass with `chunks` items per output (row) or per column
    item (a tile of a kept row). */
 static clb_status run_fast(clb_context *ctx, const reduce_launch *l, const reduce_tables *t,
@@ -307,12 +354,8 @@ static clb_status run_fast(clb_context *ctx, const reduce_launch *l, const reduc
 {
     clb_status st = CLB_OK;
     clb__cl_context *cl = clb__cl_impl(ctx);
-    cl_program program = NULL;
     clb__cl_kernel *k = NULL; /* cached; the cache stays locked until the launch is enqueued */
-    cl_kernel kernel = NULL;
     cl_mem table = NULL;
-    cl_int err = CL_SUCCESS;
-    bool wide_table = t->kept_ndim > CLB_BYVAL_DIMS || t->red_ndim > CLB_BYVAL_DIMS;
     /* One item per work-group (a CPU runs a group as a loop on one core), or
        FAST_GROUP when there are so many items that a group's own cost would show;
        only these two sizes, as PoCL compiles each local size it meets. Items past
@@ -329,48 +372,15 @@ static clb_status run_fast(clb_context *ctx, const reduce_launch *l, const reduc
         owners = col_owners(t, tile);
     }
     int64_t items = owners * chunks;
-    int64_t span = t->in_offset + t->kept_numel * chunks;
-    for (int d = 0; d < t->kept_ndim; d++) span += (t->kshape[d] - 1) * abs64(t->kstride[d]);
-    for (int d = 0; d < t->red_ndim; d++) span += (t->rshape[d] - 1) * abs64(t->rstride[d]);
-    bool wide = span > INT32_MAX - ((int64_t)1 << 20) || t->red_numel > INT32_MAX / 2 ||
-                CLB__FAULT_INDEX64();
-    clb__kernel_define defs[] = {{"CLB_IN_DTYPE", l->in},   {"CLB_OUT_DTYPE", l->out},
-                                 {"CLB_ACC_DTYPE", l->acc}, {"CLB_OP", op_family(l->op)},
-                                 {"CLB_FINAL", l->final},   {"CLB_INDEX64", wide},
-                                 {"CLB_WIDE_TABLE", wide_table},
-                                 {"CLB_VLOAD_ALIGNED", clb__cl_vload_aligned(cl)}};
-    char options[CLB__KERNEL_OPTIONS_MAX];
-    CLB_TRY(clb__kernel_options(defs, (int)(sizeof defs / sizeof defs[0]), options, sizeof options));
-    CLB_TRY(clb__program_cache_get(cl->programs, CLB__KERNEL_REDUCE, options, &program));
-    int variant = kind == FAST_ROWS ? 1 : tile == 1 ? 3 : 2;
-    static const char *const names[4] = {NULL, "clb_reduce_rows", "clb_reduce_cols",
-                                         "clb_reduce_cols_lanes"};
-    CLB_TRY(clb__cl_kernel_for(cl, CLB__KERNEL_REDUCE, program, variant, names[variant], &k));
-    kernel = k->kernel;
+    bool wide = fast_index64(t, chunks);
+    CLB_TRY(build_fast(ctx, l, t, wide, kind == FAST_ROWS ? 1 : tile == 1 ? 3 : 2, &k));
 
     int64_t extent = kind == FAST_ROWS ? t->red_numel / t->rshape[t->red_ndim - 1] : t->red_numel;
-    int64_t chunk = (extent + chunks - 1) / chunks;
-    cl_mem mems[2] = {l->dst, l->src};
-    cl_long scal[5] = {l->final ? t->out_offset : 0, t->in_offset, t->kept_numel, extent, chunk};
-    cl_int ints[4] = {t->kept_ndim, t->red_ndim, (cl_int)chunks, (cl_int)tile};
-    cl_long param = op_param(l);
-    cl_uint arg = 0;
-    err = clSetKernelArg(kernel, arg++, sizeof(cl_mem), &mems[0]);
-    if (err == CL_SUCCESS) err = clSetKernelArg(kernel, arg++, sizeof(cl_mem), &mems[1]);
-    if (err == CL_SUCCESS && kind == FAST_COLS)
-        err = clSetKernelArg(kernel, arg++, local * 2 * (size_t)tile * clb_dtype_size(l->acc), NULL);
-    for (int i = 0; i < 5 && err == CL_SUCCESS; i++) {
-        cl_int narrow = (cl_int)scal[i];
-        err = wide ? clSetKernelArg(kernel, arg++, sizeof(cl_long), &scal[i])
-                   : clSetKernelArg(kernel, arg++, sizeof(cl_int), &narrow);
-    }
-    for (int i = 0; i < (kind == FAST_ROWS ? 3 : 4) && err == CL_SUCCESS; i++)
-        err = clSetKernelArg(kernel, arg++, sizeof(cl_int), &ints[i]);
-    if (err == CL_SUCCESS) err = clSetKernelArg(kernel, arg++, sizeof param, &param);
-    CLB_CL_CHECK(err, "clSetKernelArg");
-    CLB_TRY(set_tables(cl, kernel, t, wide, arg, &table));
+    const int64_t xs[4] = {extent, (extent + chunks - 1) / chunks, chunks, tile};
+    size_t scratch = kind == FAST_COLS ? local * 2 * (size_t)tile * clb_dtype_size(l->acc) : 0;
+    CLB_TRY(set_launch(cl, k, l, t, xs, scratch, wide, &table));
     size_t global = ((size_t)items + local - 1) / local * local;
-    err = clEnqueueNDRangeKernel(cl->queue, kernel, 1, NULL, &global, &local, 0, NULL, NULL);
+    cl_int err = clEnqueueNDRangeKernel(cl->queue, k->kernel, 1, NULL, &global, &local, 0, NULL, NULL);
     if (CLB__FAULT(CLB__FAULT_ENQUEUE)) err = CL_OUT_OF_RESOURCES;
     CLB_CL_CHECK(err, "clEnqueueNDRangeKernel");
 cleanup:

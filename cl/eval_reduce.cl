@@ -516,27 +516,36 @@ static clb_acc_t clb_moments_result(clb_acc_t m2, long n, long correction)
 #endif
 
 #if !CLB_SOFTMAX_ROWS /* that program holds only its row kernel (end of file) */
+CLB_ARGS_PROBE(CLB_ER_ARGS_VECS)
+
 __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE),
                               CLB_PTR(2, CLB_IN2_DTYPE), CLB_PTR(3, CLB_IN3_DTYPE),
                               CLB_PTR(4, CLB_IN4_DTYPE), CLB_PTR(5, CLB_IN5_DTYPE),
                               CLB_PTR(6, CLB_IN6_DTYPE), CLB_PTR(7, CLB_IN7_DTYPE),
-                              CLB_PTR(8, CLB_IN8_DTYPE), clb_index out_offset, long8 in_offsets,
-                              clb_index kept_numel, clb_index red_numel, clb_index chunk,
-                              int lx_count, int ly_count, long count, __local clb_acc_t *scratch,
-                              __constant const clb_index *table, int clb_opaque_zero)
+                              CLB_PTR(8, CLB_IN8_DTYPE), CLB_ARGS_PARAMS(CLB_ER_ARGS_VECS),
+                              __local clb_acc_t *scratch, __constant const clb_index *table,
+                              int clb_opaque_zero)
 {
+    /* The launch description (cl/launch_args.h's CLB_ER_*). */
+    CLB_ARGS_UNPACK(CLB_ER_ARGS_VECS, era_);
+    const clb_index out_offset = (clb_index)era_[CLB_ER_OUT_OFFSET];
+    const clb_index kept_numel = (clb_index)era_[CLB_ER_KEPT_NUMEL];
+    const clb_index red_numel = (clb_index)era_[CLB_ER_RED_NUMEL];
+    const clb_index chunk = (clb_index)era_[CLB_ER_CHUNK];
+    const int lx_count = (int)era_[CLB_ER_X], ly_count = (int)era_[CLB_ER_Y];
+    const long count = era_[CLB_ER_COUNT];
     const clb_index gy = (clb_index)get_group_id(1);
     (void)count;
     (void)clb_opaque_zero;
     (void)out_offset;
-    p1 += in_offsets.s0;
-    p2 += in_offsets.s1;
-    p3 += in_offsets.s2;
-    p4 += in_offsets.s3;
-    p5 += in_offsets.s4;
-    p6 += in_offsets.s5;
-    p7 += in_offsets.s6;
-    p8 += in_offsets.s7;
+    p1 += era_[CLB_ER_IN_OFFSET(0)];
+    p2 += era_[CLB_ER_IN_OFFSET(1)];
+    p3 += era_[CLB_ER_IN_OFFSET(2)];
+    p4 += era_[CLB_ER_IN_OFFSET(3)];
+    p5 += era_[CLB_ER_IN_OFFSET(4)];
+    p6 += era_[CLB_ER_IN_OFFSET(5)];
+    p7 += era_[CLB_ER_IN_OFFSET(6)];
+    p8 += era_[CLB_ER_IN_OFFSET(7)];
     const clb_index start = gy * chunk;
     const clb_index end = min(start + chunk, red_numel);
     const clb_index n_inner = CLB_RSHAPE(CLB_RDIM - 1);

@@ -108,4 +108,20 @@
 #define CLB_RED_ARGS_LEN (10 + 4 * CLB_BYVAL_DIMS)
 #define CLB_RED_ARGS_VECS 3                       /* long16 arguments: 48 slots */
 
+/* clb_eval_reduce (cl/eval_reduce.cl): its counts and offsets. The kept and
+   reduced shapes and every input's strides over them (rank fixed by -D) go in
+   a __constant table after the description, (kdim + rdim) x (1 + inputs)
+   entries in the index type. X and Y are the tree's lanes (lx, ly); COUNT is
+   MEAN's divisor or the moments' correction. */
+#define CLB_ER_OUT_OFFSET 0
+#define CLB_ER_IN_OFFSET(k) (1 + (k))             /* inputs 0..7 */
+#define CLB_ER_KEPT_NUMEL 9
+#define CLB_ER_RED_NUMEL 10
+#define CLB_ER_CHUNK 11
+#define CLB_ER_X 12
+#define CLB_ER_Y 13
+#define CLB_ER_COUNT 14
+#define CLB_ER_ARGS_LEN 15
+#define CLB_ER_ARGS_VECS 1                        /* long16 arguments: 16 slots */
+
 #endif /* CLB_LAUNCH_ARGS_H */

@@ -9,15 +9,26 @@
  *     C-contiguous rows on CPU devices in one kernel (that program holds only it).
  * The per-element folds of (mean, M2) and (m, s) are eval_reduce.cl's. */
 
+/* The merges' launch description (cl/launch_args.h's CLB_ER_*, as the main
+   kernel's): the output's offset, the counts, the chunk, the chunks in X. */
+#define CLB_ER_MERGE_ARGS()                                                                        \
+    CLB_ARGS_UNPACK(CLB_ER_ARGS_VECS, era_);                                                       \
+    const clb_index out_offset = (clb_index)era_[CLB_ER_OUT_OFFSET];                               \
+    const clb_index kept_numel = (clb_index)era_[CLB_ER_KEPT_NUMEL];                               \
+    const clb_index red_numel = (clb_index)era_[CLB_ER_RED_NUMEL];                                 \
+    const clb_index chunk = (clb_index)era_[CLB_ER_CHUNK];                                         \
+    const int chunks = (int)era_[CLB_ER_X]
+
 #if CLB_MOMENTS
 /* The partials of clb_eval_reduce's chunks, (mean, M2) pairs of chunk c of
    output o at (o * chunks + c) * 2, merged in chunk order (Chan) into output o;
    chunk c holds min(chunk, red_numel - c * chunk) elements. */
 __kernel void clb_moments_merge(__global CLB_STORAGE(CLB_OUT_DTYPE) *out,
-                                __global const clb_acc_t *partial, clb_index out_offset,
-                                clb_index kept_numel, clb_index red_numel, clb_index chunk,
-                                int chunks, long correction)
+                                __global const clb_acc_t *partial,
+                                CLB_ARGS_PARAMS(CLB_ER_ARGS_VECS))
 {
+    CLB_ER_MERGE_ARGS();
+    const long correction = era_[CLB_ER_COUNT];
     const clb_index o = (clb_index)get_global_id(0);
     if (o >= kept_numel) return;
     clb_acc_t n = 0, mean = 0, m2 = 0;
@@ -36,10 +47,10 @@ __kernel void clb_moments_merge(__global CLB_STORAGE(CLB_OUT_DTYPE) *out,
 /* The partials of clb_eval_reduce's chunks, (m, s) pairs of chunk c of output
    o at (o * chunks + c) * 2, merged in chunk order into the pair of output o. */
 __kernel void clb_online_merge(__global clb_acc_t *out, __global const clb_acc_t *partial,
-                               clb_index out_offset, clb_index kept_numel, clb_index red_numel,
-                               clb_index chunk, int chunks, long unused)
+                               CLB_ARGS_PARAMS(CLB_ER_ARGS_VECS))
 {
-    (void)red_numel, (void)chunk, (void)unused;
+    CLB_ER_MERGE_ARGS();
+    (void)red_numel, (void)chunk;
     const clb_index o = (clb_index)get_global_id(0);
     if (o >= kept_numel) return;
     clb_acc_t m = -(clb_acc_t)INFINITY, s = 0;
@@ -149,11 +160,18 @@ static clb_acc_t clb_sm_hsum16(clb_smv_t v)
 #define CLB_SM_PUT16(y, at) CLB_SM_STORE16((y), out, (at))
 #endif
 
+CLB_ARGS_PROBE(CLB_ER_ARGS_VECS)
+
+/* The description's slots (cl/launch_args.h's CLB_ER_*): input 0's offset, the
+   output's, rows in KEPT_NUMEL, their length in RED_NUMEL, rows per item in CHUNK. */
 __kernel void clb_softmax_rows(__global CLB_STORAGE(CLB_IN1_DTYPE) *out,
-                               __global const CLB_STORAGE(CLB_IN1_DTYPE) *in, long in_offset,
-                               long out_offset, long rows, long len, long rows_per_item,
-                               __local clb_acc_t *scratch)
+                               __global const CLB_STORAGE(CLB_IN1_DTYPE) *in,
+                               CLB_ARGS_PARAMS(CLB_ER_ARGS_VECS), __local clb_acc_t *scratch)
 {
+    CLB_ARGS_UNPACK(CLB_ER_ARGS_VECS, era_);
+    const long in_offset = era_[CLB_ER_IN_OFFSET(0)], out_offset = era_[CLB_ER_OUT_OFFSET];
+    const long rows = era_[CLB_ER_KEPT_NUMEL], len = era_[CLB_ER_RED_NUMEL];
+    const long rows_per_item = era_[CLB_ER_CHUNK];
     (void)scratch;
     const long vlen = len / 16 * 16;
     const long r0 = (long)get_global_id(0) * rows_per_item;

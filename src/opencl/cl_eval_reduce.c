@@ -8,6 +8,7 @@
  * output, the partials and the stride table are allocated. */
 #include "cl_eval_reduce.h"
 
+#include "cl_args.h"
 #include "cl_errors.h"
 #include "cl_launch.h"
 #include "dtype.h"
@@ -148,298 +149,371 @@ typedef struct er_job {
     int64_t correction;
 } er_job;
 
-static clb_status run(clb_context *ctx, const clb__expr *e, const er_job *job,
-                      const clb__plan *plan, void *const *handles, const clb_dtype *in)
+/* The float64 refusals: the accumulator, output or expression dtype, or an input. */
+static clb_status check_fp64(clb_context *ctx, const er_job *job, const er_tables *t,
+                             clb_dtype acc, const clb_dtype *in)
 {
-    const char *fn = job->fn;
     const clb__reduce_op *op = &job->op;
-    clb_status st = CLB_OK;
-    clb__cl_context *cl = clb__cl_impl(ctx);
-    er_tables *t = malloc(sizeof *t);
-    char *body = NULL, *options = NULL;
-    size_t olen = 0;
-    cl_program program = NULL;
-    clb__cl_kernel *k = NULL; /* cached; the cache stays locked until the launch is enqueued */
-    cl_mem table = NULL, partial = NULL;
-    void *host_table = NULL;
-    cl_int err = CL_SUCCESS;
-    cl_kernel kernel = NULL;
-    if (!t) return clb__fail(CLB_ERR_OUT_OF_MEMORY, "%s: out of host memory for a plan", fn);
-    if (plan->numel == 0 || op->out_numel == 0) goto cleanup; /* the op layer handles empty ones */
-    split(plan, t);
-    clb_dtype edt = op->in, out = op->out;
-    clb_dtype acc = job->moments || job->online ? (edt == CLB_FLOAT64 ? CLB_FLOAT64 : CLB_FLOAT32)
-                                 : accumulator(op->op, edt, out, ctx->info.has_fp64);
-    if ((acc == CLB_FLOAT64 || out == CLB_FLOAT64 || edt == CLB_FLOAT64) && !ctx->info.has_fp64)
-        CLB_FAIL(CLB_ERR_DTYPE,
-                 "%s: %s of a %s expression needs float64 arithmetic, which OpenCL device %s "
-                 "does not support (no cl_khr_fp64); cast to float32 in the expression, or use "
-                 "clb_context_set_promotion(ctx, CLB_PROMOTE_TORCH) where NumPy 2's rules "
-                 "(CLB_PROMOTE_NUMPY) give float64 for integers",
-                 fn, job->moments ? (job->root ? "std" : "var")
+    if ((acc == CLB_FLOAT64 || op->out == CLB_FLOAT64 || op->in == CLB_FLOAT64) &&
+        !ctx->info.has_fp64)
+        return clb__fail(CLB_ERR_DTYPE,
+                         "%s: %s of a %s expression needs float64 arithmetic, which OpenCL device "
+                         "%s does not support (no cl_khr_fp64); cast to float32 in the expression, "
+                         "or use clb_context_set_promotion(ctx, CLB_PROMOTE_TORCH) where NumPy 2's "
+                         "rules (CLB_PROMOTE_NUMPY) give float64 for integers",
+                         job->fn, job->moments ? (job->root ? "std" : "var")
                                   : job->online ? "softmax" : clb_reduce_op_name(op->op),
-                 clb_dtype_name(edt), ctx->info.name);
+                         clb_dtype_name(op->in), ctx->info.name);
     for (int j = 0; j < t->nin; j++)
         if (in[j] == CLB_FLOAT64 && !ctx->info.has_fp64)
-            CLB_FAIL(CLB_ERR_DTYPE,
-                     "%s: input %d is float64, which OpenCL device %s does not support (no "
-                     "cl_khr_fp64)",
-                     fn, j, ctx->info.name);
-    CLB_TRY(clb__expr_cl_body(ctx, fn, e, &body));
+            return clb__fail(CLB_ERR_DTYPE,
+                             "%s: input %d is float64, which OpenCL device %s does not support "
+                             "(no cl_khr_fp64)",
+                             job->fn, j, ctx->info.name);
+    return CLB_OK;
+}
 
-    /* The decomposition (cl/eval_reduce.cl): a lane tree where work items run
-       across SIMD lanes, ordered walks of CLB_VEC lanes where a group is a loop. */
-    bool tree = !cpu_paths(ctx);
-    int64_t etrips = clb__expr_cl_trips(e);
-    int64_t wg = 1, lx = 1, ly = 1, chunks = 1;
-    bool klanes = false;
-    int64_t ktile = 1;
-    if (tree) {
-        while (wg * 2 <= (int64_t)cl->max_item_size && wg < 256) wg *= 2;
-        /* Lanes along whichever of the innermost kept and reduced axes moves fastest
-           in memory for the inputs. */
-        int64_t kin = INT64_MAX, rin = INT64_MAX;
-        for (int j = 0; j < t->nin; j++) {
-            int64_t ks = t->kdim > 0 ? abs64(t->kstride[j][t->kdim - 1]) : 0;
-            int64_t rs = abs64(t->rstride[j][t->rdim - 1]);
-            if (ks > 0 && ks < kin) kin = ks;
-            if (rs > 0 && rs < rin) rin = rs;
-        }
-        bool row = t->kept_numel <= 1 || (rin < kin && t->red_numel > 1);
-        /* Short reductions over many outputs (pairwise distances: 64 per output):
-           a lane per output walks them; a tree per output would cost more than
-           its few elements (llvmpipe: 0.10 -> 0.5 GFLOP/s, N = M = 512, D = 64). */
-        if (row && t->red_numel <= SHORT_RANGE && t->kept_numel >= 16 * wg) row = false;
-        if (row && ctx->info.type == CLB_DEVICE_CPU && wg > CLB__CL_CPU_ROW_LANES)
-            wg = CLB__CL_CPU_ROW_LANES;
-        clb__cl_tree_lanes(row, t->red_numel, t->kept_numel, wg, &lx, &ly);
-        int64_t groups_x = (t->kept_numel + lx - 1) / lx, want = groups_wanted(ctx);
-        chunks = groups_x >= want ? 1 : (want + groups_x - 1) / groups_x;
-        int64_t by_work = t->red_numel / (ly * 32);
-        if (chunks > by_work) chunks = by_work > 1 ? by_work : 1;
-    } else {
-        /* Lanes over outputs where the innermost kept axis is contiguous for the
-           inputs that move along it (the others broadcast along it) and holds
-           whole runs of CLB_VEC outputs. */
-        bool kfast = t->kdim > 0 && t->kshape[t->kdim - 1] % KVEC == 0, moving = false;
-        for (int j = 0; j < t->nin && kfast; j++) {
-            int64_t ks = t->kstride[j][t->kdim - 1];
-            kfast = ks == 0 || ks == 1;
-            moving = moving || ks == 1;
-        }
-        kfast = kfast && moving;
-        klanes = kfast;
-        /* The tiled walk (eight steps at a time over several runs of KVEC
-           outputs) where the lanes are vectors: float sums and moments of
-           loads-only expressions. */
-        bool tiled = klanes && loads_only(e) && !job->online &&
-                     (job->moments || ((op->op == CLB_SUM || op->op == CLB_MEAN) &&
-                                       (acc == CLB_FLOAT32 || acc == CLB_FLOAT64)));
-        while (tiled && ktile < KTILE_MAX && t->kshape[t->kdim - 1] % (KVEC * ktile * 2) == 0)
-            ktile *= 2;
-        int64_t items = klanes ? t->kept_numel / (KVEC * ktile) : t->kept_numel;
-        chunks = items >= LOOP_ITEMS ? 1 : (LOOP_ITEMS + items - 1) / items;
-        int64_t most = t->red_numel / LOOP_MIN_CHUNK;
-        if (chunks > most) chunks = most > 1 ? most : 1;
-        wg = items * chunks >= 4 * LOOP_GROUP * groups_wanted(ctx) ? LOOP_GROUP : 1;
-        lx = wg;
+/* How one call is decomposed (cl/eval_reduce.cl): a lane tree where work items
+   run across SIMD lanes, ordered walks of CLB_VEC lanes where a group is a loop. */
+typedef struct er_shape {
+    bool tree, klanes;
+    int64_t wg, lx, ly, chunks, chunk, ktile;
+    clb_dtype acc;
+    bool final, wide;
+} er_shape;
+
+/* The tree form: lanes along whichever of the innermost kept and reduced axes
+   moves fastest in memory for the inputs. */
+static void tree_shape(const clb_context *ctx, const er_tables *t, er_shape *g)
+{
+    const clb__cl_context *cl = clb__cl_impl((clb_context *)ctx);
+    while (g->wg * 2 <= (int64_t)cl->max_item_size && g->wg < 256) g->wg *= 2;
+    int64_t kin = INT64_MAX, rin = INT64_MAX;
+    for (int j = 0; j < t->nin; j++) {
+        int64_t ks = t->kdim > 0 ? abs64(t->kstride[j][t->kdim - 1]) : 0;
+        int64_t rs = abs64(t->rstride[j][t->rdim - 1]);
+        if (ks > 0 && ks < kin) kin = ks;
+        if (rs > 0 && rs < rin) rin = rs;
     }
+    bool row = t->kept_numel <= 1 || (rin < kin && t->red_numel > 1);
+    /* Short reductions over many outputs (pairwise distances: 64 per output):
+       a lane per output walks them; a tree per output would cost more than
+       its few elements (llvmpipe: 0.10 -> 0.5 GFLOP/s, N = M = 512, D = 64). */
+    if (row && t->red_numel <= SHORT_RANGE && t->kept_numel >= 16 * g->wg) row = false;
+    if (row && ctx->info.type == CLB_DEVICE_CPU && g->wg > CLB__CL_CPU_ROW_LANES)
+        g->wg = CLB__CL_CPU_ROW_LANES;
+    clb__cl_tree_lanes(row, t->red_numel, t->kept_numel, g->wg, &g->lx, &g->ly);
+    int64_t groups_x = (t->kept_numel + g->lx - 1) / g->lx, want = groups_wanted(ctx);
+    g->chunks = groups_x >= want ? 1 : (want + groups_x - 1) / groups_x;
+    int64_t by_work = t->red_numel / (g->ly * 32);
+    if (g->chunks > by_work) g->chunks = by_work > 1 ? by_work : 1;
+}
+
+/* The loop form: lanes over outputs where the innermost kept axis is
+   contiguous for the inputs that move along it (the others broadcast along it)
+   and holds whole runs of CLB_VEC outputs. */
+static void loop_shape(const clb_context *ctx, const clb__expr *e, const er_job *job,
+                       const er_tables *t, er_shape *g)
+{
+    bool kfast = t->kdim > 0 && t->kshape[t->kdim - 1] % KVEC == 0, moving = false;
+    for (int j = 0; j < t->nin && kfast; j++) {
+        int64_t ks = t->kstride[j][t->kdim - 1];
+        kfast = ks == 0 || ks == 1;
+        moving = moving || ks == 1;
+    }
+    g->klanes = kfast && moving;
+    /* The tiled walk (eight steps at a time over several runs of KVEC
+       outputs) where the lanes are vectors: float sums and moments of
+       loads-only expressions. */
+    const clb__reduce_op *op = &job->op;
+    bool tiled = g->klanes && loads_only(e) && !job->online &&
+                 (job->moments || ((op->op == CLB_SUM || op->op == CLB_MEAN) &&
+                                   (g->acc == CLB_FLOAT32 || g->acc == CLB_FLOAT64)));
+    while (tiled && g->ktile < KTILE_MAX && t->kshape[t->kdim - 1] % (KVEC * g->ktile * 2) == 0)
+        g->ktile *= 2;
+    int64_t items = g->klanes ? t->kept_numel / (KVEC * g->ktile) : t->kept_numel;
+    g->chunks = items >= LOOP_ITEMS ? 1 : (LOOP_ITEMS + items - 1) / items;
+    int64_t most = t->red_numel / LOOP_MIN_CHUNK;
+    if (g->chunks > most) g->chunks = most > 1 ? most : 1;
+    g->wg = items * g->chunks >= 4 * LOOP_GROUP * groups_wanted(ctx) ? LOOP_GROUP : 1;
+    g->lx = g->wg;
+}
+
+/* Whether the kernel's indices need 64 bits: an offset an input walks, the
+   counts, or the walk's overshoot (a margin of 2^20) leave int32. */
+static bool er_index64(const er_tables *t, const er_shape *g)
+{
+    const int64_t margin = (int64_t)1 << 20;
+    clb__cl_reach r = {0, 0};
+    clb__cl_reach_add(&r, t->red_numel + g->wg + margin);
+    clb__cl_reach_add(&r, t->kept_numel * g->chunks);
+    clb__cl_reach_add(&r, t->out_offset + t->kept_numel);
+    for (int j = 0; j < t->nin; j++) {
+        int64_t shape[2 * CLB__PLAN_MAX_DIMS], stride[2 * CLB__PLAN_MAX_DIMS];
+        int n = 0;
+        for (int d = 0; d < t->kdim; d++, n++) shape[n] = t->kshape[d], stride[n] = t->kstride[j][d];
+        for (int d = 0; d < t->rdim; d++, n++) shape[n] = t->rshape[d], stride[n] = t->rstride[j][d];
+        clb__cl_reach_walk(&r, 0, shape, stride, n);
+    }
+    return clb__cl_index64(&r, margin);
+}
+
+/* The decomposition of one call, its chunks of the reduced range and its index width. */
+static void decompose(const clb_context *ctx, const clb__expr *e, const er_job *job,
+                      const er_tables *t, er_shape *g)
+{
+    const clb__cl_context *cl = clb__cl_impl((clb_context *)ctx);
+    g->tree = !cpu_paths(ctx);
+    g->wg = g->lx = g->ly = g->chunks = g->ktile = 1;
+    g->klanes = false;
+    if (g->tree) tree_shape(ctx, t, g);
+    else loop_shape(ctx, e, job, t, g);
     /* Where loops are cut short (CLB__QUIRK_LOOP_LIMIT): no lane folds more than
        the budget allows, with room for the row walk's recomputations. */
     if (cl->max_trips < INT64_MAX) {
-        int64_t per = cl->max_trips / (2 * etrips * (t->rdim + 1));
+        int64_t per = cl->max_trips / (2 * clb__expr_cl_trips(e) * (t->rdim + 1));
         if (per < 1) per = 1;
-        while ((t->red_numel + chunks - 1) / chunks / ly > per && chunks < t->red_numel) chunks *= 2;
-        if (chunks > t->red_numel) chunks = t->red_numel;
+        while ((t->red_numel + g->chunks - 1) / g->chunks / g->ly > per && g->chunks < t->red_numel)
+            g->chunks *= 2;
+        if (g->chunks > t->red_numel) g->chunks = t->red_numel;
     }
-    int64_t chunk = (t->red_numel + chunks - 1) / chunks;
-    if (chunk < 1) chunk = 1;
+    g->chunk = (t->red_numel + g->chunks - 1) / g->chunks;
+    if (g->chunk < 1) g->chunk = 1;
     /* No empty chunks at the end (4097 rows in 128 chunks of 33 left three):
        the merges count each chunk's values from its bounds. */
-    chunks = (t->red_numel + chunk - 1) / chunk;
-    bool final = chunks == 1;
+    g->chunks = (t->red_numel + g->chunk - 1) / g->chunk;
+    g->final = g->chunks == 1;
+    g->wide = er_index64(t, g);
+}
 
-    /* 32-bit indices unless some offset, count or the walk's overshoot needs more. */
-    int64_t margin = (int64_t)1 << 20;
-    bool wide = t->red_numel + (int64_t)wg > INT32_MAX - 2 * margin ||
-                t->kept_numel * chunks > INT32_MAX - margin ||
-                t->out_offset + t->kept_numel > INT32_MAX - margin || CLB__FAULT_INDEX64();
-    for (int j = 0; j < t->nin && !wide; j++) {
-        int64_t hi = 0, lo = 0;
-        for (int d = 0; d < t->kdim; d++) {
-            int64_t s = (t->kshape[d] - 1) * t->kstride[j][d];
-            if (s > 0) hi += s; else lo += s;
-        }
-        for (int d = 0; d < t->rdim; d++) {
-            int64_t s = (t->rshape[d] - 1) * t->rstride[j][d];
-            if (s > 0) hi += s; else lo += s;
-        }
-        wide = hi > INT32_MAX - margin || lo < INT32_MIN + margin;
-    }
-
-    /* The specialisation. */
-    bool ok = append(&options, &olen, "-DCLB_NIN=%" PRId64, t->nin);
+/* The program's build options: the specialisation, then the body's defines. */
+static clb_status er_options(const clb__expr *e, const er_job *job, const er_tables *t,
+                             const er_shape *g, const clb_dtype *in, const char *body,
+                             char **options)
+{
+    size_t olen = 0;
+    *options = NULL;
+    bool ok = append(options, &olen, "-DCLB_NIN=%" PRId64, t->nin);
     for (int j = 0; j < t->nin && ok; j++) {
         char f[40];
         snprintf(f, sizeof f, " -DCLB_IN%d_DTYPE=%%" PRId64, j + 1);
-        ok = append(&options, &olen, f, in[j]);
+        ok = append(options, &olen, f, in[j]);
         int64_t s = t->rstride[j][t->rdim - 1];
         snprintf(f, sizeof f, " -DCLB_RIN%d=%%" PRId64, j + 1);
-        ok = ok && append(&options, &olen, f, s == 0 ? 0 : s == 1 ? 1 : 2);
-        if (klanes) {
+        ok = ok && append(options, &olen, f, s == 0 ? 0 : s == 1 ? 1 : 2);
+        if (g->klanes) {
             s = t->kstride[j][t->kdim - 1];
             snprintf(f, sizeof f, " -DCLB_KIN%d=%%" PRId64, j + 1);
-            ok = ok && append(&options, &olen, f, s == 0 ? 0 : s == 1 ? 1 : 2);
+            ok = ok && append(options, &olen, f, s == 0 ? 0 : s == 1 ? 1 : 2);
         }
     }
-    ok = ok && append(&options, &olen, " -DCLB_EXPR_DTYPE=%" PRId64, edt) &&
-         append(&options, &olen, " -DCLB_ACC_DTYPE=%" PRId64, acc) &&
-         append(&options, &olen, " -DCLB_OUT_DTYPE=%" PRId64, out) &&
-         append(&options, &olen, " -DCLB_OP=%" PRId64, op->op) &&
-         append(&options, &olen, " -DCLB_FINAL=%" PRId64, final) &&
-         append(&options, &olen, " -DCLB_KDIM=%" PRId64, t->kdim) &&
-         append(&options, &olen, " -DCLB_RDIM=%" PRId64, t->rdim) &&
-         append(&options, &olen, " -DCLB_TREE=%" PRId64, tree) &&
-         append(&options, &olen, " -DCLB_KLANES=%" PRId64, klanes) &&
-         append(&options, &olen, " -DCLB_KTILE=%" PRId64, ktile) &&
-         append(&options, &olen, " -DCLB_VEC=%" PRId64, klanes ? KVEC : VEC) &&
-         append(&options, &olen, " -DCLB_MOMENTS=%" PRId64, job->moments) &&
-         append(&options, &olen, " -DCLB_ONLINE=%" PRId64, job->online) &&
-         append(&options, &olen, " -DCLB_ROOT=%" PRId64, job->root) &&
-         append(&options, &olen, " -DCLB_INDEX64=%" PRId64, wide) &&
-         append(&options, &olen, " -DCLB_SCALAR_LANES=%" PRId64, !loads_only(e));
+    const int64_t defs[] = {job->op.in, g->acc, job->op.out, job->op.op, g->final, t->kdim,
+                            t->rdim, g->tree, g->klanes, g->ktile, g->klanes ? KVEC : VEC,
+                            job->moments, job->online, job->root, g->wide, !loads_only(e)};
+    static const char *const names[] = {
+        "EXPR_DTYPE", "ACC_DTYPE", "OUT_DTYPE", "OP", "FINAL", "KDIM", "RDIM", "TREE",
+        "KLANES", "KTILE", "VEC", "MOMENTS", "ONLINE", "ROOT", "INDEX64", "SCALAR_LANES"};
+    _Static_assert(sizeof defs / sizeof defs[0] == sizeof names / sizeof names[0], "one name each");
+    for (size_t i = 0; i < sizeof defs / sizeof defs[0] && ok; i++) {
+        char f[40];
+        snprintf(f, sizeof f, " -DCLB_%s=%%" PRId64, names[i]);
+        ok = append(options, &olen, f, defs[i]);
+    }
     if (ok) {
-        char *p = realloc(options, olen + strlen(body) + 1);
+        char *p = realloc(*options, olen + strlen(body) + 1);
         if (p) memcpy(p + olen, body, strlen(body) + 1);
         ok = p != NULL;
-        if (p) options = p;
+        if (p) *options = p;
     }
-    if (!ok) CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "%s: out of host memory generating a kernel", fn);
-    CLB_TRY(clb__program_cache_get(cl->programs, CLB__KERNEL_EVAL_REDUCE, options, &program));
+    if (!ok) return clb__fail(CLB_ERR_OUT_OF_MEMORY, "%s: out of host memory generating a kernel", job->fn);
+    return CLB_OK;
+}
 
-    /* The table: [kept shape | reduced shape | per input: kept strides | reduced strides]. */
+/* The stride table in a new __constant buffer (*table): [kept shape | reduced
+   shape | per input: kept strides | reduced strides], in the index type. */
+static clb_status er_table(clb__cl_context *cl, const char *fn, const er_tables *t, bool wide,
+                           cl_mem *table)
+{
+    clb_status st = CLB_OK;
+    cl_int err = CL_SUCCESS;
     size_t cols = (size_t)(t->kdim + t->rdim), n = cols * (size_t)(t->nin + 1);
     size_t isz = wide ? sizeof(cl_long) : sizeof(cl_int);
-    host_table = malloc(n * isz);
-    if (!host_table) CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "%s: out of host memory for a stride table", fn);
+    void *host = malloc(n * isz);
+    if (!host) return clb__fail(CLB_ERR_OUT_OF_MEMORY, "%s: out of host memory for a stride table", fn);
     for (size_t at = 0; at < n; at++) {
         size_t row = at / cols, c = at % cols;
         bool kc = c < (size_t)t->kdim;
         size_t d = kc ? c : c - (size_t)t->kdim;
         int64_t v = row == 0 ? (kc ? t->kshape[d] : t->rshape[d])
                              : (kc ? t->kstride[row - 1][d] : t->rstride[row - 1][d]);
-        if (wide) ((cl_long *)host_table)[at] = v;
-        else ((cl_int *)host_table)[at] = (cl_int)v;
+        if (wide) ((cl_long *)host)[at] = v;
+        else ((cl_int *)host)[at] = (cl_int)v;
     }
-    table = clCreateBuffer(cl->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * isz,
-                           host_table, &err);
+    *table = clCreateBuffer(cl->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * isz, host, &err);
     if (CLB__FAULT(CLB__FAULT_BUFFER)) {
-        if (table) clReleaseMemObject(table);
-        table = NULL;
+        if (*table) clReleaseMemObject(*table);
+        *table = NULL;
         err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
     }
     CLB_CL_CHECK(err, "clCreateBuffer (eval_reduce stride table)");
-    if (!final) {
-        size_t bytes = (size_t)t->kept_numel * (size_t)chunks * clb_dtype_size(acc) *
+cleanup:
+    free(host);
+    return st;
+}
+
+/* The launch description (cl/launch_args.h's CLB_ER_*) of a pass. */
+static void er_args(const er_job *job, const er_tables *t, const er_shape *g, clb__cl_args *args)
+{
+    memset(args, 0, sizeof *args);
+    args->v[CLB_ER_OUT_OFFSET] = g->final ? t->out_offset : 0;
+    for (int j = 0; j < t->nin; j++) args->v[CLB_ER_IN_OFFSET(j)] = t->in_offset[j];
+    args->v[CLB_ER_KEPT_NUMEL] = t->kept_numel;
+    args->v[CLB_ER_RED_NUMEL] = t->red_numel;
+    args->v[CLB_ER_CHUNK] = g->chunk;
+    args->v[CLB_ER_X] = g->lx;
+    args->v[CLB_ER_Y] = g->ly;
+    args->v[CLB_ER_COUNT] = job->moments ? job->correction : job->op.count;
+}
+
+/* Sets the main kernel's arguments and enqueues it: the output (or the
+   partials), the inputs (absent ones get the output's buffer), the description,
+   the tree's local scratch, the table, the zero. Kernel cache locked. */
+static clb_status launch_main(clb__cl_context *cl, clb__cl_kernel *k, const er_job *job,
+                              const er_tables *t, er_shape *g, void *const *handles, cl_mem dst,
+                              cl_mem table)
+{
+    if (g->tree && (int64_t)k->wg_max < g->wg) {
+        /* The kernel allows fewer work items per group than the device: shrink. */
+        while (g->wg > (int64_t)k->wg_max && g->wg > 1) g->wg /= 2;
+        if (g->ly > g->wg) g->ly = g->wg;
+        g->lx = g->wg / g->ly;
+    }
+    clb_status st = clb__cl_set_arg(k, 0, sizeof(cl_mem), &dst);
+    for (int j = 0; j < NIN_MAX && st == CLB_OK; j++) {
+        cl_mem m = (cl_mem)handles[j < t->nin ? j + 1 : 0];
+        st = clb__cl_set_arg(k, (cl_uint)j + 1, sizeof(cl_mem), &m);
+    }
+    clb__cl_args args;
+    er_args(job, t, g, &args);
+    if (st == CLB_OK) st = clb__cl_set_args(k, CLB__KERNEL_EVAL_REDUCE, 1 + NIN_MAX, &args);
+    if (st != CLB_OK) return st;
+    cl_uint arg = 1 + NIN_MAX + CLB_ER_ARGS_VECS;
+    const cl_int zero = 0; /* the body's constants xor it (quirk literal-folding) */
+    size_t scratch = (size_t)(g->tree ? g->wg : 1) * clb_dtype_size(g->acc) *
+                     (job->moments ? 3 : job->online ? 2 : 1);
+    /* Local memory: not an argument the kernel cache can remember. */
+    cl_int err = clSetKernelArg(k->kernel, arg++, scratch, NULL);
+    if (err == CL_SUCCESS) err = clSetKernelArg(k->kernel, arg++, sizeof(cl_mem), &table);
+    if (err == CL_SUCCESS) err = clSetKernelArg(k->kernel, arg++, sizeof zero, &zero);
+    if (err != CL_SUCCESS) return clb__cl_fail(err, "clSetKernelArg");
+    int64_t groups_x = ((g->klanes ? t->kept_numel / (KVEC * g->ktile) : t->kept_numel) + g->lx - 1) / g->lx;
+    size_t local[2] = {(size_t)g->wg, 1}, global[2] = {(size_t)(groups_x * g->wg), (size_t)g->chunks};
+    err = clEnqueueNDRangeKernel(cl->queue, k->kernel, 2, NULL, global, local, 0, NULL, NULL);
+    if (CLB__FAULT(CLB__FAULT_ENQUEUE)) err = CL_OUT_OF_RESOURCES;
+    return err == CL_SUCCESS ? CLB_OK : clb__cl_fail(err, "clEnqueueNDRangeKernel");
+}
+
+/* (mean, M2) or (m, s) per chunk, merged per output (cl/eval_reduce.cl). */
+static clb_status merge_pairs(clb__cl_context *cl, cl_program program, const er_job *job,
+                              const er_tables *t, const er_shape *g, void *const *handles,
+                              cl_mem partial)
+{
+    clb_status st = CLB_OK;
+    clb__cl_kernel *k = NULL;
+    CLB_TRY(clb__cl_kernel_for(cl, CLB__KERNEL_EVAL_REDUCE, program, job->online ? 2 : 1,
+                               job->online ? "clb_online_merge" : "clb_moments_merge", &k));
+    cl_kernel kernel = k->kernel;
+    clb__cl_args args;
+    er_args(job, t, g, &args);
+    args.v[CLB_ER_OUT_OFFSET] = t->out_offset;
+    args.v[CLB_ER_X] = g->chunks;
+    cl_mem bufs[2] = {(cl_mem)handles[0], partial};
+    for (cl_uint b = 0; b < 2; b++) CLB_TRY(clb__cl_set_arg(k, b, sizeof(cl_mem), &bufs[b]));
+    CLB_TRY(clb__cl_set_args(k, CLB__KERNEL_EVAL_REDUCE, 2, &args));
+    size_t l1 = 1, g1 = (size_t)t->kept_numel;
+    cl_int err = clEnqueueNDRangeKernel(cl->queue, kernel, 1, NULL, &g1, &l1, 0, NULL, NULL);
+    if (CLB__FAULT(CLB__FAULT_ENQUEUE)) err = CL_OUT_OF_RESOURCES;
+    CLB_CL_CHECK(err, "clEnqueueNDRangeKernel");
+cleanup:
+    if (k) clb__cl_kernel_unlock(cl);
+    return st;
+}
+
+/* The partials: a (kept, chunks) matrix reduced along its rows by clb_reduce's
+   kernel, which also divides a MEAN and converts to the output dtype. */
+static clb_status merge_reduce(clb_context *ctx, const er_job *job, const er_tables *t,
+                               const er_shape *g, void *const *handles, cl_mem partial)
+{
+    clb__plan p2;
+    const int64_t shape[2] = {t->kept_numel, g->chunks};
+    const int64_t so[2] = {1, 0}, si[2] = {g->chunks, 1};
+    const int64_t *strides[2] = {so, si};
+    const int64_t offsets[2] = {t->out_offset, 0};
+    clb__plan_make(&p2, 2, 2, shape, strides, offsets);
+    clb__reduce_op r2 = job->op;
+    r2.in = g->acc;
+    void *h2[2] = {handles[0], partial};
+    return clb__cl_reduce(ctx, &r2, &p2, h2);
+}
+
+/* The program of this call (its body generated), its description checked. */
+static clb_status er_program(clb_context *ctx, const clb__expr *e, const er_job *job,
+                             const er_tables *t, const er_shape *g, const clb_dtype *in,
+                             cl_program *program)
+{
+    clb__cl_context *cl = clb__cl_impl(ctx);
+    char *body = NULL, *options = NULL;
+    clb_status st = clb__expr_cl_body(ctx, job->fn, e, &body);
+    if (st == CLB_OK) st = er_options(e, job, t, g, in, body, &options);
+    if (st == CLB_OK)
+        st = clb__program_cache_get(cl->programs, CLB__KERNEL_EVAL_REDUCE, options, program);
+    if (st == CLB_OK) st = clb__cl_check_args(cl, CLB__KERNEL_EVAL_REDUCE, *program);
+    free(options);
+    free(body);
+    return st;
+}
+
+static clb_status run(clb_context *ctx, const clb__expr *e, const er_job *job,
+                      const clb__plan *plan, void *const *handles, const clb_dtype *in)
+{
+    const clb__reduce_op *op = &job->op;
+    clb_status st = CLB_OK;
+    clb__cl_context *cl = clb__cl_impl(ctx);
+    er_tables *t = malloc(sizeof *t);
+    cl_program program = NULL;
+    clb__cl_kernel *k = NULL; /* cached; the cache stays locked until the launch is enqueued */
+    cl_mem table = NULL, partial = NULL;
+    cl_int err = CL_SUCCESS;
+    if (!t) return clb__fail(CLB_ERR_OUT_OF_MEMORY, "%s: out of host memory for a plan", job->fn);
+    if (plan->numel == 0 || op->out_numel == 0) goto cleanup; /* the op layer handles empty ones */
+    split(plan, t);
+    er_shape g;
+    g.acc = job->moments || job->online ? (op->in == CLB_FLOAT64 ? CLB_FLOAT64 : CLB_FLOAT32)
+                                        : accumulator(op->op, op->in, op->out, ctx->info.has_fp64);
+    CLB_TRY(check_fp64(ctx, job, t, g.acc, in));
+    decompose(ctx, e, job, t, &g);
+    CLB_TRY(er_program(ctx, e, job, t, &g, in, &program));
+    CLB_TRY(er_table(cl, job->fn, t, g.wide, &table));
+    if (!g.final) {
+        size_t bytes = (size_t)t->kept_numel * (size_t)g.chunks * clb_dtype_size(g.acc) *
                        (job->moments || job->online ? 2 : 1);
         partial = clCreateBuffer(cl->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
         if (CLB__FAULT(CLB__FAULT_BUFFER)) err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
         CLB_CL_CHECK(err, "clCreateBuffer (eval_reduce partials)");
     }
-
     CLB_TRY(clb__cl_kernel_for(cl, CLB__KERNEL_EVAL_REDUCE, program, 0,
                                clb__kernel_function(CLB__KERNEL_EVAL_REDUCE), &k));
-    kernel = k->kernel;
-    if (tree && (int64_t)k->wg_max < wg) {
-        /* The kernel allows fewer work items per group than the device: shrink. */
-        while (wg > (int64_t)k->wg_max && wg > 1) wg /= 2;
-        if (ly > wg) ly = wg;
-        lx = wg / ly;
-    }
-    cl_uint arg = 0;
-    cl_mem dst = final ? (cl_mem)handles[0] : partial;
-    err = clSetKernelArg(kernel, arg++, sizeof(cl_mem), &dst);
-    for (int j = 0; j < NIN_MAX && err == CL_SUCCESS; j++) {
-        cl_mem m = (cl_mem)handles[j < t->nin ? j + 1 : 0];
-        err = clSetKernelArg(kernel, arg++, sizeof(cl_mem), &m);
-    }
-    cl_long8 offs;
-    for (int j = 0; j < 8; j++) offs.s[j] = j < t->nin ? t->in_offset[j] : 0;
-    cl_long scal[4] = {final ? t->out_offset : 0, t->kept_numel, t->red_numel, chunk};
-    cl_int ints[2] = {(cl_int)lx, (cl_int)ly};
-    cl_long count = job->moments ? job->correction : op->count;
-    const cl_int zero = 0; /* the body's constants xor it (quirk literal-folding) */
-    for (int i = 0; i < 4 && err == CL_SUCCESS; i++) {
-        cl_int narrow = (cl_int)scal[i];
-        err = wide ? clSetKernelArg(kernel, arg++, sizeof(cl_long), &scal[i])
-                   : clSetKernelArg(kernel, arg++, sizeof(cl_int), &narrow);
-        if (i == 0 && err == CL_SUCCESS) err = clSetKernelArg(kernel, arg++, sizeof offs, &offs);
-    }
-    for (int i = 0; i < 2 && err == CL_SUCCESS; i++)
-        err = clSetKernelArg(kernel, arg++, sizeof(cl_int), &ints[i]);
-    if (err == CL_SUCCESS) err = clSetKernelArg(kernel, arg++, sizeof count, &count);
-    if (err == CL_SUCCESS)
-        err = clSetKernelArg(kernel, arg++,
-                             (size_t)(tree ? wg : 1) * clb_dtype_size(acc) *
-                                 (job->moments ? 3 : job->online ? 2 : 1),
-                             NULL);
-    if (err == CL_SUCCESS) err = clSetKernelArg(kernel, arg++, sizeof(cl_mem), &table);
-    if (err == CL_SUCCESS) err = clSetKernelArg(kernel, arg++, sizeof zero, &zero);
-    CLB_CL_CHECK(err, "clSetKernelArg");
-    int64_t groups_x = ((klanes ? t->kept_numel / (KVEC * ktile) : t->kept_numel) + lx - 1) / lx;
-    size_t local[2] = {(size_t)wg, 1}, global[2] = {(size_t)(groups_x * wg), (size_t)chunks};
-    err = clEnqueueNDRangeKernel(cl->queue, kernel, 2, NULL, global, local, 0, NULL, NULL);
-    if (CLB__FAULT(CLB__FAULT_ENQUEUE)) err = CL_OUT_OF_RESOURCES;
-    CLB_CL_CHECK(err, "clEnqueueNDRangeKernel");
+    CLB_TRY(launch_main(cl, k, job, t, &g, handles, g.final ? (cl_mem)handles[0] : partial, table));
     clb__cl_kernel_unlock(cl);
     k = NULL;
-
-    if (!final && (job->moments || job->online)) {
-        /* (mean, M2) or (m, s) per chunk, merged per output (cl/eval_reduce.cl). */
-        CLB_TRY(clb__cl_kernel_for(cl, CLB__KERNEL_EVAL_REDUCE, program, job->online ? 2 : 1,
-                                   job->online ? "clb_online_merge" : "clb_moments_merge", &k));
-        kernel = k->kernel;
-        cl_long sc[4] = {t->out_offset, t->kept_numel, t->red_numel, chunk};
-        cl_int nch = (cl_int)chunks;
-        cl_long corr = job->correction;
-        arg = 0;
-        err = clSetKernelArg(kernel, arg++, sizeof(cl_mem), &handles[0]);
-        if (err == CL_SUCCESS) err = clSetKernelArg(kernel, arg++, sizeof(cl_mem), &partial);
-        for (int i = 0; i < 4 && err == CL_SUCCESS; i++) {
-            cl_int narrow = (cl_int)sc[i];
-            err = wide ? clSetKernelArg(kernel, arg++, sizeof(cl_long), &sc[i])
-                       : clSetKernelArg(kernel, arg++, sizeof(cl_int), &narrow);
-        }
-        if (err == CL_SUCCESS) err = clSetKernelArg(kernel, arg++, sizeof nch, &nch);
-        if (err == CL_SUCCESS) err = clSetKernelArg(kernel, arg++, sizeof corr, &corr);
-        CLB_CL_CHECK(err, "clSetKernelArg");
-        size_t l1 = 1, g1 = (size_t)t->kept_numel;
-        err = clEnqueueNDRangeKernel(cl->queue, kernel, 1, NULL, &g1, &l1, 0, NULL, NULL);
-        if (CLB__FAULT(CLB__FAULT_ENQUEUE)) err = CL_OUT_OF_RESOURCES;
-        CLB_CL_CHECK(err, "clEnqueueNDRangeKernel");
-        clb__cl_kernel_unlock(cl);
-        k = NULL;
-    } else if (!final) {
-        /* The partials: a (kept, chunks) matrix reduced along its rows by clb_reduce's
-           kernel, which also divides a MEAN and converts to the output dtype. */
-        clb__plan p2;
-        const int64_t shape[2] = {t->kept_numel, chunks};
-        const int64_t so[2] = {1, 0}, si[2] = {chunks, 1};
-        const int64_t *strides[2] = {so, si};
-        const int64_t offsets[2] = {t->out_offset, 0};
-        clb__plan_make(&p2, 2, 2, shape, strides, offsets);
-        clb__reduce_op r2 = *op;
-        r2.in = acc;
-        void *h2[2] = {handles[0], partial};
-        CLB_TRY(clb__cl_reduce(ctx, &r2, &p2, h2));
-    }
+    if (!g.final && (job->moments || job->online))
+        CLB_TRY(merge_pairs(cl, program, job, t, &g, handles, partial));
+    else if (!g.final)
+        CLB_TRY(merge_reduce(ctx, job, t, &g, handles, partial));
 cleanup:
     if (k) clb__cl_kernel_unlock(cl);
     if (table) clReleaseMemObject(table);
     if (partial) clReleaseMemObject(partial);
-    free(host_table);
-    free(options);
-    free(body);
     free(t);
     return st;
 }
@@ -509,16 +583,20 @@ clb_status clb__cl_softmax_rows(clb_context *ctx, const clb__softmax_rows_op *op
     char options[CLB__KERNEL_OPTIONS_MAX];
     CLB_TRY(clb__kernel_options(defs, (int)(sizeof defs / sizeof defs[0]), options, sizeof options));
     CLB_TRY(clb__program_cache_get(cl->programs, CLB__KERNEL_EVAL_REDUCE, options, &program));
+    CLB_TRY(clb__cl_check_args(cl, CLB__KERNEL_EVAL_REDUCE, program));
     CLB_TRY(clb__cl_kernel_for(cl, CLB__KERNEL_EVAL_REDUCE, program, 3, "clb_softmax_rows", &k));
     cl_kernel kernel = k->kernel;
-    const cl_long scal[5] = {op->in_offset, op->out_offset, op->rows, op->len, per};
-    cl_uint arg = 0;
-    for (int i = 0; i < 2 && err == CL_SUCCESS; i++)
-        err = clSetKernelArg(kernel, arg++, sizeof(cl_mem), &handles[i]);
-    for (int i = 0; i < 5 && err == CL_SUCCESS; i++)
-        err = clSetKernelArg(kernel, arg++, sizeof(cl_long), &scal[i]);
-    if (err == CL_SUCCESS)
-        err = clSetKernelArg(kernel, arg++, use_scratch ? scratch : clb_dtype_size(acc), NULL);
+    clb__cl_args args = {{0}};
+    args.v[CLB_ER_IN_OFFSET(0)] = op->in_offset;
+    args.v[CLB_ER_OUT_OFFSET] = op->out_offset;
+    args.v[CLB_ER_KEPT_NUMEL] = op->rows;
+    args.v[CLB_ER_RED_NUMEL] = op->len;
+    args.v[CLB_ER_CHUNK] = per;
+    for (cl_uint i = 0; i < 2; i++) CLB_TRY(clb__cl_set_arg(k, i, sizeof(cl_mem), &handles[i]));
+    CLB_TRY(clb__cl_set_args(k, CLB__KERNEL_EVAL_REDUCE, 2, &args));
+    /* Local memory: not an argument the kernel cache can remember. */
+    err = clSetKernelArg(kernel, 2 + CLB_ER_ARGS_VECS, use_scratch ? scratch : clb_dtype_size(acc),
+                         NULL);
     CLB_CL_CHECK(err, "clSetKernelArg");
     size_t local = 1, global = (size_t)items;
     err = clEnqueueNDRangeKernel(cl->queue, kernel, 1, NULL, &global, &local, 0, NULL, NULL);

@@ -124,4 +124,21 @@
 #define CLB_ER_ARGS_LEN 15
 #define CLB_ER_ARGS_VECS 1                        /* long16 arguments: 16 slots */
 
+/* clb_matmul's own kernels (cl/matmul.cl): operand 0 is out, 1 a, 2 b. The
+   batch plan takes the shared layout (offsets, rank, the batch shape and each
+   operand's batch strides); the matrices' extents and each operand's row and
+   column strides follow it. */
+#define CLB_MM_OPS 3
+#define CLB_MM_OFFSET(o) CLB_ARGS_OFFSET(CLB_MM_OPS, o)
+#define CLB_MM_RANK CLB_ARGS_RANK(CLB_MM_OPS)
+#define CLB_MM_SHAPE(d) CLB_ARGS_SHAPE(CLB_MM_OPS, d)
+#define CLB_MM_STRIDE(o, d) CLB_ARGS_STRIDE(CLB_MM_OPS, o, d)
+#define CLB_MM_M CLB_ARGS_LEN(CLB_MM_OPS)
+#define CLB_MM_N (CLB_MM_M + 1)
+#define CLB_MM_K (CLB_MM_M + 2)
+#define CLB_MM_ROW_STRIDE(o) (CLB_MM_M + 3 + (o))
+#define CLB_MM_COL_STRIDE(o) (CLB_MM_M + 6 + (o))
+#define CLB_MM_ARGS_LEN (CLB_MM_M + 9)
+#define CLB_MM_ARGS_VECS 4                        /* long16 arguments: 64 slots */
+
 #endif /* CLB_LAUNCH_ARGS_H */

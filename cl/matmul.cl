@@ -34,15 +34,33 @@ typedef CLB_STORAGE(CLB_ACC_DTYPE) clb_acc_t;
 
 #define CLB_LOAD_ACC(p, i) CLB_CONVERT(CLB_ACC_DTYPE, CLB_DTYPE, CLB_LOAD(CLB_DTYPE, p, i))
 
+/* Everything about the launch but the buffers arrives as the array `mma_`
+   whose slots cl/launch_args.h names for the host (src/opencl/cl_matmul.c) and
+   this file alike; CLB_MM_ARGS declares the kernels' locals from it. */
+CLB_ARGS_PROBE(CLB_MM_ARGS_VECS)
+#define CLB_MM_ARGS()                                                                              \
+    CLB_ARGS_UNPACK(CLB_MM_ARGS_VECS, mma_);                                                       \
+    const clb_index m = (clb_index)mma_[CLB_MM_M], n = (clb_index)mma_[CLB_MM_N];                  \
+    const clb_index k = (clb_index)mma_[CLB_MM_K];                                                 \
+    clb_index out_off = (clb_index)mma_[CLB_MM_OFFSET(0)];                                         \
+    clb_index a_off = (clb_index)mma_[CLB_MM_OFFSET(1)], x_off = (clb_index)mma_[CLB_MM_OFFSET(2)];\
+    const clb_index rs_o = (clb_index)mma_[CLB_MM_ROW_STRIDE(0)];                                  \
+    const clb_index cs_o = (clb_index)mma_[CLB_MM_COL_STRIDE(0)];                                  \
+    const clb_index rs_a = (clb_index)mma_[CLB_MM_ROW_STRIDE(1)];                                  \
+    const clb_index cs_a = (clb_index)mma_[CLB_MM_COL_STRIDE(1)];                                  \
+    const clb_index rs_x = (clb_index)mma_[CLB_MM_ROW_STRIDE(2)];                                  \
+    const clb_index cs_x = (clb_index)mma_[CLB_MM_COL_STRIDE(2)];                                  \
+    const int batch_ndim = (int)mma_[CLB_MM_RANK]
+
 #if CLB_WIDE_TABLE
 /* [shape | out strides | a strides | b strides] */
-#define CLB_TABLE_ARGS __constant const clb_index *table
+#define CLB_TABLE_ARG , __constant const clb_index *table
 #define CLB_BSHAPE(d) table[d]
 #define CLB_BSTRIDE(k, d) table[(1 + (k)) * batch_ndim + (d)]
 #else
-#define CLB_TABLE_ARGS clb_index8 shape_v, clb_index8 so_v, clb_index8 sa_v, clb_index8 sb_v
-#define CLB_BSHAPE(d) bshape[d]
-#define CLB_BSTRIDE(k, d) bstride[k][d]
+#define CLB_TABLE_ARG
+#define CLB_BSHAPE(d) ((clb_index)mma_[CLB_MM_SHAPE(d)])
+#define CLB_BSTRIDE(k, d) ((clb_index)mma_[CLB_MM_STRIDE(k, d)])
 #endif
 
 /* Adds the offsets of batch matrix `id` (row-major over the batch table) to
@@ -53,20 +71,11 @@ typedef CLB_STORAGE(CLB_ACC_DTYPE) clb_acc_t;
 #define CLB_BATCH_OFFSETS(id) CLB_UNRAVEL(id, batch_ndim, CLB_BSHAPE, CLB_BATCH_STEP, 0)
 
 __kernel void clb_matmul(__global clb_t *out, __global const clb_t *a, __global const clb_t *x,
-                         clb_index m, clb_index n, clb_index k, clb_index out_off,
-                         clb_index a_off, clb_index x_off, clb_index rs_o, clb_index cs_o,
-                         clb_index rs_a, clb_index cs_a, clb_index rs_x, clb_index cs_x,
-                         int batch_ndim, CLB_TABLE_ARGS)
+                         CLB_ARGS_PARAMS(CLB_MM_ARGS_VECS) CLB_TABLE_ARG)
 {
+    CLB_MM_ARGS();
     const clb_index j = (clb_index)get_global_id(0), i = (clb_index)get_global_id(1);
     if (j >= n || i >= m) return;
-#if !CLB_WIDE_TABLE
-    clb_index bshape[CLB_BYVAL_DIMS], bstride[3][CLB_BYVAL_DIMS];
-    vstore8(shape_v, 0, bshape);
-    vstore8(so_v, 0, bstride[0]);
-    vstore8(sa_v, 0, bstride[1]);
-    vstore8(sb_v, 0, bstride[2]);
-#endif
     CLB_BATCH_OFFSETS((clb_index)get_global_id(2));
     a_off += i * rs_a;
     x_off += j * cs_x;
@@ -97,23 +106,15 @@ __kernel void clb_matmul(__global clb_t *out, __global const clb_t *a, __global 
 #endif
 typedef CLB_CAT(CLB_STORAGE(CLB_DTYPE), 16) clb_t16;
 __kernel void clb_matmul_blocked(__global clb_t *out, __global const clb_t *a,
-                                 __global const clb_t *x, clb_index m, clb_index n, clb_index k,
-                                 clb_index out_off, clb_index a_off, clb_index x_off,
-                                 clb_index rs_o, clb_index cs_o, clb_index rs_a, clb_index cs_a,
-                                 clb_index rs_x, clb_index cs_x, int batch_ndim, CLB_TABLE_ARGS)
+                                 __global const clb_t *x,
+                                 CLB_ARGS_PARAMS(CLB_MM_ARGS_VECS) CLB_TABLE_ARG)
 {
+    CLB_MM_ARGS();
     (void)cs_o;
     (void)cs_x;
     (void)n;
     const clb_index j = (clb_index)get_global_id(0) * 16,
                     i = (clb_index)get_global_id(1) * CLB_MM_ROWS;
-#if !CLB_WIDE_TABLE
-    clb_index bshape[CLB_BYVAL_DIMS], bstride[3][CLB_BYVAL_DIMS];
-    vstore8(shape_v, 0, bshape);
-    vstore8(so_v, 0, bstride[0]);
-    vstore8(sa_v, 0, bstride[1]);
-    vstore8(sb_v, 0, bstride[2]);
-#endif
     CLB_BATCH_OFFSETS((clb_index)get_global_id(2));
 #define CLB_MM_A_ROW(r) (a + a_off + min(i + (r), m - 1) * rs_a)
     __global const clb_t *a0 = CLB_MM_A_ROW(0), *a1 = CLB_MM_A_ROW(1), *a2 = CLB_MM_A_ROW(2),

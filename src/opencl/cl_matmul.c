@@ -22,6 +22,7 @@
  * of tuned CLBlast and our kernel serves the GEMMs both can do. */
 #include "cl_launch.h"
 
+#include "cl_args.h"
 #include "cl_errors.h"
 #include "cl_matmul_tune.h"
 #include "dtype.h"
@@ -94,6 +95,48 @@ static int64_t blocked_rows(clb_dtype dtype)
     return dtype == CLB_FLOAT64 ? 4 : 6;
 }
 
+/* Whether the kernel's indices need 64 bits: the batch count, or an offset of
+   an operand's matrices (max_offset) leaves int32. */
+static bool mm_index64(const clb__matmul_op *op, const clb__plan *plan)
+{
+    const int64_t dims[3][2] = {{op->m, op->n}, {op->m, op->k}, {op->k, op->n}};
+    clb__cl_reach r = {0, 0};
+    clb__cl_reach_add(&r, plan->numel);
+    for (int k = 0; k < 3; k++) clb__cl_reach_add(&r, max_offset(op, plan, k, dims[k][0], dims[k][1]));
+    return clb__cl_index64(&r, 0);
+}
+
+/* Sets the kernel's arguments: the three buffers, the launch description
+   (cl/launch_args.h's CLB_MM_*: the batch plan with its tables by value up to
+   CLB_BYVAL_DIMS axes, the extents, the row and column strides), then beyond
+   that [shape | out strides | a strides | b strides] in one __constant buffer
+   (*table, for the caller to release). Kernel cache locked. */
+static clb_status set_launch(clb__cl_context *cl, clb__cl_kernel *k, const clb__matmul_op *op,
+                             const clb__plan *plan, void *const *handles, bool wide, cl_mem *table)
+{
+    bool byval = plan->ndim <= CLB_BYVAL_DIMS;
+    clb__cl_args args = {{0}};
+    args.v[CLB_MM_RANK] = plan->ndim;
+    for (int o = 0; o < CLB_MM_OPS; o++) {
+        args.v[CLB_MM_OFFSET(o)] = plan->offsets[o];
+        args.v[CLB_MM_ROW_STRIDE(o)] = op->row_strides[o];
+        args.v[CLB_MM_COL_STRIDE(o)] = op->col_strides[o];
+        for (int d = 0; byval && d < plan->ndim; d++) args.v[CLB_MM_STRIDE(o, d)] = plan->strides[o][d];
+    }
+    for (int d = 0; byval && d < plan->ndim; d++) args.v[CLB_MM_SHAPE(d)] = plan->shape[d];
+    args.v[CLB_MM_M] = op->m, args.v[CLB_MM_N] = op->n, args.v[CLB_MM_K] = op->k;
+    for (cl_uint o = 0; o < CLB_MM_OPS; o++) {
+        clb_status st = clb__cl_set_arg(k, o, sizeof(cl_mem), &handles[o]);
+        if (st != CLB_OK) return st;
+    }
+    clb_status st = clb__cl_set_args(k, CLB__KERNEL_MATMUL, CLB_MM_OPS, &args);
+    if (st != CLB_OK || byval) return st;
+    clb__cl_table tab;
+    cl_uint arg = CLB_MM_OPS + CLB_MM_ARGS_VECS;
+    clb__cl_plan_table(plan, 3, 0, &tab);
+    return clb__cl_table_args(cl, k->kernel, &arg, &tab, false, wide, table);
+}
+
 static clb_status run_kernel(clb_context *ctx, const clb__matmul_op *op, const clb__plan *plan,
                              void *const *handles, bool blocked, bool accumulate)
 {
@@ -101,55 +144,34 @@ static clb_status run_kernel(clb_context *ctx, const clb__matmul_op *op, const c
     clb__cl_context *cl = clb__cl_impl(ctx);
     cl_program program = NULL;
     clb__cl_kernel *k = NULL; /* cached; the cache stays locked until the launch is enqueued */
-    cl_kernel kernel = NULL;
     cl_mem table = NULL;
     cl_int err = CL_SUCCESS;
-    const int64_t dims[3][2] = {{op->m, op->n}, {op->m, op->k}, {op->k, op->n}};
-    bool wide = plan->numel > INT32_MAX || CLB__FAULT_INDEX64();
-    for (int k = 0; k < 3; k++) wide = wide || max_offset(op, plan, k, dims[k][0], dims[k][1]) > INT32_MAX;
-    bool wide_table = plan->ndim > CLB_BYVAL_DIMS;
+    bool wide = mm_index64(op, plan);
     clb__kernel_define defs[] = {{"CLB_DTYPE", op->dtype}, {"CLB_INDEX64", wide},
-                                 {"CLB_WIDE_TABLE", wide_table}, {"CLB_MM_ACCUMULATE", 1}};
+                                 {"CLB_WIDE_TABLE", plan->ndim > CLB_BYVAL_DIMS},
+                                 {"CLB_MM_ACCUMULATE", 1}};
     char options[CLB__KERNEL_OPTIONS_MAX];
     CLB_TRY(clb__kernel_options(defs, accumulate ? 4 : 3, options, sizeof options));
     CLB_TRY(clb__program_cache_get(cl->programs, CLB__KERNEL_MATMUL, options, &program));
+    CLB_TRY(clb__cl_check_args(cl, CLB__KERNEL_MATMUL, program));
     CLB_TRY(clb__cl_kernel_for(cl, CLB__KERNEL_MATMUL, program, blocked ? 1 : 0,
                                blocked ? "clb_matmul_blocked" : clb__kernel_function(CLB__KERNEL_MATMUL),
                                &k));
-    kernel = k->kernel;
-
-    cl_uint arg = 0;
-    for (int k = 0; k < 3 && err == CL_SUCCESS; k++)
-        err = clSetKernelArg(kernel, arg++, sizeof(cl_mem), &handles[k]);
-    const cl_long scal[12] = {op->m, op->n, op->k, plan->offsets[0], plan->offsets[1],
-                              plan->offsets[2], op->row_strides[0], op->col_strides[0],
-                              op->row_strides[1], op->col_strides[1], op->row_strides[2],
-                              op->col_strides[2]};
-    for (int i = 0; i < 12 && err == CL_SUCCESS; i++) {
-        cl_int narrow = (cl_int)scal[i];
-        err = wide ? clSetKernelArg(kernel, arg++, sizeof(cl_long), &scal[i])
-                   : clSetKernelArg(kernel, arg++, sizeof(cl_int), &narrow);
-    }
-    cl_int nd = plan->ndim;
-    if (err == CL_SUCCESS) err = clSetKernelArg(kernel, arg++, sizeof nd, &nd);
-    CLB_CL_CHECK(err, "clSetKernelArg");
-    /* The batch table: shape and the three operands' strides (clb__cl_table_args). */
-    clb__cl_table tab;
-    clb__cl_plan_table(plan, 3, 0, &tab);
-    CLB_TRY(clb__cl_table_args(cl, kernel, &arg, &tab, !wide_table, wide, &table));
+    CLB_TRY(set_launch(cl, k, op, plan, handles, wide, &table));
     /* 16-wide tiles along n so neighbouring items read neighbouring b columns. */
     size_t local[3] = {16, 1, 1};
     size_t global[3] = {((size_t)op->n + 15) / 16 * 16, (size_t)op->m, (size_t)plan->numel};
     size_t kmax = 1;
-    CLB_CL_CHECK(clGetKernelWorkGroupInfo(kernel, cl->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax,
-                                          &kmax, NULL),
+    CLB_CL_CHECK(clGetKernelWorkGroupInfo(k->kernel, cl->device, CL_KERNEL_WORK_GROUP_SIZE,
+                                          sizeof kmax, &kmax, NULL),
                  "clGetKernelWorkGroupInfo");
     if (kmax < 16 || cl->max_item_size < 16) local[0] = 1;
     if (blocked) {
         int64_t rows = blocked_rows(op->dtype);
         global[0] = (size_t)op->n / 16, global[1] = (size_t)((op->m + rows - 1) / rows);
     }
-    err = clEnqueueNDRangeKernel(cl->queue, kernel, 3, NULL, global, blocked ? NULL : local, 0, NULL, NULL);
+    err = clEnqueueNDRangeKernel(cl->queue, k->kernel, 3, NULL, global, blocked ? NULL : local, 0,
+                                 NULL, NULL);
     if (CLB__FAULT(CLB__FAULT_ENQUEUE)) err = CL_OUT_OF_RESOURCES;
     CLB_CL_CHECK(err, "clEnqueueNDRangeKernel");
 cleanup:
@@ -307,6 +329,77 @@ static clb_status gemm_fail(CLBlastStatusCode s, const char *routine, const clb_
                      (long long)op->k, clblast_status_name(s), (int)s);
 }
 
+/* One CLBlast call's operands, column-major (row-major C = A B is C^T = B^T A^T). */
+typedef struct gemm_call {
+    CLBlastTranspose ta, tb;
+    size_t m, n, k, lda, ldb, ldc;
+    cl_mem A, B, C;
+    size_t oa, ob, oc; /* the first matrices' offsets */
+    size_t so[3];      /* batch strides of out, a, b (one batch axis) */
+    size_t count;      /* matrices */
+    bool dbl;
+} gemm_call;
+
+/* One GEMM of `rows` rows (a batch folded into m, or one matrix). */
+static clb_status gemm_single(clb__cl_context *cl, const clb__matmul_op *op, const gemm_call *g,
+                              size_t rows)
+{
+    CLBlastStatusCode s =
+        g->dbl ? CLBlastDgemm(CLBlastLayoutColMajor, g->tb, g->ta, g->n, rows, g->k, 1.0, g->B,
+                              g->ob, g->ldb, g->A, g->oa, g->lda, 0.0, g->C, g->oc, g->ldc,
+                              &cl->queue, NULL)
+               : CLBlastSgemm(CLBlastLayoutColMajor, g->tb, g->ta, g->n, rows, g->k, 1.0f, g->B,
+                              g->ob, g->ldb, g->A, g->oa, g->lda, 0.0f, g->C, g->oc, g->ldc,
+                              &cl->queue, NULL);
+    return s == CLBlastSuccess ? CLB_OK : gemm_fail(s, "Gemm", op);
+}
+
+/* Packed batches: one strided call. */
+static clb_status gemm_strided(clb__cl_context *cl, const clb__matmul_op *op, const gemm_call *g)
+{
+    CLBlastStatusCode s =
+        g->dbl ? CLBlastDgemmStridedBatched(CLBlastLayoutColMajor, g->tb, g->ta, g->n, g->m, g->k,
+                                            1.0, g->B, g->ob, g->ldb, g->so[2], g->A, g->oa,
+                                            g->lda, g->so[1], 0.0, g->C, g->oc, g->ldc, g->so[0],
+                                            g->count, &cl->queue, NULL)
+               : CLBlastSgemmStridedBatched(CLBlastLayoutColMajor, g->tb, g->ta, g->n, g->m, g->k,
+                                            1.0f, g->B, g->ob, g->ldb, g->so[2], g->A, g->oa,
+                                            g->lda, g->so[1], 0.0f, g->C, g->oc, g->ldc, g->so[0],
+                                            g->count, &cl->queue, NULL);
+    return s == CLBlastSuccess ? CLB_OK : gemm_fail(s, "GemmStridedBatched", op);
+}
+
+/* Broadcast and gapped batches: one offset per matrix (plan's walk). */
+static clb_status gemm_batched(clb__cl_context *cl, const clb__matmul_op *op, const gemm_call *g,
+                               const clb__plan *plan)
+{
+    clb_status st = CLB_OK;
+    offset_lists lists = {{NULL, NULL, NULL}, 0};
+    size_t esz = g->dbl ? sizeof(double) : sizeof(float), count = g->count;
+    for (int q = 0; q < 3; q++) lists.o[q] = malloc(count * sizeof(size_t));
+    void *alphas = malloc(count * esz), *betas = malloc(count * esz);
+    if (!lists.o[0] || !lists.o[1] || !lists.o[2] || !alphas || !betas)
+        CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory for %zu matmul offsets", count);
+    for (size_t i = 0; i < count; i++) {
+        if (g->dbl) ((double *)alphas)[i] = 1.0, ((double *)betas)[i] = 0.0;
+        else ((float *)alphas)[i] = 1.0f, ((float *)betas)[i] = 0.0f;
+    }
+    clb__plan_for_each(plan, collect_offsets, &lists);
+    CLBlastStatusCode s =
+        g->dbl ? CLBlastDgemmBatched(CLBlastLayoutColMajor, g->tb, g->ta, g->n, g->m, g->k, alphas,
+                                     g->B, lists.o[2], g->ldb, g->A, lists.o[1], g->lda, betas,
+                                     g->C, lists.o[0], g->ldc, count, &cl->queue, NULL)
+               : CLBlastSgemmBatched(CLBlastLayoutColMajor, g->tb, g->ta, g->n, g->m, g->k, alphas,
+                                     g->B, lists.o[2], g->ldb, g->A, lists.o[1], g->lda, betas,
+                                     g->C, lists.o[0], g->ldc, count, &cl->queue, NULL);
+    if (s != CLBlastSuccess) st = gemm_fail(s, "GemmBatched", op);
+cleanup:
+    for (int q = 0; q < 3; q++) free(lists.o[q]);
+    free(alphas);
+    free(betas);
+    return st;
+}
+
 static clb_status run_clblast(clb_context *ctx, const clb__matmul_op *op_in, void *const *handles_in)
 {
     clb_status st = CLB_OK;
@@ -314,31 +407,26 @@ static clb_status run_clblast(clb_context *ctx, const clb__matmul_op *op_in, voi
     clb__matmul_op *op = malloc(sizeof *op);
     clb__plan *plan = NULL;
     cl_mem owned[3] = {NULL, NULL, NULL};
-    offset_lists lists = {{NULL, NULL, NULL}, 0};
-    void *alphas = NULL, *betas = NULL;
     void *handles[3] = {handles_in[0], handles_in[1], handles_in[2]};
     if (!op) return clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a matmul");
     *op = *op_in;
 
-    CLBlastTranspose ta, tb;
-    size_t lda = 0, ldb = 0, ldc = (size_t)op->n;
-    if (!gemm_layout(op->m, op->k, op->row_strides[1], op->col_strides[1], &ta, &lda))
+    gemm_call g = {.ldc = (size_t)op->n};
+    if (!gemm_layout(op->m, op->k, op->row_strides[1], op->col_strides[1], &g.ta, &g.lda))
         CLB_TRY(make_contiguous(ctx, op, 1, handles, &owned[1]));
-    if (!gemm_layout(op->k, op->n, op->row_strides[2], op->col_strides[2], &tb, &ldb))
+    if (!gemm_layout(op->k, op->n, op->row_strides[2], op->col_strides[2], &g.tb, &g.ldb))
         CLB_TRY(make_contiguous(ctx, op, 2, handles, &owned[2]));
-    gemm_layout(op->m, op->k, op->row_strides[1], op->col_strides[1], &ta, &lda);
-    gemm_layout(op->k, op->n, op->row_strides[2], op->col_strides[2], &tb, &ldb);
+    gemm_layout(op->m, op->k, op->row_strides[1], op->col_strides[1], &g.ta, &g.lda);
+    gemm_layout(op->k, op->n, op->row_strides[2], op->col_strides[2], &g.tb, &g.ldb);
 
     plan = batch_plan(op);
     if (!plan) CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a matmul batch plan");
-    cl_mem A = handles[1], B = handles[2], C = handles[0];
-    size_t m = (size_t)op->m, n = (size_t)op->n, k = (size_t)op->k;
-    bool dbl = op->dtype == CLB_FLOAT64;
-    CLBlastStatusCode s;
-    size_t count = (size_t)plan->numel;
-    size_t so[3];
-    for (int q = 0; q < 3; q++) so[q] = plan->ndim == 1 ? (size_t)plan->strides[q][0] : 0;
-    size_t oa = (size_t)plan->offsets[1], ob = (size_t)plan->offsets[2], oc = (size_t)plan->offsets[0];
+    g.A = handles[1], g.B = handles[2], g.C = handles[0];
+    g.m = (size_t)op->m, g.n = (size_t)op->n, g.k = (size_t)op->k;
+    g.dbl = op->dtype == CLB_FLOAT64;
+    g.count = (size_t)plan->numel;
+    for (int q = 0; q < 3; q++) g.so[q] = plan->ndim == 1 ? (size_t)plan->strides[q][0] : 0;
+    g.oa = (size_t)plan->offsets[1], g.ob = (size_t)plan->offsets[2], g.oc = (size_t)plan->offsets[0];
     /* Row-major C = A B is column-major C^T = B^T A^T: CLBlast's indirect path
        then rearranges only a (its Xgemm kernel wants column-major b and c and a
        transposed), where the row-major call rearranges a and out.
@@ -349,68 +437,16 @@ static clb_status run_clblast(clb_context *ctx, const clb__matmul_op *op_in, voi
        A broadcast b under a packed a and out is one tall GEMM instead (the
        batch folded into m), one matrix a plain GEMM, anything else GemmBatched,
        whose offsets both paths honour. */
-    bool fold = plan->ndim == 1 && so[2] == 0 && ta == CLBlastTransposeNo && so[1] == m * lda &&
-                so[0] == m * ldc;
-    bool packed = plan->ndim == 1 && oa == 0 && ob == 0 && oc == 0 && so[1] == m * k &&
-                  so[2] == k * n && so[0] == m * n;
-    if (plan->ndim == 0 || fold) {
-        size_t rows = fold ? m * count : m;
-        if (dbl)
-            s = CLBlastDgemm(CLBlastLayoutColMajor, tb, ta, n, rows, k, 1.0, B, ob, ldb, A, oa, lda,
-                             0.0, C, oc, ldc, &cl->queue, NULL);
-        else
-            s = CLBlastSgemm(CLBlastLayoutColMajor, tb, ta, n, rows, k, 1.0f, B, ob, ldb, A, oa, lda,
-                             0.0f, C, oc, ldc, &cl->queue, NULL);
-        if (s != CLBlastSuccess) {
-            st = gemm_fail(s, "Gemm", op);
-            goto cleanup;
-        }
-    } else if (packed) {
-        if (dbl)
-            s = CLBlastDgemmStridedBatched(CLBlastLayoutColMajor, tb, ta, n, m, k, 1.0, B, ob, ldb,
-                                           so[2], A, oa, lda, so[1], 0.0, C, oc, ldc, so[0], count,
-                                           &cl->queue, NULL);
-        else
-            s = CLBlastSgemmStridedBatched(CLBlastLayoutColMajor, tb, ta, n, m, k, 1.0f, B, ob, ldb,
-                                           so[2], A, oa, lda, so[1], 0.0f, C, oc, ldc, so[0], count,
-                                           &cl->queue, NULL);
-        if (s != CLBlastSuccess) {
-            st = gemm_fail(s, "GemmStridedBatched", op);
-            goto cleanup;
-        }
-    } else {
-        /* Broadcast and gapped batches: one offset per matrix. */
-        size_t esz = dbl ? sizeof(double) : sizeof(float);
-        for (int q = 0; q < 3; q++) lists.o[q] = malloc(count * sizeof(size_t));
-        alphas = malloc(count * esz);
-        betas = malloc(count * esz);
-        if (!lists.o[0] || !lists.o[1] || !lists.o[2] || !alphas || !betas)
-            CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory for %zu matmul offsets", count);
-        for (size_t i = 0; i < count; i++) {
-            if (dbl) ((double *)alphas)[i] = 1.0, ((double *)betas)[i] = 0.0;
-            else ((float *)alphas)[i] = 1.0f, ((float *)betas)[i] = 0.0f;
-        }
-        clb__plan_for_each(plan, collect_offsets, &lists);
-        if (dbl)
-            s = CLBlastDgemmBatched(CLBlastLayoutColMajor, tb, ta, n, m, k, alphas, B, lists.o[2],
-                                    ldb, A, lists.o[1], lda, betas, C, lists.o[0], ldc, count,
-                                    &cl->queue, NULL);
-        else
-            s = CLBlastSgemmBatched(CLBlastLayoutColMajor, tb, ta, n, m, k, alphas, B, lists.o[2],
-                                    ldb, A, lists.o[1], lda, betas, C, lists.o[0], ldc, count,
-                                    &cl->queue, NULL);
-        if (s != CLBlastSuccess) {
-            st = gemm_fail(s, "GemmBatched", op);
-            goto cleanup;
-        }
-    }
+    bool fold = plan->ndim == 1 && g.so[2] == 0 && g.ta == CLBlastTransposeNo &&
+                g.so[1] == g.m * g.lda && g.so[0] == g.m * g.ldc;
+    bool packed = plan->ndim == 1 && g.oa == 0 && g.ob == 0 && g.oc == 0 &&
+                  g.so[1] == g.m * g.k && g.so[2] == g.k * g.n && g.so[0] == g.m * g.n;
+    if (plan->ndim == 0 || fold) st = gemm_single(cl, op, &g, fold ? g.m * g.count : g.m);
+    else if (packed) st = gemm_strided(cl, op, &g);
+    else st = gemm_batched(cl, op, &g, plan);
 cleanup:
-    for (int q = 0; q < 3; q++) {
-        free(lists.o[q]);
+    for (int q = 0; q < 3; q++)
         if (owned[q]) clReleaseMemObject(owned[q]);
-    }
-    free(alphas);
-    free(betas);
     free(plan);
     free(op);
     return st;

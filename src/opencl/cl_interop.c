@@ -86,6 +86,42 @@ static clb_status view_bytes(const char *fn, size_t offset_bytes, size_t itemsiz
     return CLB_OK;
 }
 
+/* The facts of an application's buffer that wrapping needs (size, flags, a
+   sub-buffer's parent and offset), after checking that it is a buffer of ctx's
+   cl_context. */
+static clb_status query_buffer(const clb_context *ctx, const clb__cl_context *cl, cl_mem buffer,
+                               size_t *size, cl_mem_flags *flags, clb__wrap_memory *mem)
+{
+    const char *fn = "clb_tensor_from_cl_buffer";
+    cl_context owner = NULL;
+    cl_mem_object_type type = 0;
+    cl_mem parent = NULL;
+    cl_int err = clGetMemObjectInfo(buffer, CL_MEM_TYPE, sizeof type, &type, NULL);
+    if (err == CL_SUCCESS) err = clGetMemObjectInfo(buffer, CL_MEM_CONTEXT, sizeof owner, &owner, NULL);
+    if (err == CL_SUCCESS) err = clGetMemObjectInfo(buffer, CL_MEM_SIZE, sizeof *size, size, NULL);
+    if (err == CL_SUCCESS) err = clGetMemObjectInfo(buffer, CL_MEM_FLAGS, sizeof *flags, flags, NULL);
+    /* A sub-buffer is its parent's memory from CL_MEM_OFFSET on: aliasing is
+       decided on the parent's bytes. */
+    if (err == CL_SUCCESS)
+        err = clGetMemObjectInfo(buffer, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL);
+    if (err == CL_SUCCESS && parent)
+        err = clGetMemObjectInfo(buffer, CL_MEM_OFFSET, sizeof mem->base_offset, &mem->base_offset,
+                                 NULL);
+    if (err != CL_SUCCESS)
+        return clb__fail(CLB_ERR_INVALID_ARGUMENT, "%s: buffer is not a valid cl_mem (%s)", fn,
+                         clb__cl_error_name(err));
+    if (type != CL_MEM_OBJECT_BUFFER)
+        return clb__fail(CLB_ERR_INVALID_ARGUMENT, "%s: buffer is an image or pipe, not a buffer",
+                         fn);
+    if (owner != cl->context)
+        return clb__fail(CLB_ERR_INVALID_ARGUMENT,
+                         "%s: buffer belongs to another cl_context than ctx (\"%s\"); wrap it in a "
+                         "context on its own cl_context (clb_context_create_from_cl)",
+                         fn, ctx->info.name);
+    mem->base = parent;
+    return CLB_OK;
+}
+
 clb_status clb_tensor_from_cl_buffer(clb_context *ctx, cl_mem buffer, size_t offset_bytes,
                                      clb_dtype dtype, int ndim, const int64_t *shape,
                                      const int64_t *strides, clb_tensor **out)
@@ -106,33 +142,10 @@ clb_status clb_tensor_from_cl_buffer(clb_context *ctx, cl_mem buffer, size_t off
     int64_t numel = 0;
     CLB_TRY(clb__shape_check(ndim, shape, "clb_tensor_from_cl_buffer: shape", &numel));
 
-    cl_context owner = NULL;
     size_t size = 0;
-    cl_mem_object_type type = 0;
     cl_mem_flags flags = 0;
-    cl_mem parent = NULL;
     clb__wrap_memory mem = {0};
-    cl_int err = clGetMemObjectInfo(buffer, CL_MEM_TYPE, sizeof type, &type, NULL);
-    if (err == CL_SUCCESS) err = clGetMemObjectInfo(buffer, CL_MEM_CONTEXT, sizeof owner, &owner, NULL);
-    if (err == CL_SUCCESS) err = clGetMemObjectInfo(buffer, CL_MEM_SIZE, sizeof size, &size, NULL);
-    if (err == CL_SUCCESS) err = clGetMemObjectInfo(buffer, CL_MEM_FLAGS, sizeof flags, &flags, NULL);
-    /* A sub-buffer is its parent's memory from CL_MEM_OFFSET on: aliasing is
-       decided on the parent's bytes. */
-    if (err == CL_SUCCESS)
-        err = clGetMemObjectInfo(buffer, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL);
-    if (err == CL_SUCCESS && parent)
-        err = clGetMemObjectInfo(buffer, CL_MEM_OFFSET, sizeof mem.base_offset, &mem.base_offset,
-                                 NULL);
-    if (err != CL_SUCCESS)
-        CLB_FAIL(CLB_ERR_INVALID_ARGUMENT, "%s: buffer is not a valid cl_mem (%s)", fn,
-                 clb__cl_error_name(err));
-    if (type != CL_MEM_OBJECT_BUFFER)
-        CLB_FAIL(CLB_ERR_INVALID_ARGUMENT, "%s: buffer is an image or pipe, not a buffer", fn);
-    if (owner != cl->context)
-        CLB_FAIL(CLB_ERR_INVALID_ARGUMENT,
-                 "%s: buffer belongs to another cl_context than ctx (\"%s\"); wrap it in a "
-                 "context on its own cl_context (clb_context_create_from_cl)",
-                 fn, ctx->info.name);
+    CLB_TRY(query_buffer(ctx, cl, buffer, &size, &flags, &mem));
 
     size_t itemsize = clb_dtype_size(dtype);
     if (offset_bytes % itemsize != 0)
@@ -165,7 +178,6 @@ clb_status clb_tensor_from_cl_buffer(clb_context *ctx, cl_mem buffer, size_t off
     }
     CLB_CL_CHECK(clRetainMemObject(buffer), "clRetainMemObject");
     /* The reference passes to the storage (released by it, also on failure). */
-    mem.base = parent;
     mem.read_only = (flags & CL_MEM_READ_ONLY) != 0;
     CLB_TRY(clb__tensor_wrap(ctx, buffer, &mem, size, dtype, ndim, shape, view_strides,
                              (int64_t)(offset_bytes / itemsize), out));

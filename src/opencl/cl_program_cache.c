@@ -491,6 +491,40 @@ void clb__program_cache_busy(clb__program_cache *c)
     pthread_mutex_unlock(&c->lock);
 }
 
+/* The program of (id, options) from the disk cache, else (build, or a program
+   the disk cache marked as wanted) compiled from source and saved as the save
+   mode says; *loaded: it came from disk. Called without the lock. */
+static clb_status load_or_build(clb__program_cache *c, clb__kernel_id id, const char *options,
+                                bool build, bool background, cl_program *out, bool *loaded)
+{
+    clb_status st = CLB_OK;
+    char *key = malloc(PATH_CAP), *name = malloc(PATH_CAP), *full = full_options(c, options);
+    cl_program prog = NULL;
+    if (!key || !name || !full)
+        CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory caching an OpenCL program");
+    bool on_disk = disk_key(c, id, full, key, PATH_CAP, name, PATH_CAP);
+    bool marked = false;
+    if (on_disk) prog = disk_load(c, key, name, full, &marked);
+    if (prog) {
+        *loaded = true;
+    } else if (build || marked) {
+        CLB_TRY(build_source(c, id, full, &prog));
+        if (on_disk && c->save_mode == SAVE_NOW &&
+            (background || !queue_save(c, key, name, prog, false)))
+            disk_save(c, key, name, prog);
+        if (on_disk && c->save_mode == SAVE_IDLE) {
+            if (!marked) disk_mark(c, key, name);
+            queue_save(c, key, name, prog, true); /* not queued: the marker stays */
+        }
+    }
+cleanup:
+    *out = prog;
+    free(key);
+    free(name);
+    free(full);
+    return st;
+}
+
 /* clb__program_cache_get and, with build false, clb__program_cache_find_built:
    the program from memory, else from the disk cache, else (build) compiled. */
 static clb_status lookup(clb__program_cache *c, clb__kernel_id id, const char *options, bool build,
@@ -532,29 +566,10 @@ static clb_status lookup(clb__program_cache *c, clb__kernel_id id, const char *o
     if (!background) c->busy_builds++;
     pthread_mutex_unlock(&c->lock);
 
-    clb_status st = CLB_OK;
-    char *key = malloc(PATH_CAP), *name = malloc(PATH_CAP), *full = full_options(c, options);
     cl_program prog = NULL;
     bool loaded = false;
-    if (!key || !name || !full)
-        CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory caching an OpenCL program");
-    bool on_disk = disk_key(c, id, full, key, PATH_CAP, name, PATH_CAP);
-    bool marked = false;
-    if (on_disk) prog = disk_load(c, key, name, full, &marked);
-    if (prog) {
-        loaded = true;
-    } else if (build || marked) {
-        CLB_TRY(build_source(c, id, full, &prog));
-        if (on_disk && c->save_mode == SAVE_NOW &&
-            (background || !queue_save(c, key, name, prog, false)))
-            disk_save(c, key, name, prog);
-        if (on_disk && c->save_mode == SAVE_IDLE) {
-            if (!marked) disk_mark(c, key, name);
-            queue_save(c, key, name, prog, true); /* not queued: the marker stays */
-        }
-    }
+    clb_status st = load_or_build(c, id, options, build, background, &prog, &loaded);
 
-cleanup:
     pthread_mutex_lock(&c->lock);
     if (prog) {
         e->program = prog;
@@ -572,9 +587,6 @@ cleanup:
     }
     pthread_cond_broadcast(&c->built);
     pthread_mutex_unlock(&c->lock);
-    free(key);
-    free(name);
-    free(full);
     return st;
 }
 

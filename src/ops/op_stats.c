@@ -17,37 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Marks the reduced axes of an ndim-dimensional shape (axes NULL: all) and
-   returns how many there are in *nred (their indices, ascending, in red). */
-static clb_status reduced_axes(const char *fn, int ndim, int naxes, const int *axes,
-                               bool *reduced, int *nred, int *red)
-{
-    clb_status st = CLB_OK;
-    if (!axes && naxes > 0)
-        CLB_FAIL(CLB_ERR_INVALID_ARGUMENT,
-                 "%s: naxes is %d but axes is NULL; pass the axes, or naxes 0 with axes NULL to "
-                 "reduce every axis",
-                 fn, naxes);
-    for (int d = 0; d < ndim; d++) reduced[d] = axes == NULL;
-    if (axes) {
-        if (naxes < 0 || naxes > ndim)
-            CLB_FAIL(CLB_ERR_INVALID_ARGUMENT, "%s: naxes is %d but the tensor has %d dimensions",
-                     fn, naxes, ndim);
-        for (int i = 0; i < naxes; i++) {
-            int a = 0;
-            CLB_TRY_IN(fn, NULL, clb__normalize_axis(axes[i], ndim, &a));
-            if (reduced[a])
-                CLB_FAIL(CLB_ERR_INVALID_ARGUMENT, "%s: duplicate value in axes (%d)", fn, axes[i]);
-            reduced[a] = true;
-        }
-    }
-    *nred = 0;
-    for (int d = 0; d < ndim; d++)
-        if (reduced[d]) red[(*nred)++] = d;
-cleanup:
-    return st;
-}
-
 static clb_status check_keepdim(const char *fn, int keepdim)
 {
     if (keepdim != 0 && keepdim != 1)
@@ -174,7 +143,7 @@ clb_status clb_eval_reduce(clb_context *ctx, const char *expr, int n, const char
     int64_t shape[CLB_MAX_DIMS];
     bool reduced[CLB_MAX_DIMS];
     CLB_TRY(clb__broadcast(n, ndims, shapes, &nd, shape));
-    CLB_TRY(reduced_axes(fn, nd, naxes, axes, reduced, &nred, red));
+    CLB_TRY(clb__reduced_axes(fn, nd, naxes, axes, reduced, &nred, red));
     int64_t numel = 1;
     for (int d = 0; d < nd; d++) numel *= shape[d];
     if (numel == 0 || n == 0) {
@@ -210,7 +179,7 @@ static clb_status var_std(const char *fn, const clb_tensor *t, int naxes, const 
     *out = NULL;
     CLB_TRY(clb__check_tensor(t, fn));
     CLB_TRY(check_keepdim(fn, keepdim));
-    CLB_TRY(reduced_axes(fn, t->ndim, naxes, axes, reduced, &nred, red));
+    CLB_TRY(clb__reduced_axes(fn, t->ndim, naxes, axes, reduced, &nred, red));
     clb_context *ctx = t->storage->ctx;
     bool is_float = clb__dtype_is_float(t->dtype);
     bool torch = clb__rules(ctx) == CLB_PROMOTE_TORCH; /* integers give float32 */
@@ -283,7 +252,7 @@ static clb_status softmax_like(const char *fn, int kind, const clb_tensor *t, in
                                 "supported (cast it first)",
                  fn, clb_dtype_name(t->dtype));
     CLB_TRY(check_keepdim(fn, keepdim));
-    CLB_TRY(reduced_axes(fn, t->ndim, naxes, axes, reduced, &nred, red));
+    CLB_TRY(clb__reduced_axes(fn, t->ndim, naxes, axes, reduced, &nred, red));
     clb_context *ctx = t->storage->ctx;
     const char *xn[1] = {"x"};
     const char *xms[3] = {"x", "m", "s"};

@@ -225,6 +225,31 @@ clb_status clb_std(const clb_tensor *t, int naxes, const int *axes, int correcti
 
 enum { SOFTMAX, LOG_SOFTMAX, LOGSUMEXP };
 
+/* softmax / log_softmax (log) along the last axis of t in the backend's
+   one-launch row form, where it has one and t is C-contiguous: *done false
+   (nothing made, no error) otherwise. */
+static clb_status softmax_rows(clb_context *ctx, bool log, const clb_tensor *t, bool *done,
+                               clb_tensor **out)
+{
+    clb_status st = CLB_OK;
+    clb_tensor *r = NULL;
+    *done = false;
+    if (!ctx->backend->softmax_rows || !clb_tensor_is_contiguous(t)) return CLB_OK;
+    int64_t len = t->shape[t->ndim - 1];
+    CLB_TRY(clb__tensor_new(ctx, t->dtype, t->ndim, t->shape, &r));
+    clb__softmax_rows_op sr = {.in = t->dtype, .log = log, .rows = t->numel / len, .len = len,
+                               .in_offset = t->offset, .out_offset = r->offset};
+    void *h[2] = {r->storage->handle, t->storage->handle};
+    CLB_TRY(ctx->backend->softmax_rows(ctx, &sr, h, done));
+    if (*done) {
+        *out = r;
+        r = NULL;
+    }
+cleanup:
+    clb_tensor_release(r);
+    return st;
+}
+
 /* Two passes over the data at most. Where the backend has a row kernel
    (softmax_rows: CPU devices, C-contiguous rows along the last axis), one
    launch does it all with the row in the core's cache after its first read.
@@ -268,24 +293,10 @@ static clb_status softmax_like(const char *fn, int kind, const clb_tensor *t, in
     }
     /* C-contiguous rows along the last axis: the backend's one-launch row
        kernel, where it has one. */
-    bool last_only = nred == 1 && red[0] == t->ndim - 1;
-    if (kind != LOGSUMEXP && last_only && ctx->backend->softmax_rows &&
-        clb_tensor_is_contiguous(t)) {
+    if (kind != LOGSUMEXP && nred == 1 && red[0] == t->ndim - 1) {
         bool done = false;
-        int64_t len = t->shape[t->ndim - 1];
-        CLB_TRY(clb__tensor_new(ctx, t->dtype, t->ndim, t->shape, &r));
-        clb__softmax_rows_op sr = {.in = t->dtype, .log = kind == LOG_SOFTMAX,
-                                   .rows = t->numel / len, .len = len, .in_offset = t->offset,
-                                   .out_offset = r->offset};
-        void *h[2] = {r->storage->handle, t->storage->handle};
-        CLB_TRY(ctx->backend->softmax_rows(ctx, &sr, h, &done));
-        if (done) {
-            *out = r;
-            r = NULL;
-            goto cleanup;
-        }
-        clb_tensor_release(r);
-        r = NULL;
+        CLB_TRY(softmax_rows(ctx, kind == LOG_SOFTMAX, t, &done, out));
+        if (done) goto cleanup;
     }
     CLB_TRY(clb__eval_prepare(fn, ctx, "x", 1, xn, &t, &e));
     clb_dtype acc = t->dtype == CLB_FLOAT64 ? CLB_FLOAT64 : CLB_FLOAT32;

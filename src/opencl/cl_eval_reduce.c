@@ -7,6 +7,7 @@
  * partials and clb_reduce's own kernel (clb__cl_reduce) folds them. Only the
  * output, the partials and the stride table are allocated. */
 #include "cl_eval_reduce.h"
+#include "cl_reduce_common.h"
 
 #include "cl_args.h"
 #include "cl_errors.h"
@@ -31,11 +32,6 @@ typedef struct er_tables {
     int64_t kept_numel, red_numel;
     int64_t in_offset[NIN_MAX], out_offset;
 } er_tables;
-
-static int64_t abs64(int64_t v)
-{
-    return v < 0 ? -v : v;
-}
 
 /* Kept axes (output stride != 0) come first in output row-major order (the plan
    orders axes by the output's stride); reduced axes keep the plan's order, the
@@ -63,18 +59,6 @@ static void split(const clb__plan *plan, er_tables *t)
     }
 }
 
-/* Accumulator dtype: clb_reduce's (cl_reduce.c, cl/reduce.cl). */
-static clb_dtype accumulator(clb_reduce_op op, clb_dtype in, clb_dtype out, bool fp64)
-{
-    /* The float32 mean of integers (CLB_PROMOTE_TORCH) on a device without float64. */
-    if (op == CLB_MEAN && !clb__dtype_is_float(in) && out == CLB_FLOAT32 && !fp64)
-        return CLB_FLOAT32;
-    if (in == CLB_FLOAT64 || (op == CLB_MEAN && !clb__dtype_is_float(in))) return CLB_FLOAT64;
-    if (clb__dtype_is_float(in)) return CLB_FLOAT32;
-    if (op == CLB_SUM || op == CLB_PROD || clb__dtype_is_unsigned(in)) return CLB_UINT64;
-    return CLB_INT64;
-}
-
 /* Whether the expression only loads and converts its inputs: cl/eval_reduce.cl's
    vector lanes pay off there (var, softmax); with arithmetic in the body the
    compiler's own vectorisation of the scalar lanes was about 2x faster (pairwise
@@ -97,13 +81,6 @@ static bool append(char **s, size_t *len, const char *fmt, int64_t v)
     *s = p;
     *len += (size_t)n;
     return true;
-}
-
-/* Work-groups that keep every compute unit busy with a few to switch between. */
-static int64_t groups_wanted(const clb_context *ctx)
-{
-    int64_t cus = ctx->info.compute_units > 0 ? ctx->info.compute_units : 1;
-    return clb__cl_impl((clb_context *)ctx)->loops ? 4 * cus : 16 * cus;
 }
 
 /* Whether the CPU decompositions run (cl/eval_reduce.cl's CLB_TREE=0, the
@@ -190,8 +167,8 @@ static void tree_shape(const clb_context *ctx, const er_tables *t, er_shape *g)
     while (g->wg * 2 <= (int64_t)cl->max_item_size && g->wg < 256) g->wg *= 2;
     int64_t kin = INT64_MAX, rin = INT64_MAX;
     for (int j = 0; j < t->nin; j++) {
-        int64_t ks = t->kdim > 0 ? abs64(t->kstride[j][t->kdim - 1]) : 0;
-        int64_t rs = abs64(t->rstride[j][t->rdim - 1]);
+        int64_t ks = t->kdim > 0 ? clb__abs64(t->kstride[j][t->kdim - 1]) : 0;
+        int64_t rs = clb__abs64(t->rstride[j][t->rdim - 1]);
         if (ks > 0 && ks < kin) kin = ks;
         if (rs > 0 && rs < rin) rin = rs;
     }
@@ -203,7 +180,7 @@ static void tree_shape(const clb_context *ctx, const er_tables *t, er_shape *g)
     if (row && ctx->info.type == CLB_DEVICE_CPU && g->wg > CLB__CL_CPU_ROW_LANES)
         g->wg = CLB__CL_CPU_ROW_LANES;
     clb__cl_tree_lanes(row, t->red_numel, t->kept_numel, g->wg, &g->lx, &g->ly);
-    int64_t groups_x = (t->kept_numel + g->lx - 1) / g->lx, want = groups_wanted(ctx);
+    int64_t groups_x = (t->kept_numel + g->lx - 1) / g->lx, want = clb__cl_groups_wanted(ctx);
     g->chunks = groups_x >= want ? 1 : (want + groups_x - 1) / groups_x;
     int64_t by_work = t->red_numel / (g->ly * 32);
     if (g->chunks > by_work) g->chunks = by_work > 1 ? by_work : 1;
@@ -235,7 +212,7 @@ static void loop_shape(const clb_context *ctx, const clb__expr *e, const er_job 
     g->chunks = items >= LOOP_ITEMS ? 1 : (LOOP_ITEMS + items - 1) / items;
     int64_t most = t->red_numel / LOOP_MIN_CHUNK;
     if (g->chunks > most) g->chunks = most > 1 ? most : 1;
-    g->wg = items * g->chunks >= 4 * LOOP_GROUP * groups_wanted(ctx) ? LOOP_GROUP : 1;
+    g->wg = items * g->chunks >= 4 * LOOP_GROUP * clb__cl_groups_wanted(ctx) ? LOOP_GROUP : 1;
     g->lx = g->wg;
 }
 
@@ -489,7 +466,7 @@ static clb_status run(clb_context *ctx, const clb__expr *e, const er_job *job,
     split(plan, t);
     er_shape g;
     g.acc = job->moments || job->online ? (op->in == CLB_FLOAT64 ? CLB_FLOAT64 : CLB_FLOAT32)
-                                        : accumulator(op->op, op->in, op->out, ctx->info.has_fp64);
+                                        : clb__cl_accumulator(op->op, op->in, op->out, ctx->info.has_fp64);
     CLB_TRY(check_fp64(ctx, job, t, g.acc, in));
     decompose(ctx, e, job, t, &g);
     CLB_TRY(er_program(ctx, e, job, t, &g, in, &program));

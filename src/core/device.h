@@ -8,7 +8,8 @@
 
 /* A resolved OpenCL device: its handles and every fact about it the backend
    needs, gathered once (one capabilities struct per device, as ggml keeps).
-   Opaque here; the OpenCL backend defines it (src/opencl/cl_device.h). */
+   An incomplete type: the OpenCL backend's clb__cl_caps is behind it
+   (src/opencl/cl_device.h), and nothing above that backend looks inside. */
 typedef struct clb__device clb__device;
 
 /* Resolves a selector (grammar in clbroadcast.h; NULL -> $CLB_DEVICE -> default

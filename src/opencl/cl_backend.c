@@ -56,7 +56,7 @@ static void release_impl(clb__cl_context *cl)
 /* Everything after the context, device and queue are in cl, from the device's
    facts (gathered once, when it was resolved or adopted): work-item limits,
    buffer strategy, program and kernel caches, quirks. */
-static clb_status setup(clb_context *ctx, clb__cl_context *cl, const clb__device *dev)
+static clb_status setup(clb_context *ctx, clb__cl_context *cl, const clb__cl_caps *dev)
 {
     clb_status st = CLB_OK;
     cl->max_item_size = dev->max_item_size;
@@ -82,8 +82,9 @@ cleanup:
     return st;
 }
 
-clb_status clb__cl_context_init(clb_context *ctx, const clb__device *dev)
+clb_status clb__cl_context_init(clb_context *ctx, const clb__device *device)
 {
+    const clb__cl_caps *dev = clb__cl_caps_of(device);
     clb_status st = CLB_OK;
     cl_int err = CL_SUCCESS;
     clb__cl_context *cl = calloc(1, sizeof *cl);
@@ -165,7 +166,7 @@ clb_status clb__cl_context_adopt(clb_context *ctx, cl_context context, cl_device
 {
     const char *fn = "clb_context_create_from_cl";
     clb_status st = CLB_OK;
-    clb__device dev;
+    clb__cl_caps dev;
     cl_int err = CL_SUCCESS;
     clb__cl_context *cl = NULL;
     if (!context) CLB_FAIL(CLB_ERR_INVALID_ARGUMENT, "%s: context is NULL", fn);

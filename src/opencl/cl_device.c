@@ -289,7 +289,7 @@ static bool has_fine_grain_svm(const clb_device_info *info, cl_device_id device)
 /* The facts beyond the public description (info, already filled) of device dev
    of platform plat, into *out. */
 static clb_status capabilities(cl_platform_id plat, cl_device_id dev, const clb_device_info *info,
-                               clb__device *out)
+                               clb__cl_caps *out)
 {
     out->platform = plat;
     out->device = dev;
@@ -326,7 +326,7 @@ clb_status clb__cl_device_lookup(int index, clb_device_info *info)
     return st;
 }
 
-clb_status clb__cl_device_adopt(cl_device_id device, clb__device *out)
+clb_status clb__cl_device_adopt(cl_device_id device, clb__cl_caps *out)
 {
     devlist l;
     clb_device_info info;
@@ -488,7 +488,7 @@ static clb_status no_match(const char *sel, const char *origin, const clb_device
 
 void clb__device_free(clb__device *device)
 {
-    free(device);
+    free((void *)device); /* a clb__cl_caps (make_device) */
 }
 
 /* Device `pick` of the list, described as infos[pick], with its facts: a new
@@ -496,7 +496,7 @@ void clb__device_free(clb__device *device)
 static clb_status make_device(const devlist *l, const clb_device_info *infos, int pick,
                               clb__device **out)
 {
-    clb__device *d = calloc(1, sizeof *d);
+    clb__cl_caps *d = calloc(1, sizeof *d);
     if (!d) return clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory resolving a device selector");
     clb_status st = capabilities(l->platforms[l->platform_index[pick]], l->devices[pick],
                                  &infos[pick], d);
@@ -504,7 +504,7 @@ static clb_status make_device(const devlist *l, const clb_device_info *infos, in
         free(d);
         return st;
     }
-    *out = d;
+    *out = (clb__device *)(void *)d; /* opaque above the backend (clb__cl_caps_of) */
     return CLB_OK;
 }
 

@@ -29,24 +29,55 @@ static float *draw_f32(clb_context *ctx, bool normal, int64_t n, uint64_t seed, 
     return v;
 }
 
-/* The host's element i is the map of the words of Philox's counter
-   (offset + i) / G, G elements sharing one call (cl/random.h). */
+/* The host's element i is the map of the words of its Philox call, G elements
+   sharing one call, the calls in lanes of 16 (cl/random.h): slot k of call
+   (lane) l of block b is element b * 64 + k * 16 + l. */
 static void test_host_is_the_formula(void **state)
 {
     (void)state;
     clb_context *h = clbt_host();
-    float *u = draw_f32(h, false, 5, 42, 7, 0, 1), *z = draw_f32(h, true, 5, 42, 7, 0, 1);
-    for (int i = 0; i < 5; i++) {
-        uint64_t j = 7 + (uint64_t)i; /* one Philox call per 4 uniforms or 4 normals */
+    const int64_t n = 150; /* from inside block 0 across blocks 1 and 2 */
+    float *u = draw_f32(h, false, n, 42, 7, 0, 1), *z = draw_f32(h, true, n, 42, 7, 0, 1);
+    for (int i = 0; i < n; i++) {
+        uint64_t j = 7 + (uint64_t)i, counter; /* one Philox call per 4 uniforms or 4 normals */
+        const int k = clb_rng_locate(j, 4, &counter);
+        assert_true(counter == j / 64 * 16 + j % 16 && k == (int)(j % 64 / 16));
         clb_u32 w[4];
-        clb_philox(j / 4, 42, w);
-        int k = (int)(j % 4);
+        clb_philox(counter, 42, w);
         assert_true(u[i] == (float)(w[k] >> 8) * 0x1p-24f);
         assert_true(z[i] == clb_rng_normalf(w[k & 2], w[(k & 2) + 1], k & 1));
     }
     free(u);
     free(z);
     clb_context_release(h);
+}
+
+/* The float32 normal's own log and sine/cosine (cl/random.h) against libm's in
+   double: within 2 ulp of float over every angle's quadrant and the range of u1. */
+static void test_normal_formula_accuracy(void **state)
+{
+    (void)state;
+    double worst_log = 0, worst_trig = 0;
+    for (clb_u32 m = 1; m <= (1u << 24); m += (m < 4096 ? 1u : 4093u)) {
+        const double want = -2.0 * log((double)m * 0x1p-24);
+        const float got = clb_rng_m2log(m);
+        const double ulp = want > 0 ? nextafterf((float)want, INFINITY) - (float)want : 0x1p-149;
+        const double err = fabs(got - want) / ulp;
+        if (err > worst_log) worst_log = err;
+    }
+    assert_true(clb_rng_m2log(1u << 24) == 0.0f);
+    for (clb_u32 t = 0; t < (1u << 24); t += 997u) {
+        float c, s;
+        clb_rng_sincos(t, &c, &s);
+        const double a = 6.283185307179586476925 * (double)t * 0x1p-24;
+        const double ec = fabs(c - cos(a)) / 0x1p-24, es = fabs(s - sin(a)) / 0x1p-24;
+        if (ec > worst_trig) worst_trig = ec;
+        if (es > worst_trig) worst_trig = es;
+    }
+    print_message("normal formula: -2 ln(u1) within %.2f ulp, cos/sin within %.2f x 2^-24\n",
+                  worst_log, worst_trig);
+    assert_true(worst_log <= 2.0);
+    assert_true(worst_trig <= 2.0);
 }
 
 /* Every device draws the host's stream. */
@@ -225,6 +256,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_philox_known_answer),
         cmocka_unit_test(test_host_is_the_formula),
+        cmocka_unit_test(test_normal_formula_accuracy),
         cmocka_unit_test(test_statistics),
         cmocka_unit_test(test_ranges_and_errors),
         cmocka_unit_test(test_devices_draw_the_host_stream),

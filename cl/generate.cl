@@ -27,8 +27,9 @@
 #ifndef CLB_GEN_F64
 #define CLB_GEN_F64 0
 #endif
-/* CLB_GEN_VEC4: full (16-byte chunks of its pattern) and float32 arange,
-   linspace write 4 elements a work item as one 16-byte store; CLB_GEN_NT makes those stores streaming (CPU devices, large outputs:
+/* CLB_GEN_VEC4: full writes 16-byte chunks of its pattern, float32 arange
+   and linspace 16 elements a work item as one 64-byte store (a cache line
+   when aligned), CLB_GEN_IDX32 when every index is below 2^32; CLB_GEN_NT makes those stores streaming (CPU devices, large outputs:
    src/opencl/cl_launch.c's rule), the difference between a CPU's plain-store
    and its write limit. */
 #ifndef CLB_GEN_VEC4
@@ -36,6 +37,9 @@
 #endif
 #ifndef CLB_GEN_NT
 #define CLB_GEN_NT 0
+#endif
+#ifndef CLB_GEN_IDX32
+#define CLB_GEN_IDX32 0
 #endif
 #define CLB_GEN_NT_OK 0
 #if CLB_GEN_NT && defined(__has_builtin)
@@ -70,7 +74,69 @@ inline float clb_gen_rh(float x)
     return vload_half(0, (__private const half *)&bits);
 }
 
-/* Unit i of the output: an element or a 16-byte chunk (full, 4-wide forms). */
+#if CLB_GEN_VEC4 && (CLB_GEN == 1 || CLB_GEN == 2)
+/* float32 arange and linspace element e (the forms below on one element). */
+inline float clb_gen_f32(ulong e, ulong a0, ulong a1, ulong a2, ulong a3, ulong a4, ulong a5)
+{
+#if CLB_GEN == 1
+    return e == 1 ? as_float((uint)a2) : as_float((uint)a0) + (float)e * as_float((uint)a1);
+#elif CLB_GEN_F64 /* in double, then one rounding: the host's value */
+    return (float)(e == a5     ? as_double(a2)
+                   : a4 == 0 ? (double)e * as_double(a1) + as_double(a0)
+                   : a4 == 1 ? (double)e / as_double(a1) * as_double(a3) + as_double(a0)
+                             : (double)e * as_double(a3) + as_double(a0));
+#else
+    return e == a5     ? as_float((uint)a2)
+           : a4 == 0 ? (float)e * as_float((uint)a1) + as_float((uint)a0)
+           : a4 == 1 ? (float)e / as_float((uint)a1) * as_float((uint)a3) + as_float((uint)a0)
+                     : (float)e * as_float((uint)a3) + as_float((uint)a0);
+#endif
+}
+
+/* Elements e0 .. e0 + 15 of them in one vector: the same operations lane by
+   lane (conversions round to nearest like the scalar casts), the special
+   element (arange's element 1, linspace's endpoint a5) patched by a select. */
+inline float16 clb_gen_f32x16(ulong e0, ulong a0, ulong a1, ulong a2, ulong a3, ulong a4, ulong a5)
+{
+    const uint16 iota = (uint16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+#if CLB_GEN_IDX32 /* every index below 2^32 */
+    const float16 fe = convert_float16((uint16)(uint)e0 + iota);
+#else
+    const float16 fe = convert_float16(convert_ulong16(iota) + (ulong16)e0);
+#endif
+#if CLB_GEN == 1
+    const float16 r = (float16)as_float((uint)a0) + fe * (float16)as_float((uint)a1);
+    const ulong special = 1;
+    const float sv = as_float((uint)a2);
+#else
+#if CLB_GEN_F64
+#if CLB_GEN_IDX32
+    const double16 de = convert_double16((uint16)(uint)e0 + iota);
+#else
+    const double16 de = convert_double16(convert_ulong16(iota) + (ulong16)e0);
+#endif
+    const double16 y = a4 == 0 ? de * (double16)as_double(a1) + (double16)as_double(a0)
+                       : a4 == 1 ? de / (double16)as_double(a1) * (double16)as_double(a3) +
+                                       (double16)as_double(a0)
+                                 : de * (double16)as_double(a3) + (double16)as_double(a0);
+    const float16 r = convert_float16(y);
+    const float sv = (float)as_double(a2);
+#else
+    const float16 r = a4 == 0 ? fe * (float16)as_float((uint)a1) + (float16)as_float((uint)a0)
+                      : a4 == 1 ? fe / (float16)as_float((uint)a1) * (float16)as_float((uint)a3) +
+                                      (float16)as_float((uint)a0)
+                                : fe * (float16)as_float((uint)a3) + (float16)as_float((uint)a0);
+    const float sv = as_float((uint)a2);
+#endif
+    const ulong special = a5;
+#endif
+    if (special - e0 >= 16) return r;
+    return select(r, (float16)sv, convert_uint16(iota) == (uint16)(uint)(special - e0));
+}
+#endif
+
+/* Unit i of the output: an element, a 16-byte chunk (full) or 16 elements
+   (float32 arange and linspace where stores stream). */
 inline void clb_gen_unit(__global void *out_, const ulong i, ulong a0, ulong a1, ulong a2,
                          ulong a3, ulong a4, ulong a5, ulong total)
 {
@@ -84,29 +150,12 @@ inline void clb_gen_unit(__global void *out_, const ulong i, ulong a0, ulong a1,
     }
 #elif CLB_GEN == 0 /* full: the bit pattern */
     out[i] = (clb_out_t)a0;
-#elif CLB_GEN_VEC4 && (CLB_GEN == 1 || CLB_GEN == 2) /* float32, 4 elements a work item */
-    float v[4];
-    for (int k = 0; k < 4; k++) {
-        const ulong e = 4 * i + (ulong)k;
-#if CLB_GEN == 1
-        v[k] = e == 1 ? as_float((uint)a2) : as_float((uint)a0) + (float)e * as_float((uint)a1);
-#elif CLB_GEN_F64 /* in double, then one rounding: the host's value */
-        v[k] = (float)(e == a5     ? as_double(a2)
-                       : a4 == 0 ? (double)e * as_double(a1) + as_double(a0)
-                       : a4 == 1 ? (double)e / as_double(a1) * as_double(a3) + as_double(a0)
-                                 : (double)e * as_double(a3) + as_double(a0));
-#else
-        v[k] = e == a5     ? as_float((uint)a2)
-               : a4 == 0 ? (float)e * as_float((uint)a1) + as_float((uint)a0)
-               : a4 == 1 ? (float)e / as_float((uint)a1) * as_float((uint)a3) + as_float((uint)a0)
-                         : (float)e * as_float((uint)a3) + as_float((uint)a0);
-#endif
-    }
-    if (4 * i + 3 < total) {
-        CLB_GEN_ST4((__global float4 *)out + i, (float4)(v[0], v[1], v[2], v[3]));
+#elif CLB_GEN_VEC4 && (CLB_GEN == 1 || CLB_GEN == 2) /* float32, 16 elements a work item */
+    const ulong e0 = 16 * i;
+    if (e0 + 15 < total) {
+        CLB_GEN_ST4((__global float16 *)out + i, clb_gen_f32x16(e0, a0, a1, a2, a3, a4, a5));
     } else {
-        for (int k = 0; k < 4; k++)
-            if (4 * i + (ulong)k < total) out[4 * i + (ulong)k] = v[k];
+        for (ulong e = e0; e < total; e++) out[e] = clb_gen_f32(e, a0, a1, a2, a3, a4, a5);
     }
 #elif CLB_GEN == 1 /* arange: NumPy's fill in the dtype's arithmetic */
 #if CLB_OUT_DTYPE == 11

@@ -13,8 +13,8 @@
 #include "../../cl/random.h"
 
 #define PIECE ((int64_t)1 << 30)
-/* Units (16-byte stores) a work item writes before its one fence, with
-   streaming stores: 4 KiB, few enough for a loop-limited device. */
+/* Units (16- or 64-byte stores) a work item writes before its one fence, with
+   streaming stores: 4 or 16 KiB, few enough for a loop-limited device. */
 #define BLOCK 256
 /* Blocks of draws a work-group row takes at most (cl/random.h's lanes): 256
    blocks of 16 lanes are 4096 work items, PoCL's work-group limit. */
@@ -42,7 +42,7 @@ static clb_status launch_units(clb__cl_context *cl, cl_kernel kernel, const clb_
     if (op->kind == CLB__GEN_FULL) /* 16-byte chunks and one item for the tail */
         items = op->numel * (int64_t)clb_dtype_size(op->dtype) / 16 + 1;
     else if (vec4)
-        items = (op->numel + 3) / 4;
+        items = (op->numel + 15) / 16;
     const cl_ulong per = nt && vec4 ? BLOCK : 1;
     for (int64_t base = 0; base < items; base += PIECE) {
         int64_t left = items - base;
@@ -106,7 +106,7 @@ clb_status clb__cl_generate(clb_context *ctx, const clb__gen_op *op, void *handl
                          "%s: float64 values need float64 arithmetic, which OpenCL device %s does "
                          "not support (no cl_khr_fp64); use float32 or the host backend",
                          what[op->kind], ctx->info.name);
-    /* 16-byte stores: full always; float32 arange and linspace where stores stream. */
+    /* Wide stores: full (16 bytes) always; float32 arange and linspace (64) where stores stream. */
     const bool nt = clb__cl_streaming(cl, op->numel * (int64_t)clb_dtype_size(op->dtype));
     const bool draw = op->kind == CLB__GEN_UNIFORM || op->kind == CLB__GEN_NORMAL;
     const bool vec4 = op->kind == CLB__GEN_FULL ||
@@ -117,9 +117,10 @@ clb_status clb__cl_generate(clb_context *ctx, const clb__gen_op *op, void *handl
                                  {"CLB_GEN_F64", op->kind == CLB__GEN_LINSPACE && op->f64},
                                  {"CLB_GEN_VEC4", vec4},
                                  {"CLB_GEN_NT", nt && vec4},
-                                 {"CLB_GEN_BLOCK", nt && vec4 ? BLOCK : 1}};
+                                 {"CLB_GEN_BLOCK", nt && vec4 ? BLOCK : 1},
+                                 {"CLB_GEN_IDX32", vec4 && op->numel <= ((int64_t)1 << 32)}};
     char options[CLB__KERNEL_OPTIONS_MAX];
-    CLB_TRY(clb__kernel_options(defs, 6, options, sizeof options));
+    CLB_TRY(clb__kernel_options(defs, 7, options, sizeof options));
     CLB_TRY(clb__program_cache_get(cl->programs, CLB__KERNEL_GENERATE, options, &program));
     CLB_TRY(clb__cl_kernel_for(cl, CLB__KERNEL_GENERATE, program, draw,
                                draw ? "clb_random" : clb__kernel_function(CLB__KERNEL_GENERATE),

@@ -287,3 +287,116 @@ __kernel void clb_random(__global void *out_, ulong base, ulong n, ulong a0, ulo
 #endif
 }
 #endif
+
+#if (CLB_GEN == 3 || CLB_GEN == 4) && CLB_OUT_DTYPE == 10
+/* float32 draws on a CPU device: a work item a block, its 16 calls on vector
+   lanes (ulong16 words, zero-extended, so each 32 x 32 -> 64 product is one
+   vpmuludq-like multiply), each slot one 16-float store: whatever a device's
+   work-group vectoriser does, the lanes are SIMD. The same operations as
+   clb_philox4 and cl/random.h's maps, lane by lane: the same bits. */
+#define CLB_V_IOTA (uint16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
+
+__attribute__((always_inline)) inline void clb_v_philox(ulong ctr0, ulong seed, uint16 *w0, uint16 *w1,
+                                                        uint16 *w2, uint16 *w3)
+{
+    const ulong16 m = (ulong16)0xffffffffUL;
+    const ulong16 ctr = (ulong16)ctr0 + convert_ulong16(CLB_V_IOTA);
+    ulong16 c0 = ctr & m, c1 = ctr >> 32, c2 = (ulong16)0, c3 = (ulong16)0;
+    ulong k0 = seed & 0xffffffffUL, k1 = seed >> 32;
+#pragma unroll
+    for (int r = 0; r < 10; r++) {
+        const ulong16 p0 = c0 * (ulong16)CLB_PHILOX_M0, p1 = c2 * (ulong16)CLB_PHILOX_M1;
+        c0 = (p1 >> 32) ^ c1 ^ (ulong16)k0;
+        c2 = (p0 >> 32) ^ c3 ^ (ulong16)k1;
+        c1 = p1 & m;
+        c3 = p0 & m;
+        k0 = (k0 + CLB_PHILOX_W0) & 0xffffffffUL;
+        k1 = (k1 + CLB_PHILOX_W1) & 0xffffffffUL;
+    }
+    *w0 = convert_uint16(c0), *w1 = convert_uint16(c1), *w2 = convert_uint16(c2), *w3 = convert_uint16(c3);
+}
+
+#if CLB_GEN == 3
+inline float16 clb_v_uniform(uint16 w, float lo, float sc, float hi, float repl)
+{
+    const float16 r = (float16)lo + (float16)sc * (convert_float16(w >> 8) * 0x1p-24f);
+    return select((float16)repl, r, r < (float16)hi);
+}
+#else
+/* clb_rng_m2log on lanes */
+inline float16 clb_v_m2log(uint16 m)
+{
+    const uint16 b = as_uint16(convert_float16(m));
+    float16 x = as_float16((b & 0x007fffffu) | 0x3f000000u);
+    const int16 small = x < 0.70710678118654752440f; /* -1 where true */
+    const float16 e = convert_float16(convert_int16(b >> 23) - 150 + small);
+    x = select(x - 1.0f, x + x - 1.0f, small);
+    const float16 z = x * x;
+    float16 y = 7.0376836292e-2f * x - 1.1514610310e-1f;
+    y = y * x + 1.1676998740e-1f;
+    y = y * x - 1.2420140846e-1f;
+    y = y * x + 1.4249322787e-1f;
+    y = y * x - 1.6668057665e-1f;
+    y = y * x + 2.0000714765e-1f;
+    y = y * x - 2.4999993993e-1f;
+    y = y * x + 3.3333331174e-1f;
+    y = y * x * z;
+    y = y + -2.12194440e-4f * e;
+    y = y + -0.5f * z;
+    return -2.0f * (x + y + 0.693359375f * e);
+}
+
+/* clb_rng_normal2f on lanes (clb_rng_sincos's quadrants as selects) */
+inline void clb_v_normal2(uint16 w0, uint16 w1, float16 *zc, float16 *zs)
+{
+    const float16 r = sqrt(clb_v_m2log((w0 >> 8) + 1u));
+    const uint16 t = w1 >> 8, q = (t + 0x200000u) >> 22;
+    const float16 x = convert_float16(convert_int16(t) - convert_int16(q << 22)) * 0x1.921fb6p-22f;
+    const float16 z = x * x;
+    float16 ps = -1.9515295891e-4f * z + 8.3321608736e-3f;
+    ps = ps * z - 1.6666654611e-1f;
+    const float16 sx = ps * z * x + x;
+    float16 pc = 2.443315711809948e-5f * z - 1.388731625493765e-3f;
+    pc = pc * z + 4.166664568298827e-2f;
+    const float16 cx = pc * z * z - 0.5f * z + 1.0f;
+    const int16 odd = as_int16((q & 1u) << 31), cneg = as_int16(((q + 1u) & 2u) << 30),
+                sneg = as_int16((q & 2u) << 30);
+    const float16 c = select(cx, sx, odd), s = select(sx, cx, odd);
+    *zc = r * select(c, -c, cneg);
+    *zs = r * select(s, -s, sneg);
+}
+#endif
+
+__kernel void clb_random_v(__global float *out, ulong base, ulong n, ulong a0, ulong a1, ulong a2,
+                           ulong a3, ulong a4, ulong a5, ulong total)
+{
+    if (get_global_id(0) >= n) return;
+    const ulong blk = a1 / 64 + base + get_global_id(0);
+    uint16 w0, w1, w2, w3;
+    clb_v_philox(blk * 16, a0, &w0, &w1, &w2, &w3);
+    const float lo = as_float((uint)a2), sc = as_float((uint)a3);
+    float16 v0, v1, v2, v3;
+#if CLB_GEN == 3
+    const float hi = as_float((uint)a4), repl = as_float((uint)a5);
+    v0 = clb_v_uniform(w0, lo, sc, hi, repl), v1 = clb_v_uniform(w1, lo, sc, hi, repl);
+    v2 = clb_v_uniform(w2, lo, sc, hi, repl), v3 = clb_v_uniform(w3, lo, sc, hi, repl);
+#else
+    clb_v_normal2(w0, w1, &v0, &v1);
+    clb_v_normal2(w2, w3, &v2, &v3);
+    v0 = (float16)lo + (float16)sc * v0, v1 = (float16)lo + (float16)sc * v1;
+    v2 = (float16)lo + (float16)sc * v2, v3 = (float16)lo + (float16)sc * v3;
+#endif
+    const ulong first = blk * 64 - a1; /* wraps below 0 before the offset */
+    if (first < total && total - first >= 64) {
+        vstore16(v0, 0, out + first);
+        vstore16(v1, 0, out + first + 16);
+        vstore16(v2, 0, out + first + 32);
+        vstore16(v3, 0, out + first + 48);
+        return;
+    }
+    float v[64];
+    vstore16(v0, 0, v), vstore16(v1, 1, v), vstore16(v2, 2, v), vstore16(v3, 3, v);
+    for (int k = 0; k < 64; k++)
+        if (first + (ulong)k < total) out[first + (ulong)k] = v[k];
+}
+#endif

@@ -61,8 +61,10 @@ cleanup:
 
 /* The draws: work item (l, t) runs lane l of block t (cl/random.h), a
    work-group (LANES, rows) with as many rows as the kernel's work-group limit
-   allows (at most DRAW_ROWS), the blocks padded to whole rows. */
-static clb_status launch_draw(clb__cl_context *cl, const clb__cl_kernel *k, const clb__gen_op *op)
+   allows (at most DRAW_ROWS), the blocks padded to whole rows; with `lanes`
+   (clb_random_v), work item t runs block t, the work-group the runtime's. */
+static clb_status launch_draw(clb__cl_context *cl, const clb__cl_kernel *k, const clb__gen_op *op,
+                              bool lanes)
 {
     clb_status st = CLB_OK;
     cl_int err = CL_SUCCESS;
@@ -73,17 +75,20 @@ static clb_status launch_draw(clb__cl_context *cl, const clb__cl_kernel *k, cons
                                      op->a[1] / (uint64_t)per) + 1;
     size_t rows = k->wg_max / CLB_RNG_LANES;
     if (rows > DRAW_ROWS) rows = DRAW_ROWS;
-    if (rows < 1) return clb__fail(CLB_ERR_OPENCL, "clb_random_*: the device's work-group limit (%zu) "
+    if (!lanes && rows < 1)
+        return clb__fail(CLB_ERR_OPENCL, "clb_random_*: the device's work-group limit (%zu) "
                                    "is below the %d lanes of a draw", k->wg_max, CLB_RNG_LANES);
     for (int64_t base = 0; base < blocks; base += PIECE) {
         int64_t left = blocks - base;
         cl_ulong b = (cl_ulong)base, n = (cl_ulong)(left < PIECE ? left : PIECE);
         size_t global[2] = {CLB_RNG_LANES, (size_t)(n + rows - 1) / rows * rows};
         size_t local[2] = {CLB_RNG_LANES, rows};
+        if (lanes) global[0] = (size_t)(n + 63) / 64 * 64;
         err = clSetKernelArg(k->kernel, 1, sizeof b, &b);
         if (err == CL_SUCCESS) err = clSetKernelArg(k->kernel, 2, sizeof n, &n);
         CLB_CL_CHECK(err, "clSetKernelArg");
-        err = clEnqueueNDRangeKernel(cl->queue, k->kernel, 2, NULL, global, local, 0, NULL, NULL);
+        err = clEnqueueNDRangeKernel(cl->queue, k->kernel, lanes ? 1 : 2, NULL, global,
+                                     lanes ? NULL : local, 0, NULL, NULL);
         if (CLB__FAULT(CLB__FAULT_ENQUEUE)) err = CL_OUT_OF_RESOURCES;
         CLB_CL_CHECK(err, "clEnqueueNDRangeKernel");
     }
@@ -109,6 +114,9 @@ clb_status clb__cl_generate(clb_context *ctx, const clb__gen_op *op, void *handl
     /* Wide stores: full (16 bytes) always; float32 arange and linspace (64) where stores stream. */
     const bool nt = clb__cl_streaming(cl, op->numel * (int64_t)clb_dtype_size(op->dtype));
     const bool draw = op->kind == CLB__GEN_UNIFORM || op->kind == CLB__GEN_NORMAL;
+    /* float32 draws on a CPU device: a block a work item on 16 vector lanes
+       (clb_random_v); elsewhere a call a work item (clb_random). */
+    const bool lanes = draw && op->dtype == CLB_FLOAT32 && clb__cl_blocked(ctx);
     const bool vec4 = op->kind == CLB__GEN_FULL ||
                       (nt && op->dtype == CLB_FLOAT32 &&
                        (op->kind == CLB__GEN_ARANGE || op->kind == CLB__GEN_LINSPACE));
@@ -122,8 +130,10 @@ clb_status clb__cl_generate(clb_context *ctx, const clb__gen_op *op, void *handl
     char options[CLB__KERNEL_OPTIONS_MAX];
     CLB_TRY(clb__kernel_options(defs, 7, options, sizeof options));
     CLB_TRY(clb__program_cache_get(cl->programs, CLB__KERNEL_GENERATE, options, &program));
-    CLB_TRY(clb__cl_kernel_for(cl, CLB__KERNEL_GENERATE, program, draw,
-                               draw ? "clb_random" : clb__kernel_function(CLB__KERNEL_GENERATE),
+    CLB_TRY(clb__cl_kernel_for(cl, CLB__KERNEL_GENERATE, program, draw + lanes,
+                               lanes  ? "clb_random_v"
+                               : draw ? "clb_random"
+                                      : clb__kernel_function(CLB__KERNEL_GENERATE),
                                &k));
     cl_kernel kernel = k->kernel;
     err = clSetKernelArg(kernel, 0, sizeof(cl_mem), &handle);
@@ -132,7 +142,7 @@ clb_status clb__cl_generate(clb_context *ctx, const clb__gen_op *op, void *handl
     const cl_ulong total = (cl_ulong)op->numel;
     if (err == CL_SUCCESS) err = clSetKernelArg(kernel, 9, sizeof total, &total);
     CLB_CL_CHECK(err, "clSetKernelArg");
-    if (draw) CLB_TRY(launch_draw(cl, k, op));
+    if (draw) CLB_TRY(launch_draw(cl, k, op, lanes));
     else CLB_TRY(launch_units(cl, kernel, op, nt, vec4));
 cleanup:
     if (k) clb__cl_kernel_unlock(cl);

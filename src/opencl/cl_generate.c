@@ -1,14 +1,15 @@
 /* Driver of cl/generate.cl: full, arange and linspace a work item an element
- * (or 16 bytes), in pieces of at most 2^30 work items; the random draws a work
- * item a Philox call, on a (lanes, blocks) grid. The parameters come from
- * src/core/generate.c as bit patterns (clb__gen_op.a). */
+ * (or 16 or 64 bytes), in pieces of at most 2^30 work items; the random draws a
+ * work item a Philox call (or a block of 16 on vector lanes), on a (lanes,
+ * blocks) grid. The parameters come from src/ops/op_generate.c as bit patterns
+ * (clb__gen_op.a). */
 #include "cl_generate.h"
 
 #include "cl_errors.h"
 #include "cl_launch.h"
 #include "dtype.h"
 #include "fault.h"
-#include "kernels.h"
+#include "cl_kernels.h"
 
 #include "../../cl/random.h"
 

@@ -17,14 +17,13 @@
 typedef uint clb_u32;
 typedef ulong clb_u64;
 #define CLB_RNG_FN __attribute__((always_inline)) inline /* PoCL vectorises no loop with a call */
-/* sqrt as the compiler's built-in where it has one: PoCL 3.1's library sqrt
-   keeps its work-item loop from vectorising (a draw 6x slower). */
-#if defined(__has_builtin)
-#if __has_builtin(__builtin_sqrtf)
+/* sqrt as the compiler's built-in where the driver asks for it
+   (CLB_RNG_BUILTIN_SQRT, PoCL's CPU devices): PoCL 3.1's library sqrt keeps
+   its work-item loop from vectorising (a draw 6x slower); Oclgrind has no
+   llvm.sqrt, so it is not the default. */
+#if defined(CLB_RNG_BUILTIN_SQRT) && CLB_RNG_BUILTIN_SQRT
 #define CLB_RNG_SQRTF(x) __builtin_sqrtf(x)
-#endif
-#endif
-#ifndef CLB_RNG_SQRTF
+#else
 #define CLB_RNG_SQRTF(x) sqrt(x)
 #endif
 #define CLB_RNG_LOG(x) log(x)

@@ -1,9 +1,11 @@
 /* Tensors made on the device: full, arange, linspace and the random draws.
  * clb_generate (full, arange, linspace): every work item writes one unit (an
- * element, or 4 elements / 16 bytes in the 4-wide forms) of a fresh
- * C-contiguous output of `total` elements: unit base + get_global_id(0), for ids
- * below n (the host launches pieces of at most 2^30 work items). clb_random
- * (the draws): a work item a Philox call, in cl/random.h's lanes (below).
+ * element; full: 16 bytes; float32 arange/linspace with streaming stores: 16
+ * elements) of a fresh C-contiguous output of `total` elements: unit base +
+ * get_global_id(0), for ids below n (the host launches pieces of at most 2^30
+ * work items). The draws, in cl/random.h's lanes: clb_random a Philox call a
+ * work item, clb_random_v (float32 on PoCL's CPU devices) a block of 16 calls
+ * on vector lanes; both below.
  * Nothing is read: these kernels run at the device's write bandwidth, and no
  * host buffer of the result's size ever exists.
  *
@@ -13,6 +15,7 @@
  *                  the value arrives as its bit pattern)
  *   CLB_GEN_F64    linspace: 1 computes in double, 0 in float (devices without
  *                  cl_khr_fp64)
+ *   CLB_RNG_BUILTIN_SQRT  the normal's sqrt as __builtin_sqrtf (cl/random.h)
  * Arguments: out, base, n, six 64-bit parameters a0..a5 whose meaning
  * depends on CLB_GEN (src/opencl/cl_generate.c and src/host/host_gen.c, which
  * computes the same values on the host, say which). Floats travel as their bit
@@ -29,7 +32,8 @@
 #endif
 /* CLB_GEN_VEC4: full writes 16-byte chunks of its pattern, float32 arange
    and linspace 16 elements a work item as one 64-byte store (a cache line
-   when aligned), CLB_GEN_IDX32 when every index is below 2^32; CLB_GEN_NT makes those stores streaming (CPU devices, large outputs:
+   when aligned; CLB_GEN_IDX32 when every index is below 2^32); CLB_GEN_NT
+   makes those stores streaming (CPU devices, large outputs:
    src/opencl/cl_launch.c's rule), the difference between a CPU's plain-store
    and its write limit. */
 #ifndef CLB_GEN_VEC4

@@ -1,6 +1,6 @@
 /* Tensors made on the device: full, arange, linspace and the random draws.
  * clb_generate (full, arange, linspace): every work item writes one unit (an
- * element; full: 16 bytes; float32 arange/linspace with streaming stores: 16
+ * element; full: 64 bytes; float32 arange/linspace with streaming stores: 16
  * elements) of a fresh C-contiguous output of `total` elements: unit base +
  * get_global_id(0), for ids below n (the host launches pieces of at most 2^30
  * work items). The draws, in cl/random.h's lanes: clb_random a Philox call a
@@ -30,8 +30,8 @@
 #ifndef CLB_GEN_F64
 #define CLB_GEN_F64 0
 #endif
-/* CLB_GEN_VEC4: full writes 16-byte chunks of its pattern, float32 arange
-   and linspace 16 elements a work item as one 64-byte store (a cache line
+/* CLB_GEN_VEC4: full writes 64-byte chunks of its pattern, float32 arange
+   and linspace 16 elements a work item, each as one 64-byte store (a cache line
    when aligned; CLB_GEN_IDX32 when every index is below 2^32); CLB_GEN_NT
    makes those stores streaming (CPU devices, large outputs:
    src/opencl/cl_launch.c's rule), the difference between a CPU's plain-store
@@ -139,18 +139,18 @@ inline float16 clb_gen_f32x16(ulong e0, ulong a0, ulong a1, ulong a2, ulong a3, 
 }
 #endif
 
-/* Unit i of the output: an element, a 16-byte chunk (full) or 16 elements
+/* Unit i of the output: an element, a 64-byte chunk (full) or 16 elements
    (float32 arange and linspace where stores stream). */
 inline void clb_gen_unit(__global void *out_, const ulong i, ulong a0, ulong a1, ulong a2,
                          ulong a3, ulong a4, ulong a5, ulong total)
 {
     __global clb_out_t *out = (__global clb_out_t *)out_;
-#if CLB_GEN == 0 && CLB_GEN_VEC4 /* full: 16-byte chunks of the pattern (8 bytes twice) */
-    const ulong bytes = total * sizeof(clb_out_t), chunks = bytes / 16;
+#if CLB_GEN == 0 && CLB_GEN_VEC4 /* full: 64-byte chunks of the pattern (8 bytes 8 times) */
+    const ulong bytes = total * sizeof(clb_out_t), chunks = bytes / 64;
     if (i < chunks) {
-        CLB_GEN_ST4((__global uint4 *)out_ + i, as_uint4((ulong2)(a0, a0)));
+        CLB_GEN_ST4((__global uint16 *)out_ + i, as_uint16((ulong8)a0));
     } else if (i == chunks) { /* the tail: whole elements of the pattern */
-        for (ulong e = chunks * 16 / sizeof(clb_out_t); e < total; e++) out[e] = (clb_out_t)a0;
+        for (ulong e = chunks * 64 / sizeof(clb_out_t); e < total; e++) out[e] = (clb_out_t)a0;
     }
 #elif CLB_GEN == 0 /* full: the bit pattern */
     out[i] = (clb_out_t)a0;
@@ -194,7 +194,7 @@ inline void clb_gen_unit(__global void *out_, const ulong i, ulong a0, ulong a1,
 
 /* Work item g writes units base + g * CLB_GEN_BLOCK onwards, below base + n: one
    unit each, or with streaming stores a block of them and then one fence (a
-   fence per 16-byte store would serialise them). */
+   fence per store would serialise them). */
 #ifndef CLB_GEN_BLOCK
 #define CLB_GEN_BLOCK 1
 #endif

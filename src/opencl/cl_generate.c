@@ -1,5 +1,5 @@
 /* Driver of cl/generate.cl: full, arange and linspace a work item an element
- * (or 16 or 64 bytes), in pieces of at most 2^30 work items; the random draws a
+ * (or 64 bytes), in pieces of at most 2^30 work items; the random draws a
  * work item a Philox call (or a block of 16 on vector lanes), on a (lanes,
  * blocks) grid. The parameters come from src/ops/op_generate.c as bit patterns
  * (clb__gen_op.a). */
@@ -14,8 +14,8 @@
 #include "../../cl/random.h"
 
 #define PIECE ((int64_t)1 << 30)
-/* Units (16- or 64-byte stores) a work item writes before its one fence, with
-   streaming stores: 4 or 16 KiB, few enough for a loop-limited device. */
+/* Units (64-byte stores) a work item writes before its one fence, with
+   streaming stores: 16 KiB, few enough for a loop-limited device. */
 #define BLOCK 256
 /* Blocks of draws a work-group row takes at most (cl/random.h's lanes): 256
    blocks of 16 lanes are 4096 work items, PoCL's work-group limit. */
@@ -33,15 +33,15 @@ static clb_dtype program_dtype(const clb__gen_op *op)
     }
 }
 
-/* full, arange, linspace: a work item a unit (an element, or 16 bytes). */
-static clb_status launch_units(clb__cl_context *cl, cl_kernel kernel, const clb__gen_op *op, bool nt,
-                               bool vec4)
+/* full, arange, linspace: a work item a unit (an element, or 64 bytes). */
+static clb_status launch_units(clb__cl_context *cl, cl_kernel kernel, size_t wg_max,
+                               const clb__gen_op *op, bool nt, bool vec4)
 {
     clb_status st = CLB_OK;
     cl_int err = CL_SUCCESS;
     int64_t items = op->numel;
-    if (op->kind == CLB__GEN_FULL) /* 16-byte chunks and one item for the tail */
-        items = op->numel * (int64_t)clb_dtype_size(op->dtype) / 16 + 1;
+    if (op->kind == CLB__GEN_FULL) /* 64-byte chunks and one item for the tail */
+        items = op->numel * (int64_t)clb_dtype_size(op->dtype) / 64 + 1;
     else if (vec4)
         items = (op->numel + 15) / 16;
     const cl_ulong per = nt && vec4 ? BLOCK : 1;
@@ -52,7 +52,11 @@ static clb_status launch_units(clb__cl_context *cl, cl_kernel kernel, const clb_
         err = clSetKernelArg(kernel, 1, sizeof b, &b);
         if (err == CL_SUCCESS) err = clSetKernelArg(kernel, 2, sizeof n, &n);
         CLB_CL_CHECK(err, "clSetKernelArg");
-        err = clEnqueueNDRangeKernel(cl->queue, kernel, 1, NULL, &global, NULL, 0, NULL, NULL);
+        /* streaming blocks: work-groups of 64 items, so a core that falls behind
+           (a shared machine) leaves many groups to the others, not half the work */
+        size_t local = 64;
+        err = clEnqueueNDRangeKernel(cl->queue, kernel, 1, NULL, &global,
+                                     per > 1 && wg_max >= 64 ? &local : NULL, 0, NULL, NULL);
         if (CLB__FAULT(CLB__FAULT_ENQUEUE)) err = CL_OUT_OF_RESOURCES;
         CLB_CL_CHECK(err, "clEnqueueNDRangeKernel");
     }
@@ -112,7 +116,7 @@ clb_status clb__cl_generate(clb_context *ctx, const clb__gen_op *op, void *handl
                          "%s: float64 values need float64 arithmetic, which OpenCL device %s does "
                          "not support (no cl_khr_fp64); use float32 or the host backend",
                          what[op->kind], ctx->info.name);
-    /* Wide stores: full (16 bytes) always; float32 arange and linspace (64) where stores stream. */
+    /* Wide stores: full (64 bytes) always; float32 arange and linspace (64) where stores stream. */
     const bool nt = clb__cl_streaming(cl, op->numel * (int64_t)clb_dtype_size(op->dtype));
     const bool draw = op->kind == CLB__GEN_UNIFORM || op->kind == CLB__GEN_NORMAL;
     /* float32 draws where a work-group is a loop on one core (PoCL's CPU
@@ -149,7 +153,7 @@ clb_status clb__cl_generate(clb_context *ctx, const clb__gen_op *op, void *handl
     if (err == CL_SUCCESS) err = clSetKernelArg(kernel, 9, sizeof total, &total);
     CLB_CL_CHECK(err, "clSetKernelArg");
     if (draw) CLB_TRY(launch_draw(cl, k, op, lanes));
-    else CLB_TRY(launch_units(cl, kernel, op, nt, vec4));
+    else CLB_TRY(launch_units(cl, kernel, k->wg_max, op, nt, vec4));
 cleanup:
     if (k) clb__cl_kernel_unlock(cl);
     return st;

@@ -757,6 +757,42 @@ static void made(clb_context *ctx)
     clb_tensor_release(s);
 }
 
+#if CLB_HAVE_OPENCL
+extern _Atomic int clb__cl_map_blocked; /* src/opencl/cl_launch.h */
+
+/* generate.cl's CPU forms on any device: full, float32 arange and linspace
+   with streaming stores (64-byte units, a tail), and float32 draws in both
+   forms (a call a work item, a block on vector lanes) over whole and partial
+   blocks. */
+static void made_forced(clb_context *ctx)
+{
+    char what[128];
+    const int64_t n = 203;
+    const clb_scalar v = {.kind = CLB_SCALAR_FLOAT, .f = 2.5};
+    for (int k = 0; k < 7; k++) {
+        clb_tensor *h = NULL, *d = NULL;
+        clb__cl_streaming_min_bytes = k < 3 ? 0 : -1;
+        clb__cl_map_blocked = k < 3 ? -1 : (k - 3) % 2;
+        const bool normal = k >= 5;
+        for (int side = 0; side < 2; side++) {
+            clb_context *c = side ? ctx : host;
+            clb_tensor **t = side ? &d : &h;
+            if (k == 0) CLBT_OK(clb_full(c, CLB_FLOAT32, 1, &n, v, t));
+            else if (k == 1) CLBT_OK(clb_arange(c, CLB_FLOAT32, 1, 1 + (double)n, 1, t));
+            else if (k == 2) CLBT_OK(clb_linspace(c, CLB_FLOAT32, 0, 1, n, 1, t));
+            else if (normal) CLBT_OK(clb_random_normal(c, CLB_FLOAT32, 1, &n, 5, 3, 0, 1, t));
+            else CLBT_OK(clb_random_uniform(c, CLB_FLOAT32, 1, &n, 5, 3, -1, 1, t));
+        }
+        snprintf(what, sizeof what, "generate, CPU form %d", k);
+        compare(d, h, what);
+        clb_tensor_release(h);
+        clb_tensor_release(d);
+    }
+    clb__cl_streaming_min_bytes = -1;
+    clb__cl_map_blocked = -1;
+}
+#endif
+
 static void all(clb_context *ctx, const char *selector)
 {
     slices(ctx);
@@ -768,6 +804,9 @@ static void all(clb_context *ctx, const char *selector)
     reductions(ctx, selector);
     argreductions(ctx);
     made(ctx);
+#if CLB_HAVE_OPENCL
+    made_forced(ctx);
+#endif
     indexing(ctx);
 #if CLB_HAVE_OPENCL
     fused(selector);

@@ -46,7 +46,7 @@ static const clb__quirk table[] = {
      NULL, "concurrent_map.c",
      "threads mapping parts of one CL_MEM_USE_HOST_PTR buffer at once now and then get a "
      "pointer outside the buffer and crash in memcpy; the library maps no such buffer: "
-     "transfers copy through its known host pointer once the queue has drained (buffer.c)"},
+     "transfers copy through its known host pointer once the queue has drained (cl_buffer.c)"},
 };
 
 const clb__quirk *clb__quirks(size_t *count)

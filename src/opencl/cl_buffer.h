@@ -11,7 +11,7 @@
 
 #include <CL/cl.h>
 
-/* What buffer.c needs to know about the device it allocates on. */
+/* What cl_buffer.c needs to know about the device it allocates on. */
 typedef struct clb__buffer_env {
     cl_context context;
     cl_command_queue queue; /* in-order: transfers are ordered after queued kernels */

@@ -1,4 +1,4 @@
-/* Device buffers. The strategy follows one capability flag (device.c's
+/* Device buffers. The strategy follows one capability flag (cl_device.c's
  * host_unified_memory): where the device works on host RAM (CPU devices,
  * integrated GPUs) buffers are allocated host-visible with
  * CL_MEM_ALLOC_HOST_PTR and data moves by map + memcpy + unmap, which costs a
@@ -9,7 +9,7 @@
  * CL_MEM_USE_HOST_PTR buffer: kernels, CLBlast and transfers see an ordinary
  * cl_mem, and the host may work on the same bytes directly once the queue has
  * drained (cl_map.c runs tiny maps that way). */
-#include "buffer.h"
+#include "cl_buffer.h"
 
 #include "cl_errors.h"
 #include "fault.h"

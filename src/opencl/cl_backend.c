@@ -8,19 +8,19 @@
  * helpers of cl_launch.c. */
 #include "backend.h"
 
-#include "backend_cl.h"
+#include "cl_backend.h"
 #include "cl_launch.h"
-#include "buffer.h"
+#include "cl_buffer.h"
 #include "cl_errors.h"
 #include "cl_generate.h"
 #include "cl_eval_reduce.h"
 #include "cl_index.h"
 #include "cl_park.h"
 #include "cl_quirks.h"
-#include "device_cl.h"
+#include "cl_device.h"
 #include "expr.h"
-#include "kernels.h"
-#include "program_cache.h"
+#include "cl_kernels.h"
+#include "cl_program_cache.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -56,7 +56,7 @@ static void release_impl(clb__cl_context *cl)
 }
 
 /* A CPU device that shares fine-grained SVM buffers with the host: its storage
-   can be host memory both sides use (buffer.c). */
+   can be host memory both sides use (cl_buffer.c). */
 static bool has_fine_grain_svm(const clb_context *ctx, cl_device_id device)
 {
     cl_device_svm_capabilities caps = 0;
@@ -391,4 +391,7 @@ static const clb__backend cl_backend = {
     .sort = clb__cl_sort,
     .topk = clb__cl_topk,
     .compact = clb__cl_compact,
+#if CLB_HAVE_CLBLAST
+    .matmul_tune = clb__cl_matmul_tune,
+#endif
 };

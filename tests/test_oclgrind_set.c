@@ -626,6 +626,72 @@ static void indexing(clb_context *ctx)
     clb_tensor_release(h), clb_tensor_release(d), clb_tensor_release(hm), clb_tensor_release(dm);
 }
 
+#if CLB_HAVE_OPENCL
+extern _Atomic int clb__cl_index_runs; /* src/opencl/cl_index.h */
+
+/* take's and the scans' CPU forms (PoCL's), forced on every device with
+   streaming stores: take of rows (whole and cut into chunks), take_along_axis's
+   batched gather, the float row scan and the whole-row column scan (one and
+   several levels, a tail of columns past 16, cumprod). */
+/* Host int64 indices v[j] = (7 * j + 3) % n - (j % 3 == 0 ? n : 0) (some negative). */
+static clb_tensor *some_indices(int ndim, const int64_t *shape, int64_t n)
+{
+    int64_t v[64], count = 1;
+    for (int d = 0; d < ndim; d++) count *= shape[d];
+    for (int64_t j = 0; j < count && j < 64; j++) v[j] = (7 * j + 3) % n - (j % 3 == 0 ? n : 0);
+    return clbt_tensor(host, CLB_INT64, ndim, shape, v);
+}
+
+static void indexing_cpu_forms(clb_context *ctx)
+{
+    char what[128];
+    clb__cl_index_runs = 1;
+    clb__cl_streaming_min_bytes = 0;
+    static const struct {
+        clb_dtype dt;
+        int64_t t[2], i;
+    } takes[3] = {{CLB_FLOAT32, {37, 40}, 9}, {CLB_INT8, {5, 300}, 2}, {CLB_INT64, {6, 20}, 7}};
+    for (int c = 0; c < 3; c++) {
+        clb_tensor *h = make(host, takes[c].dt, 2, takes[c].t, 61u + (unsigned)c), *d = on(ctx, h);
+        clb_tensor *hi = some_indices(1, &takes[c].i, takes[c].t[0]), *di = on(ctx, hi);
+        clb_tensor *hr = NULL, *dr = NULL;
+        snprintf(what, sizeof what, "take (CPU form) of %s", clb_dtype_name(takes[c].dt));
+        if (clb_take(h, hi, 0, &hr) == CLB_OK && !declined(clb_take(d, di, 0, &dr), what))
+            compare(dr, hr, what);
+        clb_tensor_release(hr), clb_tensor_release(dr);
+        clb_tensor_release(hi), clb_tensor_release(di), clb_tensor_release(h), clb_tensor_release(d);
+    }
+    {
+        clb_tensor *h = make(host, CLB_FLOAT32, 2, (const int64_t[]){6, 9}, 63u), *d = on(ctx, h);
+        clb_tensor *hi = some_indices(2, (const int64_t[]){6, 4}, 9), *di = on(ctx, hi);
+        clb_tensor *hr = NULL, *dr = NULL;
+        if (clb_take_along_axis(h, hi, 1, &hr) == CLB_OK &&
+            !declined(clb_take_along_axis(d, di, 1, &dr), "take_along_axis (CPU form)"))
+            compare(dr, hr, "take_along_axis (CPU form)");
+        clb_tensor_release(hr), clb_tensor_release(dr);
+        clb_tensor_release(hi), clb_tensor_release(di), clb_tensor_release(h), clb_tensor_release(d);
+    }
+    static const struct {
+        clb_dtype dt;
+        int64_t s[3];
+        bool prod;
+    } scans[4] = {{CLB_FLOAT32, {2, 300, 1}, false}, {CLB_FLOAT32, {2, 150, 20}, false},
+                  {CLB_FLOAT64, {1, 9, 33}, false},  {CLB_FLOAT32, {3, 70, 17}, true}};
+    for (int c = 0; c < 4; c++) {
+        clb_tensor *h = make(host, scans[c].dt, 3, scans[c].s, 65u + (unsigned)c), *d = on(ctx, h);
+        clb_tensor *hr = NULL, *dr = NULL;
+        snprintf(what, sizeof what, "%s (CPU form) of %s (%lld, %lld, %lld)",
+                 scans[c].prod ? "cumprod" : "cumsum", clb_dtype_name(scans[c].dt),
+                 (long long)scans[c].s[0], (long long)scans[c].s[1], (long long)scans[c].s[2]);
+        clb_status (*f)(const clb_tensor *, int, clb_tensor **) = scans[c].prod ? clb_cumprod : clb_cumsum;
+        if (f(h, 1, &hr) == CLB_OK && !declined(f(d, 1, &dr), what)) compare(dr, hr, what);
+        clb_tensor_release(hr), clb_tensor_release(dr), clb_tensor_release(h), clb_tensor_release(d);
+    }
+    clb__cl_index_runs = -1;
+    clb__cl_streaming_min_bytes = -1;
+}
+#endif
+
 /* ---- fused broadcast reductions (cl/eval_reduce.cl) ---------------------------------- */
 
 #if CLB_HAVE_OPENCL
@@ -823,6 +889,7 @@ static void all(clb_context *ctx, const char *selector)
 #endif
     indexing(ctx);
 #if CLB_HAVE_OPENCL
+    indexing_cpu_forms(ctx);
     fused(selector);
 #endif
 }

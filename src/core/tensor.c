@@ -37,6 +37,7 @@ clb_status clb__storage_alloc(clb_context *ctx, size_t nbytes, clb__storage **ou
     s->ctx = ctx;
     s->nbytes = nbytes;
     s->base = s->handle;
+    if (ctx->backend->memory_of) ctx->backend->memory_of(ctx, s->handle, &s->base, &s->base_offset);
     clb__context_retain(ctx);
     atomic_fetch_add(&ctx->allocated, nbytes);
     *out = s;
@@ -245,7 +246,13 @@ int clb_tensor_is_contiguous(const clb_tensor *t)
 
 bool clb__same_memory(const clb_tensor *a, const clb_tensor *b)
 {
-    return a->storage == b->storage || a->storage->base == b->storage->base;
+    const clb__storage *s = a->storage, *r = b->storage;
+    if (s == r) return true;
+    if (s->base != r->base) return false;
+    /* One memory object: the records' bytes must meet (the library's blocks that
+       are neighbouring sub-buffers of one slab do not). */
+    size_t slen = s->capacity ? s->capacity : 1, rlen = r->capacity ? r->capacity : 1;
+    return s->base_offset < r->base_offset + rlen && r->base_offset < s->base_offset + slen;
 }
 
 int clb_tensor_shares_storage(const clb_tensor *a, const clb_tensor *b)

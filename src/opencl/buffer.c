@@ -15,6 +15,7 @@
 #include "fault.h"
 #include "huge_pages.h"
 #include "internal.h"
+#include "slab.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +78,13 @@ void *clb__buffer_host_ptr(const clb__buffer_env *env, cl_mem mem)
 clb_status clb__buffer_alloc(const clb__buffer_env *env, size_t nbytes, cl_mem *out)
 {
     *out = NULL;
+    if (env->slabs && nbytes <= CLB__SLAB_MAX) return clb__slab_alloc(env, nbytes, out);
+    return clb__buffer_alloc_whole(env, nbytes, out);
+}
+
+clb_status clb__buffer_alloc_whole(const clb__buffer_env *env, size_t nbytes, cl_mem *out)
+{
+    *out = NULL;
     if ((uint64_t)nbytes > env->max_alloc)
         return clb__fail(CLB_ERR_OUT_OF_MEMORY,
                          "cannot allocate %zu bytes on %s: its largest single allocation "
@@ -97,9 +105,9 @@ clb_status clb__buffer_alloc(const clb__buffer_env *env, size_t nbytes, cl_mem *
     return CLB_OK;
 }
 
-void clb__buffer_free(cl_mem mem)
+void clb__buffer_free(const clb__buffer_env *env, cl_mem mem)
 {
-    if (mem) clReleaseMemObject(mem);
+    if (mem && !clb__slab_free(env, mem)) clReleaseMemObject(mem);
 }
 
 /* Maps [offset, offset + nbytes) for the host, blocking until queued work is done. */

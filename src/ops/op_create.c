@@ -25,32 +25,41 @@ cleanup:
     return st;
 }
 
-clb_status clb_full(clb_context *ctx, clb_dtype dtype, int ndim, const int64_t *shape,
-                    clb_scalar value, clb_tensor **out)
+/* clb_full and its fixed-value forms, whose messages name fn. */
+static clb_status full_in(const char *fn, clb_context *ctx, clb_dtype dtype, int ndim,
+                          const int64_t *shape, clb_scalar value, clb_tensor **out)
 {
     clb_status st = CLB_OK;
     clb__gen_op op;
-    if (!out) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "clb_full: out is NULL");
+    char what[64];
+    if (!out) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "%s: out is NULL", fn);
     *out = NULL;
-    CLB_TRY(clb__check_context(ctx, "clb_full: ctx"));
-    CLB_TRY(clb__gen_full("clb_full", dtype, value, &op));
+    snprintf(what, sizeof what, "%s: ctx", fn);
+    CLB_TRY(clb__check_context(ctx, what));
+    CLB_TRY(clb__gen_full(fn, dtype, value, &op));
     CLB_TRY(make(ctx, &op, ndim, shape, out));
 cleanup:
     return st;
+}
+
+clb_status clb_full(clb_context *ctx, clb_dtype dtype, int ndim, const int64_t *shape,
+                    clb_scalar value, clb_tensor **out)
+{
+    return full_in("clb_full", ctx, dtype, ndim, shape, value, out);
 }
 
 clb_status clb_zeros(clb_context *ctx, clb_dtype dtype, int ndim, const int64_t *shape,
                      clb_tensor **out)
 {
     const clb_scalar zero = {.kind = CLB_SCALAR_INT, .i = 0};
-    return clb_full(ctx, dtype, ndim, shape, zero, out);
+    return full_in("clb_zeros", ctx, dtype, ndim, shape, zero, out);
 }
 
 clb_status clb_ones(clb_context *ctx, clb_dtype dtype, int ndim, const int64_t *shape,
                     clb_tensor **out)
 {
     const clb_scalar one = {.kind = CLB_SCALAR_INT, .i = 1};
-    return clb_full(ctx, dtype, ndim, shape, one, out);
+    return full_in("clb_ones", ctx, dtype, ndim, shape, one, out);
 }
 
 static clb_status full_like(const char *fn, const clb_tensor *t, int64_t v, clb_tensor **out)

@@ -1,6 +1,6 @@
 /* Shared preamble of every clbroadcast kernel (prepended to each kernel file).
  *
- * Kernels are specialised by -D defines from kernels.c: dtypes are passed as
+ * Kernels are specialised by -D defines from cl_kernels.c: dtypes are passed as
  * their clb_dtype numbers (CLB_SRC_DTYPE=10 means float32) and everything a
  * kernel needs to know about a dtype is looked up here by token pasting, so
  * adding a kernel never repeats the per-dtype rules. Every define has a

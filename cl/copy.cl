@@ -1,6 +1,6 @@
 /* Strided copy with dtype conversion: one kernel for contiguous(), repeat(),
  * to_host of views, cast() and copies into views, with the conversion rules of
- * common.cl's CLB_CONVERT (those of src/core/host_scalar.c).
+ * common.cl's CLB_CONVERT (those of src/cpu/host_scalar.c).
  *
  * Launch geometry (planned on the host, see src/opencl/cl_copy.c), the same as
  * cl/elementwise.cl's: the plan's last axis is the "inner" axis, the others

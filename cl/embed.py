@@ -5,7 +5,7 @@ usage: embed.py OUTPUT.h FILE.cl...
 
 Bytes are written as numbers, so no escaping of the kernel text is ever
 needed, and each array gets a terminating NUL that `length` does not count.
-The header is only included by src/opencl/kernels.c.
+The header is only included by src/opencl/cl_kernels.c.
 """
 import os
 import sys

@@ -1,7 +1,7 @@
 /* Fused element-wise expression (clb_eval): one kernel reads every input once
  * and writes the output once, whatever the expression.
  *
- * The host (src/opencl/expr_cl.c) turns the typed expression tree into CLB_EVAL_BODY,
+ * The host (src/opencl/cl_expr.c) turns the typed expression tree into CLB_EVAL_BODY,
  * a sequence of statements over the helpers below: one register per tree node,
  * each holding the value the op-by-op chain would have stored (rounded to the
  * node's dtype), then a store to the output. The body is a -D define, so it is

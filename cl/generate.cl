@@ -12,7 +12,7 @@
  *   CLB_GEN_F64    linspace: 1 computes in double, 0 in float (devices without
  *                  cl_khr_fp64)
  * Arguments: out, base, n, and six 64-bit parameters a0..a5 whose meaning
- * depends on CLB_GEN (src/opencl/cl_generate.c and src/host/gen_host.c, which
+ * depends on CLB_GEN (src/opencl/cl_generate.c and src/host/host_gen.c, which
  * computes the same values on the host, say which). Floats travel as their bit
  * patterns, so no double argument reaches a device without fp64. */
 

@@ -3,7 +3,7 @@
  * SC'11; the generator of Random123, cuRAND, PyTorch's CUDA and JAX), and the
  * maps from its 32-bit words to uniform and normal values.
  *
- * This file is C99 and OpenCL C at once: src/host/gen_host.c includes it, and
+ * This file is C99 and OpenCL C at once: src/host/host_gen.c includes it, and
  * the OpenCL program of cl/generate.cl has it embedded before the kernel, so
  * the host and the kernels run the same text. Element i of a draw is a pure
  * function of (seed, offset + i): the counter is offset + i, the key the seed.

@@ -1,8 +1,8 @@
 /* The scalar rule of every element-wise op, once for the kernels that evaluate
  * ops: cl/elementwise.cl (one op per launch) and cl/eval.cl (a fused expression).
- * Prepended to both after common.cl (src/opencl/kernels.c).
+ * Prepended to both after common.cl (src/opencl/cl_kernels.c).
  *
- * The rules are the host backend's (src/core/host_scalar.c), op by op:
+ * The rules are the host backend's (src/cpu/host_scalar.c), op by op:
  *   - integer arithmetic wraps, done in an unsigned type of at least 32 bits,
  *     so narrow types never overflow a promoted int (ushort * ushort);
  *   - Python floor division and remainder for signed integers (x // 0 = x % 0 = 0,

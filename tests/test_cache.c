@@ -10,7 +10,7 @@
  * disk level's tests write entries on every driver (CLB_CACHE_WRITE=always). */
 #include "testutil.h"
 
-#include "backend_cl.h"
+#include "cl_backend.h"
 
 #include <dirent.h>
 #include <stdbool.h>

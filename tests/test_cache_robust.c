@@ -9,7 +9,7 @@
  * came from disk or from the compiler. */
 #include "testutil.h"
 
-#include "backend_cl.h"
+#include "cl_backend.h"
 
 #include <dirent.h>
 #include <ftw.h>

@@ -9,9 +9,9 @@
  * numbers. Root runs the ownership cases (chown); everyone the rest. */
 #include "testutil.h"
 
-#include "backend_cl.h"
+#include "cl_backend.h"
 #include "files.h"
-#include "matmul_tuning.h"
+#include "cl_tuning_file.h"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -6,7 +6,7 @@
  * turns the first tier off; the tier contexts here set the default back. */
 #include "testutil.h"
 
-#include "backend_cl.h"
+#include "cl_backend.h"
 #include "cl_launch.h"
 
 #include <stdlib.h>

@@ -13,7 +13,7 @@
 #include <math.h>
 #include <stdbool.h>
 
-extern _Atomic int clb__host_loops_enabled; /* src/core/host_loops.h */
+extern _Atomic int clb__host_loops_enabled; /* src/cpu/host_loops.h */
 
 #define NDTYPES 12
 static const clb_dtype all_dtypes[NDTYPES] = {

@@ -22,7 +22,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-extern _Atomic int clb__host_loops_enabled; /* src/core/host_loops.h */
+extern _Atomic int clb__host_loops_enabled; /* src/cpu/host_loops.h */
 
 #define RANDOM_CASES 10000
 #define MAX_NUMEL 600
@@ -93,7 +93,7 @@ static const combo combos[] = {
 };
 #define NCOMBOS ((int)(sizeof combos / sizeof combos[0]))
 
-/* The (op, dtypes) the typed host loops take (src/core/host_loops.c). */
+/* The (op, dtypes) the typed host loops take (src/cpu/host_loops.c). */
 static const combo loop_combos[] = {
     B(CLB_ADD, F32, F32),     B(CLB_ADD, I32, I32),     B(CLB_SUB, F64, F64),
     B(CLB_SUB, I64, I64),     B(CLB_MUL, F32, F32),     B(CLB_MUL, I32, I32),

@@ -9,8 +9,8 @@
 #include "internal.h"
 #include "plan.h"
 #if CLB_HAVE_OPENCL
-#include "backend_cl.h"
-#include "program_cache.h"
+#include "cl_backend.h"
+#include "cl_program_cache.h"
 #endif
 
 #include <malloc.h>

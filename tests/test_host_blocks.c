@@ -20,8 +20,8 @@
 #include <stdbool.h>
 #include <string.h>
 
-extern _Atomic int clb__host_loops_enabled; /* src/core/host_loops.h */
-extern _Atomic int clb__host_blas_enabled;  /* src/host/backend_host.h */
+extern _Atomic int clb__host_loops_enabled; /* src/cpu/host_loops.h */
+extern _Atomic int clb__host_blas_enabled;  /* src/host/host_backend.h */
 #if CLB_HAVE_CBLAS
 void openblas_set_num_threads(int n);
 #endif

@@ -85,7 +85,7 @@ static void test_errors(void **state)
    size took 3-8 s), and on PoCL every tensor was an SVM block of its own, which
    PoCL 3.1 looks up in a list on each buffer creation (quirk svm-lookup): 20,000
    live tensors took 11-68 s to make, 100,000 did not finish in 600 s. Now small
-   blocks are carved out of shared slabs (src/opencl/slab.c) and the pool looks up
+   blocks are carved out of shared slabs (src/opencl/cl_slab.c) and the pool looks up
    size classes: the walk below is milliseconds per operation on every device.
    The suite runs 20,000 live tensors and checks behaviour: every tensor keeps its
    own values, neighbours never share memory, releases in any order leave the

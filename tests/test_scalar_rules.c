@@ -3,7 +3,7 @@
  * finite value), on every device against the host backend.
  *
  * The kernels' rules live in cl/scalar_ops.cl and the host's in
- * src/core/host_scalar.c; this table is what keeps the two from drifting. To
+ * src/cpu/host_scalar.c; this table is what keeps the two from drifting. To
  * stay at one program per dtype and device, the ops of a dtype run in one fused
  * expression: with a (E,1,1) and b (1,E,1) holding the edge values and k
  * (1,1,K) the op index, where(k == 0, op0(a, b), where(k == 1, op1(a, b), ...))

@@ -9,7 +9,7 @@ and fails, listing what it found, on:
     that file B defines, and B, directly or through others, one of A's;
   - a circle of #include "..." between files;
   - an arrow that points up: a file using what a folder above its own
-    defines (floors, bottom first: core, expr, then host and opencl side by
+    defines (floors, bottom first: core, cpu, expr, then host and opencl side by
     side, which never use each other, then ops);
   - <CL/...> or <clblast_c.h> included outside SRC_DIR/opencl.
 Prints one line per finding and a closing "N passed, N failed" over the
@@ -27,7 +27,7 @@ import os
 import re
 import sys
 
-FLOORS = {"core": 0, "expr": 1, "host": 2, "opencl": 2, "ops": 3}
+FLOORS = {"core": 0, "cpu": 1, "expr": 2, "host": 3, "opencl": 3, "ops": 4}
 OPENCL_HEADER = re.compile(r'#\s*include\s*<(CL/[^>]+|clblast_c\.h)>')
 INCLUDE = re.compile(r'#\s*include\s*"([^"]+)"')
 DEFINE_FN = re.compile(r'^(?!static\b)(?!typedef\b)(?!extern\b)[A-Za-z_][\w \t\*]*?\b(clb_\w+)\s*\(([^;{}]*)\)\s*\{',
@@ -142,7 +142,7 @@ def main(argv):
     # definitions and uses (.c files)
     code = {rel: strip(text) for rel, text in files.items() if rel.endswith(".c")}
     # A name may have alternative definitions (one per build configuration,
-    # as device.c and device_none.c): a file that defines it uses none of them.
+    # as cl_device.c and host/host_device_none.c): a file that defines it uses none of them.
     defined = {}
     for rel, text in code.items():
         for m in list(DEFINE_FN.finditer(text)) + list(DEFINE_VAR.finditer(text)):

@@ -1,6 +1,6 @@
 /* The backend interface: what a device must provide for the ops in op_*.c.
- * Two implementations: backend_host.c (pure C, the reference) and
- * backend_cl.c (OpenCL). The op layer validates arguments, decides dtypes
+ * Two implementations: host/host_backend.c (pure C, the reference) and
+ * opencl/cl_backend.c (OpenCL). The op layer validates arguments, decides dtypes
  * and shapes, allocates outputs and builds plans; backends only compute. */
 #ifndef CLB_BACKEND_H
 #define CLB_BACKEND_H
@@ -82,7 +82,7 @@ typedef struct clb__matmul_op {
 
 /* clb_full / arange / linspace / random_*: the first numel elements of a fresh
    C-contiguous storage of dtype `dtype` written from a[] alone (cl/generate.cl
-   and src/host/gen_host.c read them the same way; src/core/generate.c fills
+   and src/host/host_gen.c read them the same way; src/ops/op_generate.c fills
    them). f64: linspace computes in double (else in float, on devices without
    fp64). */
 typedef enum clb__gen_kind {
@@ -154,6 +154,16 @@ typedef struct clb__compact_op {
     int64_t shape[CLB_MAX_DIMS];
     int64_t scan_offset, src_offset, out_offset;
 } clb__compact_op;
+
+/* clb_matmul_tune's measurement, which the op layer owns (public calls only):
+   time(self, impl, fill_ref, &gflops) runs the search's GEMM (out->batch, m, n, k
+   of the slot's result) through impl (CLB__MATMUL_KERNEL or CLB__MATMUL_CLBLAST),
+   checks its product against the library kernel's (takes it as that reference
+   when fill_ref) and gives the fastest run's GFLOP/s. */
+typedef struct clb__gemm_timer {
+    clb_status (*time)(void *self, int impl, bool fill_ref, double *gflops);
+    void *self;
+} clb__gemm_timer;
 
 typedef struct clb__backend {
     const char *name;
@@ -245,6 +255,13 @@ typedef struct clb__backend {
                        bool *done);
     /* nonzero / masked_select's scatter (clb__compact_op). */
     clb_status (*compact)(clb_context *ctx, const clb__compact_op *op, void *const *handles);
+    /* clb_matmul_tune's search, after the op timed the library's kernel
+       (out->kernel_gflops, and the GEMM in out->batch, m, n, k): times the BLAS's
+       defaults and up to max_candidates parameter sets (0: all) through timer,
+       applies the winner in this process, saves it to the device's tuning file and
+       fills the rest of *out. Optional (NULL: nothing to tune here). */
+    clb_status (*matmul_tune)(clb_context *ctx, clb_dtype dtype, int max_candidates,
+                              const clb__gemm_timer *timer, clb_matmul_tune_result *out);
 } clb__backend;
 
 /* Fills ctx->backend, ctx->impl and ctx->info for the host backend. */

@@ -1,4 +1,4 @@
-/* The on-disk caches' file system rules (program_cache.c, matmul_tuning.c), in one
+/* The on-disk caches' file system rules (cl_program_cache.c, cl_tuning_file.c), in one
    place: docs/cache.md says what the cache trusts and why.
 
    The cache directory is a security boundary: a process loads what it finds there

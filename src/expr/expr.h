@@ -1,5 +1,5 @@
 /* Element-wise expressions for clb_eval: a parsed, typed tree that the host
- * interpreter (expr_host.c) and the OpenCL code generator (expr_cl.c) both walk,
+ * interpreter (host_expr.c) and the OpenCL code generator (cl_expr.c) both walk,
  * so the grammar and the type rules exist once.
  *
  * Nodes live in one array in post-order: every node's arguments come before it

@@ -6,7 +6,7 @@
 #include "cl_errors.h"
 #include "dtype.h"
 #include "fault.h"
-#include "kernels.h"
+#include "cl_kernels.h"
 
 /* At most this many groups per launch; each then takes every n-th segment. */
 #define MAX_GROUPS 65536

@@ -4,8 +4,8 @@
 
 #include "cl_errors.h"
 #include "internal.h"
-#include "kernels.h"
-#include "program_cache.h"
+#include "cl_kernels.h"
+#include "cl_program_cache.h"
 
 #include <inttypes.h>
 #include <stdio.h>

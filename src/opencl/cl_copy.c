@@ -10,7 +10,7 @@
 #include "cl_errors.h"
 #include "dtype.h"
 #include "fault.h"
-#include "kernels.h"
+#include "cl_kernels.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -12,7 +12,7 @@
 #include "cl_launch.h"
 #include "dtype.h"
 #include "fault.h"
-#include "kernels.h"
+#include "cl_kernels.h"
 
 #include <inttypes.h>
 #include <stdio.h>

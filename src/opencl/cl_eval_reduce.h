@@ -1,5 +1,5 @@
 /* clb_eval_reduce on OpenCL (cl_eval_reduce.c over cl/eval_reduce.cl) and the
- * part of clb_eval's code generator (expr_cl.c) it shares. */
+ * part of clb_eval's code generator (cl_expr.c) it shares. */
 #ifndef CLB_CL_EVAL_REDUCE_H
 #define CLB_CL_EVAL_REDUCE_H
 

@@ -5,8 +5,8 @@
 
 #include "cl_errors.h"
 #include "internal.h"
-#include "kernels.h"
-#include "program_cache.h"
+#include "cl_kernels.h"
+#include "cl_program_cache.h"
 
 #define FILL_BLOCK 256 /* bytes a work item writes: cl/fill.cl's CLB_FILL_BLOCK */
 

@@ -1,13 +1,13 @@
 /* Driver of cl/generate.cl: full, arange, linspace and the random draws, one
  * work item an element, in pieces of at most 2^30 work items. The parameters
- * come from src/core/generate.c as bit patterns (clb__gen_op.a). */
+ * come from src/ops/op_generate.c as bit patterns (clb__gen_op.a). */
 #include "cl_generate.h"
 
 #include "cl_errors.h"
 #include "cl_launch.h"
 #include "dtype.h"
 #include "fault.h"
-#include "kernels.h"
+#include "cl_kernels.h"
 
 #include "../../cl/random.h"
 

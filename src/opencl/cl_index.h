@@ -5,7 +5,7 @@
 #define CLB_CL_INDEX_H
 
 #include "cl_launch.h"
-#include "kernels.h"
+#include "cl_kernels.h"
 
 /* Kernel `name` of program (id, defines), found or built, returned locked. */
 clb_status clb__cl_index_kernel(clb__cl_context *cl, clb__kernel_id id,

@@ -3,14 +3,14 @@
  * of the library's own objects. These entry points live here, not in ops/,
  * because their signatures carry OpenCL types.
  *
- * Ownership: the context adopts retained handles (backend_cl.c releases them
+ * Ownership: the context adopts retained handles (cl_backend.c releases them
  * with the context); a wrapped buffer is retained once per storage record and
  * released once, by cl_free, when the storage's last view goes; it never enters
  * the storage pool (tensor.c). */
 #include "clbroadcast_cl.h"
 
 #include "backend.h"
-#include "backend_cl.h"
+#include "cl_backend.h"
 #include "cl_errors.h"
 #include "cl_launch.h"
 #include "dtype.h"

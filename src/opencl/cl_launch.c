@@ -63,7 +63,7 @@ clb_status clb__cl_launch(clb__cl_context *cl, cl_kernel kernel, int64_t numel)
 _Atomic int64_t clb__cl_streaming_min_bytes = -1;
 /* -1: work items take blocks on CPU devices and a grid stride elsewhere; tests
    set 0 or 1 to run the other device class's path on the devices they have
-   (cl_map.c, cl_copy.c, expr_cl.c). */
+   (cl_map.c, cl_copy.c, cl_expr.c). */
 _Atomic int clb__cl_map_blocked = -1;
 
 struct clb__cl_kernel_cache {

@@ -10,7 +10,7 @@
 #include "fault.h"
 #include "host_loops.h"
 #include "host_map.h"
-#include "kernels.h"
+#include "cl_kernels.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -192,7 +192,7 @@ static const char *op_name(const clb__map_op *op)
 }
 
 /* A map small enough that a launch would cost more than the work, on storage
-   the host shares (buffer.c's SVM blocks) and with a typed host loop: waits for
+   the host shares (cl_buffer.c's SVM blocks) and with a typed host loop: waits for
    the queue (22 ns when it is idle, as it is in a loop of tiny ops) and runs the
    loop on this thread. Returns false, having done nothing, when it does not apply. */
 static bool run_on_host(clb__cl_context *cl, const clb__map_op *op, const clb__plan *plan,

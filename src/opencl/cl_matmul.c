@@ -26,7 +26,7 @@
 #include "cl_matmul_tune.h"
 #include "dtype.h"
 #include "fault.h"
-#include "kernels.h"
+#include "cl_kernels.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,11 +1,11 @@
 /* The OpenCL backend's side of matmul tuning (cl_matmul_tune.c): CLBlast's
  * library name, the cached tuning applied on a device's first float matmul,
  * and what the search (op_matmul_tune.c) hands CLBlast. The file format and
- * the types are matmul_tuning.h's. */
+ * the types are cl_tuning_file.h's. */
 #ifndef CLB_CL_MATMUL_TUNE_H
 #define CLB_CL_MATMUL_TUNE_H
 
-#include "matmul_tuning.h"
+#include "cl_tuning_file.h"
 
 /* The CLBlast library in use ("libclblast.so.1.5.3"), for identities. */
 const char *clb__mm_clblast_version(void);

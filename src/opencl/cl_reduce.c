@@ -11,7 +11,7 @@
 #include "cl_quirks.h"
 #include "dtype.h"
 #include "fault.h"
-#include "kernels.h"
+#include "cl_kernels.h"
 
 #include <stddef.h>
 #include <stdlib.h>

@@ -1,11 +1,11 @@
 /* Tensors made on their device: clb_full (and zeros / ones / *_like),
  * clb_arange, clb_linspace, clb_random_uniform and clb_random_normal. Each
- * validates, lets src/core/generate.c turn the arguments into the parameters
+ * validates, lets src/ops/op_generate.c turn the arguments into the parameters
  * every backend reads alike, allocates the result and hands it to the
  * backend's generate slot: a kernel on OpenCL devices, never a host buffer of
  * the result's size nor clEnqueueFillBuffer. */
 #include "backend.h"
-#include "generate.h"
+#include "op_generate.h"
 #include "internal.h"
 
 #include <stdio.h>

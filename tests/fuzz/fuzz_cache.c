@@ -2,13 +2,13 @@
  * key the library would look for and against a key taken from the input.
  * Whatever it accepts must be a non-empty binary lying exactly at the end of
  * the file, behind a header that names the same key. */
-#include "program_cache.h"
+#include "cl_program_cache.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Same shape as the keys program_cache.c writes; the seed corpus holds files made for it. */
+/* Same shape as the keys cl_program_cache.c writes; the seed corpus holds files made for it. */
 static const char fixed_key[] = "clbroadcast 0.1.0\nplatform P\ndevice D\nvendor V\ndriver 1\n"
                                 "kernel copy.cl\noptions -DCLB_NDIM=2\nsources 0123456789abcdef\n";
 

@@ -4,7 +4,7 @@
  * in-order queue) now and then get a pointer that is not inside the buffer's
  * host memory, and the memcpy crashes (3 of 20 runs of 8 threads). The library
  * never maps such a buffer: it knows the host pointer of its SVM storage and
- * copies through it once the queue has drained (src/opencl/buffer.c).
+ * copies through it once the queue has drained (src/opencl/cl_buffer.c).
  *
  * usage: concurrent_map PLATFORM   (exit 0 absent, 1 present, 77 no device) */
 #include "repro.h"

@@ -6,7 +6,7 @@
  * instead of microseconds, so a program with one SVM block per array slows
  * down quadratically (fixed upstream in PoCL 7.1, "Improve VM/BDA pointer
  * lookup", which keeps them in a set). The library carves small storage out of
- * shared SVM slabs (src/opencl/slab.c), one list entry per slab.
+ * shared SVM slabs (src/opencl/cl_slab.c), one list entry per slab.
  *
  * The check times the fastest of 64 such buffer creations with a handful of SVM
  * blocks alive and again with 20,000 alive (the fastest, so that a loaded

@@ -1,5 +1,5 @@
 /* Kernel registry over the sources cl/embed.py compiled into the library. */
-#include "kernels.h"
+#include "cl_kernels.h"
 
 #include "internal.h"
 
@@ -16,6 +16,7 @@ static const struct {
     const char *file;
     const char *function;
     bool scalar_ops; /* cl/scalar_ops.cl before the file */
+    const char *after; /* a file appended to the same program (NULL: none) */
 } registry[CLB__KERNEL_COUNT] = {
     [CLB__KERNEL_COPY] = {"copy.cl", "clb_copy", false},
     [CLB__KERNEL_REDUCE] = {"reduce.cl", "clb_reduce", false},
@@ -23,7 +24,7 @@ static const struct {
     [CLB__KERNEL_MAP] = {"elementwise.cl", "clb_map", true},
     [CLB__KERNEL_EVAL] = {"eval.cl", "clb_eval", true},
     [CLB__KERNEL_ARGREDUCE] = {"argreduce.cl", "clb_argreduce", false},
-    [CLB__KERNEL_EVAL_REDUCE] = {"eval_reduce.cl", "clb_eval_reduce", true},
+    [CLB__KERNEL_EVAL_REDUCE] = {"eval_reduce.cl", "clb_eval_reduce", true, "stats.cl"},
     [CLB__KERNEL_FILL] = {"fill.cl", "clb_fill", false},
     [CLB__KERNEL_GENERATE] = {"generate.cl", "clb_generate", false},
     [CLB__KERNEL_TAKE] = {"take.cl", "clb_take", false},
@@ -62,6 +63,7 @@ int clb__kernel_sources(clb__kernel_id id, const char **strings, size_t *lengths
     if (registry[id].scalar_ops) parts[n++] = find_source("scalar_ops.cl");
     if (id == CLB__KERNEL_GENERATE) parts[n++] = find_source("random.h"); /* shared with the host */
     parts[n++] = find_source(registry[id].file);
+    if (registry[id].after) parts[n++] = find_source(registry[id].after);
     for (int i = 0; i < n; i++) {
         if (!parts[i]) return 0;
         strings[i] = (const char *)parts[i]->bytes;

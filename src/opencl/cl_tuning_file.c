@@ -1,8 +1,8 @@
-/* Matmul tuning files (format in matmul_tuning.h): CLBlast's parameters,
+/* Matmul tuning files (format in cl_tuning_file.h): CLBlast's parameters,
  * their text form, and the cache file that holds a device's tuning. Pure C:
  * the OpenCL backend reads the file (cl_matmul_tune.c), the search writes it
  * (op_matmul_tune.c). */
-#include "matmul_tuning.h"
+#include "cl_tuning_file.h"
 
 #include "files.h"
 

@@ -1,5 +1,5 @@
-/* The host backend's slots that live in files of their own (backend_host.c
- * holds the table): the reductions (reduce_host.c) and matmul (matmul_host.c). */
+/* The host backend's slots that live in files of their own (host_backend.c
+ * holds the table): the reductions (host_reduce.c) and matmul (host_matmul.c). */
 #ifndef CLB_BACKEND_HOST_H
 #define CLB_BACKEND_HOST_H
 

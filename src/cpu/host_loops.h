@@ -1,6 +1,6 @@
 /* Typed inner loops for the commonest element-wise maps on host memory.
  *
- * The host backend's reference loop (backend_host.c) converts every element
+ * The host backend's reference loop (host_backend.c) converts every element
  * through clb__value and an op switch: exact for every dtype pair, but ~45 ns
  * an element. When the inputs, the compute type and the output share one of
  * float32, float64, int32, int64 and the op is plain arithmetic, a typed loop

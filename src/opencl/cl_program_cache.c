@@ -1,4 +1,4 @@
-/* Two-level program cache (see program_cache.h for the contract).
+/* Two-level program cache (see cl_program_cache.h for the contract).
  *
  * Memory level: a small chained hash table keyed by (kernel id, options),
  * guarded by one mutex that is also held while building, so two threads that
@@ -10,7 +10,7 @@
  * The key text holds everything the binary depends on and is compared in full
  * on load, so a hash collision or a stale file is a miss, never a wrong program.
  * Failures of this level are silent by design: it only ever saves time. */
-#include "program_cache.h"
+#include "cl_program_cache.h"
 
 #include "cl_quirks.h"
 #include "files.h"

@@ -2,11 +2,11 @@
  * host_scalar.c. It is the reference every OpenCL result is checked against and
  * the fallback where there is no OpenCL: typed loops over cache-sized blocks
  * where they give the same bits, element by element otherwise; reductions in
- * reduce_host.c, matmul in matmul_host.c (docs/host-backend.md). */
-#include "backend_host.h"
+ * host_reduce.c, matmul in host_matmul.c (docs/host-backend.md). */
+#include "host_backend.h"
 #include "dtype.h"
-#include "expr_host.h"
-#include "gen_host.h"
+#include "host_expr.h"
+#include "host_gen.h"
 #include "host_index.h"
 #include "host_loops.h"
 #include "host_map.h"

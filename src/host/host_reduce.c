@@ -1,6 +1,6 @@
 /* The host backend's reductions: clb_reduce, clb_eval_reduce, var/std and
  * softmax's statistics, all folds over the values the block evaluator
- * (expr_host.c) hands over run by run; clb_reduce's values are its input,
+ * (host_expr.c) hands over run by run; clb_reduce's values are its input,
  * an expression of one INPUT node read in place.
  *
  * Accumulation: floats (float16 too) and every MEAN in double; signed integers
@@ -8,10 +8,10 @@
  * adds into eight double partial sums, combined pairwise at the run's end (a
  * fixed order: the same bits on every call, at least as accurate as one
  * running sum); every other fold goes element by element in plan order. */
-#include "backend_host.h"
+#include "host_backend.h"
 
 #include "dtype.h"
-#include "expr_host.h"
+#include "host_expr.h"
 #include "host_loops.h"
 #include "host_map.h"
 

@@ -1,4 +1,4 @@
-/* Device buffers. The strategy follows one capability flag (device.c's
+/* Device buffers. The strategy follows one capability flag (cl_device.c's
  * host_unified_memory): where the device works on host RAM (CPU devices,
  * integrated GPUs) buffers are allocated host-visible with
  * CL_MEM_ALLOC_HOST_PTR and data moves by map + memcpy + unmap, which costs a
@@ -9,13 +9,12 @@
  * CL_MEM_USE_HOST_PTR buffer: kernels, CLBlast and transfers see an ordinary
  * cl_mem, and the host may work on the same bytes directly once the queue has
  * drained (cl_map.c runs tiny maps that way). */
-#include "buffer.h"
+#include "cl_buffer.h"
 
 #include "cl_errors.h"
 #include "fault.h"
 #include "huge_pages.h"
 #include "internal.h"
-#include "slab.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -78,13 +77,6 @@ void *clb__buffer_host_ptr(const clb__buffer_env *env, cl_mem mem)
 clb_status clb__buffer_alloc(const clb__buffer_env *env, size_t nbytes, cl_mem *out)
 {
     *out = NULL;
-    if (env->slabs && nbytes <= CLB__SLAB_MAX) return clb__slab_alloc(env, nbytes, out);
-    return clb__buffer_alloc_whole(env, nbytes, out);
-}
-
-clb_status clb__buffer_alloc_whole(const clb__buffer_env *env, size_t nbytes, cl_mem *out)
-{
-    *out = NULL;
     if ((uint64_t)nbytes > env->max_alloc)
         return clb__fail(CLB_ERR_OUT_OF_MEMORY,
                          "cannot allocate %zu bytes on %s: its largest single allocation "
@@ -105,9 +97,9 @@ clb_status clb__buffer_alloc_whole(const clb__buffer_env *env, size_t nbytes, cl
     return CLB_OK;
 }
 
-void clb__buffer_free(const clb__buffer_env *env, cl_mem mem)
+void clb__buffer_free(cl_mem mem)
 {
-    if (mem && !clb__slab_free(env, mem)) clReleaseMemObject(mem);
+    if (mem) clReleaseMemObject(mem);
 }
 
 /* Maps [offset, offset + nbytes) for the host, blocking until queued work is done. */

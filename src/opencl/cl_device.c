@@ -6,7 +6,7 @@
  * querying afresh keeps this file free of global state and locks. */
 #include "device.h"
 
-#include "device_cl.h"
+#include "cl_device.h"
 #include "internal.h"
 
 #include <ctype.h>
@@ -17,7 +17,7 @@
 
 #include "cl_errors.h"
 #include "cl_quirks.h"
-#include "program_cache.h"
+#include "cl_program_cache.h"
 
 static bool ci_contains(const char *hay, const char *needle)
 {

@@ -14,7 +14,7 @@
  * row is gathered once and kept), so short rows cost no more per element than
  * long ones. clb_eval's root is written straight into the output where it can
  * be; identical subexpressions are computed once. */
-#include "expr_host.h"
+#include "host_expr.h"
 
 #include "host_loops.h"
 #include "internal.h"

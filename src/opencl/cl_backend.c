@@ -8,19 +8,19 @@
  * helpers of cl_launch.c. */
 #include "backend.h"
 
-#include "backend_cl.h"
+#include "cl_backend.h"
 #include "cl_launch.h"
-#include "buffer.h"
+#include "cl_buffer.h"
 #include "cl_errors.h"
 #include "cl_generate.h"
 #include "cl_eval_reduce.h"
 #include "cl_index.h"
 #include "cl_quirks.h"
-#include "device_cl.h"
+#include "cl_device.h"
 #include "expr.h"
-#include "kernels.h"
-#include "program_cache.h"
-#include "slab.h"
+#include "cl_kernels.h"
+#include "cl_program_cache.h"
+#include "cl_slab.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -49,14 +49,14 @@ static void release_impl(clb__cl_context *cl)
         clReleaseCommandQueue(cl->queue);
     }
     clb__cl_matmul_forget();
-    clb__slabs_destroy(cl->buffers.slabs); /* every block came back with the pool */
+    clb__slabs_destroy(cl->slabs); /* every block came back with the pool */
     if (cl->device_retained) clReleaseDevice(cl->device);
     if (cl->context) clReleaseContext(cl->context);
     free(cl);
 }
 
 /* A CPU device that shares fine-grained SVM buffers with the host: its storage
-   can be host memory both sides use (buffer.c). */
+   can be host memory both sides use (cl_buffer.c). */
 static bool has_fine_grain_svm(const clb_context *ctx, cl_device_id device)
 {
     cl_device_svm_capabilities caps = 0;
@@ -98,14 +98,14 @@ static clb_status setup(clb_context *ctx, clb__cl_context *cl)
     cl->host_tiny_max = cl->buffers.svm ? ctx->options.host_tiny : 0;
     cl->buffers.max_alloc = ctx->info.max_alloc_bytes;
     cl->buffers.device_name = ctx->info.name; /* ctx outlives its impl */
-    /* SVM storage: small blocks from slabs (slab.h; PoCL 3.1 slows down with
+    /* SVM storage: small blocks from slabs (cl_slab.h; PoCL 3.1 slows down with
        every SVM block that lives, quirk svm-lookup). Without the memory for the
        set, every block is a buffer of its own. */
     cl_uint align_bits = 0;
     if (cl->buffers.svm &&
         clGetDeviceInfo(cl->device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits, &align_bits,
                         NULL) == CL_SUCCESS)
-        cl->buffers.slabs = clb__slabs_create(align_bits / 8 ? align_bits / 8 : 1);
+        cl->slabs = clb__slabs_create(align_bits / 8 ? align_bits / 8 : 1);
     CLB_TRY(clb__program_cache_create(cl->context, cl->device, &ctx->info, &cl->programs));
     cl->quirks = clb__quirk_mask(ctx->info.platform, ctx->info.driver_version);
     cl->loops = clb__cl_launch_style(ctx->info.type, ctx->info.platform, cl->quirks);
@@ -248,20 +248,24 @@ static clb_status cl_finish(clb_context *ctx)
 
 /* ---- storage ------------------------------------------------------------------------ */
 
+/* Small SVM blocks from the slabs (cl_slab.h), the rest a buffer each. */
 static clb_status cl_alloc(clb_context *ctx, size_t nbytes, void **handle)
 {
+    clb__cl_context *cl = impl_of(ctx);
     cl_mem mem = NULL;
-    clb_status st = clb__buffer_alloc(&impl_of(ctx)->buffers, nbytes, &mem);
+    clb_status st = cl->slabs && nbytes <= CLB__SLAB_MAX
+                        ? clb__slab_alloc(cl->slabs, &cl->buffers, nbytes, &mem)
+                        : clb__buffer_alloc(&cl->buffers, nbytes, &mem);
     *handle = mem;
     return st;
 }
 
 static void cl_free(clb_context *ctx, void *handle)
 {
-    clb__buffer_free(&impl_of(ctx)->buffers, (cl_mem)handle);
+    if (!clb__slab_free(impl_of(ctx)->slabs, (cl_mem)handle)) clb__buffer_free((cl_mem)handle);
 }
 
-/* A slab's sub-buffer is the slab's memory from its origin on (slab.h): wraps
+/* A slab's sub-buffer is the slab's memory from its origin on (cl_slab.h): wraps
    of it and of its neighbours are then told apart by their bytes. */
 static void cl_memory_of(clb_context *ctx, void *handle, const void **base, size_t *offset)
 {
@@ -414,4 +418,7 @@ static const clb__backend cl_backend = {
     .sort = clb__cl_sort,
     .topk = clb__cl_topk,
     .compact = clb__cl_compact,
+#if CLB_HAVE_CLBLAST
+    .matmul_tune = clb__cl_matmul_tune,
+#endif
 };

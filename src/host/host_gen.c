@@ -1,7 +1,7 @@
 /* The host backend's generate slot: cl/generate.cl's formulas, element by
  * element, from the same clb__gen_op parameters and the same random text
  * (cl/random.h), so the host and every device give the same values. */
-#include "gen_host.h"
+#include "host_gen.h"
 
 #include "dtype.h"
 #include "half.h"

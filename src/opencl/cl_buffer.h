@@ -11,7 +11,7 @@
 
 #include <CL/cl.h>
 
-/* What buffer.c needs to know about the device it allocates on. */
+/* What cl_buffer.c needs to know about the device it allocates on. */
 typedef struct clb__buffer_env {
     cl_context context;
     cl_command_queue queue; /* in-order: transfers are ordered after queued kernels */
@@ -21,20 +21,14 @@ typedef struct clb__buffer_env {
     bool huge_pages;        /* advise 2 MiB pages on large SVM storage (huge_pages.h) */
     uint64_t max_alloc;     /* CL_DEVICE_MAX_MEM_ALLOC_SIZE */
     const char *device_name;
-    struct clb__slabs *slabs; /* SVM storage: small blocks are sub-buffers of slabs (slab.h);
-                                 NULL: every block is a buffer of its own */
 } clb__buffer_env;
 
 /* A buffer of nbytes (0 allowed: OpenCL forbids empty buffers, so a minimal one
    stands in; the caller accounts nbytes, not what was allocated).
    CLB_ERR_OUT_OF_MEMORY, naming both sizes, above the device's largest allocation.
-   With env->slabs, up to CLB__SLAB_MAX bytes come as a sub-buffer of a slab. */
+   (The backend takes small SVM blocks from slabs instead: cl_slab.h.) */
 clb_status clb__buffer_alloc(const clb__buffer_env *env, size_t nbytes, cl_mem *out);
-/* The same, always a buffer of its own (a slab is one). */
-clb_status clb__buffer_alloc_whole(const clb__buffer_env *env, size_t nbytes, cl_mem *out);
-/* Gives back a block of clb__buffer_alloc (a slab's chunk to its slab). NULL-safe;
-   pending commands keep it alive until done. */
-void clb__buffer_free(const clb__buffer_env *env, cl_mem mem);
+void clb__buffer_free(cl_mem mem); /* NULL-safe; pending commands keep it alive until done */
 
 /* The host address of mem's bytes when it was allocated as SVM (env->svm), else
    NULL. Valid for host access only while no queued command uses the buffer. */

@@ -13,7 +13,7 @@
 #define CLB_PROGRAM_CACHE_H
 
 #include "clbroadcast.h"
-#include "kernels.h"
+#include "cl_kernels.h"
 
 #include <CL/cl.h>
 #include <stdbool.h>

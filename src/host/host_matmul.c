@@ -17,7 +17,7 @@
  * results are the same bits from run to run and for any thread count on one
  * machine (test_matmul checks 1 against 2 threads); another CPU may pick another
  * kernel and round differently. */
-#include "backend_host.h"
+#include "host_backend.h"
 
 #include "dtype.h"
 #include "host_map.h"

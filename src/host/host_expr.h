@@ -1,5 +1,5 @@
-/* The host's block evaluator (expr_host.c) for folds over an expression
- * (clb_eval_reduce, var/std, softmax's statistics, clb_reduce: reduce_host.c). */
+/* The host's block evaluator (host_expr.c) for folds over an expression
+ * (clb_eval_reduce, var/std, softmax's statistics, clb_reduce: host_reduce.c). */
 #ifndef CLB_EXPR_HOST_H
 #define CLB_EXPR_HOST_H
 

@@ -11,8 +11,8 @@
  * its CL_MEM_HOST_PTR is the slab's host memory plus its origin).
  *
  * Thread-safe: one lock per context's slab set. */
-#ifndef CLB_SLAB_H
-#define CLB_SLAB_H
+#ifndef CLB_CL_SLAB_H
+#define CLB_CL_SLAB_H
 
 #include "clbroadcast.h"
 
@@ -34,11 +34,12 @@ clb__slabs *clb__slabs_create(size_t align);
    storage and pool are gone). NULL-safe. */
 void clb__slabs_destroy(clb__slabs *s);
 
-/* A sub-buffer of nbytes (<= CLB__SLAB_MAX) of a slab of env->slabs, making a
-   slab (clb__buffer_alloc_whole) when none of its size has room. */
-clb_status clb__slab_alloc(const struct clb__buffer_env *env, size_t nbytes, cl_mem *out);
-/* Gives a block back when it is a slab's sub-buffer (and releases it): true;
-   false when mem is not one (the caller releases it). */
-bool clb__slab_free(const struct clb__buffer_env *env, cl_mem mem);
+/* A sub-buffer of nbytes (<= CLB__SLAB_MAX) of a slab of s, making a slab
+   (clb__buffer_alloc on env) when none of its size has room. */
+clb_status clb__slab_alloc(clb__slabs *s, const struct clb__buffer_env *env, size_t nbytes,
+                           cl_mem *out);
+/* Gives a block back when it is a sub-buffer of one of s's slabs (and releases
+   it): true; false when mem is not one (the caller releases it). NULL s: false. */
+bool clb__slab_free(clb__slabs *s, cl_mem mem);
 
-#endif /* CLB_SLAB_H */
+#endif /* CLB_CL_SLAB_H */

@@ -1,7 +1,7 @@
 /* Slabs of small SVM storage: see slab.h. */
-#include "slab.h"
+#include "cl_slab.h"
 
-#include "buffer.h"
+#include "cl_buffer.h"
 #include "cl_errors.h"
 #include "fault.h"
 #include "internal.h"
@@ -163,7 +163,7 @@ static clb_status new_slab(const clb__buffer_env *env, size_t chunk, slab **out)
     slab *b = malloc(sizeof *b + count * sizeof b->free_idx[0]);
     CLB__FAULT_FREE(b, CLB__FAULT_HOST_ALLOC);
     if (!b) return clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a storage slab");
-    clb_status st = clb__buffer_alloc_whole(env, count * chunk, &b->mem);
+    clb_status st = clb__buffer_alloc(env, count * chunk, &b->mem);
     if (st != CLB_OK) {
         free(b);
         return st;
@@ -178,9 +178,9 @@ static clb_status new_slab(const clb__buffer_env *env, size_t chunk, slab **out)
 }
 
 /* A chunk of a slab of this size: one with room, or a new one. */
-static clb_status take_chunk(const clb__buffer_env *env, size_t chunk, slab **out, uint32_t *idx)
+static clb_status take_chunk(clb__slabs *s, const clb__buffer_env *env, size_t chunk, slab **out,
+                             uint32_t *idx)
 {
-    clb__slabs *s = env->slabs;
     pthread_mutex_lock(&s->lock);
     slab *b = *room_of(s, chunk);
     if (b) *idx = take_locked(s, b);
@@ -216,15 +216,14 @@ static void give_back(clb__slabs *s, slab *b, uint32_t idx)
     }
 }
 
-clb_status clb__slab_alloc(const clb__buffer_env *env, size_t nbytes, cl_mem *out)
+clb_status clb__slab_alloc(clb__slabs *s, const clb__buffer_env *env, size_t nbytes, cl_mem *out)
 {
     *out = NULL;
-    clb__slabs *s = env->slabs;
     size_t want = nbytes ? nbytes : 1;
     size_t chunk = (want + s->unit - 1) / s->unit * s->unit;
     slab *b = NULL;
     uint32_t idx = 0;
-    clb_status st = take_chunk(env, chunk, &b, &idx);
+    clb_status st = take_chunk(s, env, chunk, &b, &idx);
     if (st != CLB_OK) return st;
     cl_buffer_region region = {(size_t)idx * chunk, want};
     cl_int err = CL_SUCCESS;
@@ -241,9 +240,8 @@ clb_status clb__slab_alloc(const clb__buffer_env *env, size_t nbytes, cl_mem *ou
     return CLB_OK;
 }
 
-bool clb__slab_free(const clb__buffer_env *env, cl_mem mem)
+bool clb__slab_free(clb__slabs *s, cl_mem mem)
 {
-    clb__slabs *s = env->slabs;
     cl_mem parent = NULL;
     size_t origin = 0;
     if (!s || clGetMemObjectInfo(mem, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL) !=

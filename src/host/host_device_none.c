@@ -1,5 +1,5 @@
 /* Devices in a build without OpenCL: the host backend is the only device, and
- * the selector grammar reduces to "host". (src/opencl/device.c is the
+ * the selector grammar reduces to "host". (src/opencl/cl_device.c is the
  * OpenCL build's.) */
 #include "device.h"
 

@@ -1,6 +1,6 @@
-/* Parameters of full / arange / linspace / random (see generate.h and the
+/* Parameters of full / arange / linspace / random (see op_generate.h and the
  * meaning of a[0..5] in cl/generate.cl). */
-#include "generate.h"
+#include "op_generate.h"
 
 #include "dtype.h"
 #include "half.h"

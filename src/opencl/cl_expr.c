@@ -18,7 +18,7 @@
 #include "cl_eval_reduce.h"
 #include "dtype.h"
 #include "expr.h"
-#include "kernels.h"
+#include "cl_kernels.h"
 
 #include <inttypes.h>
 #include <stdarg.h>

@@ -61,15 +61,20 @@ void clb__storage_retain(clb__storage *s)
     atomic_fetch_add(&s->refs, 1);
 }
 
+/* Gives back the application's handle: never to the pool, nor to a slab (a
+   wrap of a tensor's own sub-buffer is still that tensor's block). */
+static void free_wrapped(clb_context *ctx, void *handle)
+{
+    (ctx->backend->free_wrapped ? ctx->backend->free_wrapped : ctx->backend->free)(ctx, handle);
+}
+
 void clb__storage_release(clb__storage *s)
 {
     if (!s || atomic_fetch_sub(&s->refs, 1) != 1) return;
     clb_context *ctx = s->ctx;
     if (s->wrapped) {
         /* the application's buffer: exactly one release; its host memory: never ours */
-        if (!s->borrowed)
-            (ctx->backend->free_wrapped ? ctx->backend->free_wrapped : ctx->backend->free)(
-                ctx, s->handle);
+        if (!s->borrowed) free_wrapped(ctx, s->handle);
     } else {
         clb__pool_free(ctx, s->handle, s->capacity);
     }
@@ -135,7 +140,7 @@ static clb_status tensor_over(clb_context *ctx, void *handle, bool borrowed,
     clb__storage *s = calloc(1, sizeof *s);
     CLB__FAULT_FREE(s, CLB__FAULT_HOST_ALLOC);
     if (!s) {
-        if (!borrowed) ctx->backend->free(ctx, handle);
+        if (!borrowed) free_wrapped(ctx, handle);
         return clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a storage record");
     }
     atomic_init(&s->refs, 1);

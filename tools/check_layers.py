@@ -11,9 +11,20 @@ and fails, listing what it found, on:
   - an arrow that points up: a file using what a folder above its own
     defines (floors, bottom first: core, cpu, expr, then host and opencl side by
     side, which never use each other, then ops);
+  - an arrow that points up also by a type (a typedef, struct, union or enum
+    tag, forward declarations included) or by an #include of a header that
+    lives on a floor above;
+  - an op naming a backend: a file of ops/ using anything of host/ or opencl/
+    but what a header of core/ declares (a context's init, the device list);
   - <CL/...> or <clblast_c.h> included outside SRC_DIR/opencl.
 Prints one line per finding and a closing "N passed, N failed" over the
-four rules; exits 1 on any finding.
+rules; exits 1 on any finding. The build keeps the floors too (src/meson.build
+compiles each with the include paths of the floors below it only).
+
+usage: tools/check_layers.py --self-test
+
+Plants one fault of each kind in a temporary tree and checks that each is
+found, and nothing else.
 
 usage: tools/check_layers.py --circles DIR...   (cli/, bench/, tests/)
 
@@ -35,6 +46,12 @@ DEFINE_FN = re.compile(r'^(?!static\b)(?!typedef\b)(?!extern\b)[A-Za-z_][\w \t\*
 DEFINE_VAR = re.compile(r'^(?!static\b)(?!typedef\b)(?!extern\b)(?:_Atomic\s+)?[A-Za-z_][\w \t\*]*?\b(clb_\w+)\s*(?:=[^;]*)?;',
                         re.M)
 IDENT = re.compile(r'\bclb_\w+\b')
+# Types: a typedef's name (after a body, a plain one, a function pointer's) and a
+# struct / union / enum tag defined with a body.
+DEFINE_TYPES = [re.compile(r'\}\s*(clb_\w+)\s*;'),
+                re.compile(r'\btypedef\s+[^;{}()]*?\b(clb_\w+)\s*;'),
+                re.compile(r'\btypedef\s+[^;{}]*?\(\s*\*\s*(clb_\w+)\s*\)'),
+                re.compile(r'\b(?:struct|union|enum)\s+(clb_\w+)\s*\{')]
 
 
 def strip(text):
@@ -101,7 +118,22 @@ def sccs(graph):
 
 def main(argv):
     root = argv[1] if len(argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
-    root = os.path.normpath(root)
+    findings = check(os.path.normpath(root))
+    passed = failed = 0
+    for rule, found in findings.items():
+        if found:
+            failed += 1
+            for line in found:
+                print(f"FAIL {rule}: {line}")
+        else:
+            passed += 1
+            print(f"ok   {rule}: none")
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+def check(root):
+    """The findings of every rule over the tree at root: {rule: [lines]}."""
     files = {}
     for d, _, names in os.walk(root):
         for name in names:
@@ -114,7 +146,7 @@ def main(argv):
         by_base.setdefault(os.path.basename(rel), []).append(rel)
 
     findings = {"call circles": [], "include circles": [], "arrows up": [], "OpenCL headers": [],
-                "forbidden calls": []}
+                "forbidden calls": [], "ops naming a backend": []}
 
     # NVIDIA's driver gets large clEnqueueFillBuffer fills wrong: fills run through
     # cl/fill.cl (clb__cl_fill), and no source calls it.
@@ -162,6 +194,23 @@ def main(argv):
             arrows = [f"{a} -> {b} ({', '.join(sorted(why[(a, b)])[:4])})"
                       for a in comp for b in sorted(uses.get(a, ())) if b in members]
             findings["call circles"].append(f"call circle of {len(comp)} files: " + "; ".join(arrows))
+    # types, in headers and sources alike: a type named on a floor below its own
+    # (a forward declaration `struct clb__x;` names it too)
+    typed = {}
+    for rel, text in files.items():
+        for rx in DEFINE_TYPES:
+            for m in rx.finditer(strip(text)):
+                typed.setdefault(m.group(1), set()).add(rel)
+    for rel, text in files.items():
+        for name in set(IDENT.findall(strip(text))):
+            for owner in typed.get(name, set()) - {rel}:
+                if rel not in typed.get(name, set()):
+                    uses_types = why.setdefault((rel, owner), set())
+                    uses_types.add(name)
+    # includes: a header found in a floor above (by the name the include writes)
+    for rel, targets in sorted(inc.items()):
+        for t in sorted(targets):
+            why.setdefault((rel, t), set()).add("#include " + os.path.basename(t))
     for (a, b), names in sorted(why.items()):
         fa, fb = floor_of(a), floor_of(b)
         if fa is None or fb is None or fa == fb:
@@ -170,17 +219,18 @@ def main(argv):
         if up:
             findings["arrows up"].append(f"{a} ({fa}) uses {b} ({fb}): {', '.join(sorted(names)[:4])}")
 
-    passed = failed = 0
-    for rule, found in findings.items():
-        if found:
-            failed += 1
-            for line in found:
-                print(f"FAIL {rule}: {line}")
-        else:
-            passed += 1
-            print(f"ok   {rule}: none")
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    # An op never names a backend: from ops/, nothing of host/ or opencl/ but the
+    # entry points that core's headers declare (a context's init, device lookup).
+    core_declared = set()
+    for rel, text in files.items():
+        if floor_of(rel) == "core" and rel.endswith(".h"):
+            core_declared |= set(IDENT.findall(strip(text)))
+    for (a, b), names in sorted(why.items()):
+        if floor_of(a) == "ops" and floor_of(b) in ("host", "opencl"):
+            named = sorted(n for n in names if n.startswith("#include") or n not in core_declared)
+            if named:
+                findings["ops naming a backend"].append(f"{a} uses {b}: {', '.join(named[:4])}")
+    return findings
 
 
 def strip_keep_includes(text):
@@ -272,7 +322,56 @@ def circles_main(dirs):
     return 1 if failed else 0
 
 
+# The self-test's tree: each file breaks one rule (and nothing else does).
+SELF_TEST_TREE = {
+    "core/base.h": "typedef struct clb__base { int x; } clb__base;\n",
+    "core/uses_type.h": "#include \"base.h\"\nstruct clb__tree;\nint clb__walk(const struct clb__tree *t);\n",
+    "core/uses_header.c": "#include \"tree.h\"\nint clb__size(void) { return 1; }\n",
+    "expr/tree.h": "typedef struct clb__tree { int n; } clb__tree;\n",
+    "host/host_x.c": "#include <CL/cl.h>\nint clb__host_x(void) { return clb__cl_x(); }\n",
+    "opencl/cl_x.c": "int clb__cl_x(void) { return 0; }\n",
+    "ops/op_x.c": "int clb_op_x(void) { return clb__cl_x(); }\n",
+    "ops/op_y.c": "int clb_op_y(void) { return clb_op_z(); }\n",
+    "ops/op_z.c": "int clb_op_z(void) { return clb_op_y(); }\n",
+}
+SELF_TEST_EXPECT = {
+    "arrows up": ["core/uses_type.h (core) uses expr/tree.h (expr): clb__tree",
+                  "core/uses_header.c (core) uses expr/tree.h (expr): #include tree.h",
+                  "host/host_x.c (host) uses opencl/cl_x.c (opencl): clb__cl_x"],
+    "OpenCL headers": ["host/host_x.c includes an OpenCL header outside opencl/"],
+    "ops naming a backend": ["ops/op_x.c uses opencl/cl_x.c: clb__cl_x"],
+    "call circles": ["ops/op_y.c", "ops/op_z.c"],
+}
+
+
+def self_test():
+    """Runs the rules over a small tree with one fault of each kind: every fault
+    must be found, and nothing else."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as root:
+        for rel, text in SELF_TEST_TREE.items():
+            os.makedirs(os.path.join(root, os.path.dirname(rel)), exist_ok=True)
+            with open(os.path.join(root, rel), "w", encoding="utf-8") as f:
+                f.write(text)
+        findings = check(root)
+    failed = 0
+    for rule, found in findings.items():
+        text = "\n".join(found)
+        wanted = SELF_TEST_EXPECT.get(rule, [])
+        missing = [w for w in wanted if w not in text]
+        extra = bool(found) and not wanted
+        if missing or extra:
+            failed += 1
+            print(f"FAIL self-test {rule}: missing {missing}, found {found}")
+        else:
+            print(f"ok   self-test {rule}: {len(found)} finding(s) as planted")
+    print(f"self-test: {len(findings) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
 if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "--self-test":
+        sys.exit(self_test())
     if len(sys.argv) > 1 and sys.argv[1] == "--circles":
         sys.exit(circles_main(sys.argv[2:]))
     sys.exit(main(sys.argv))

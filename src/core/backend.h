@@ -5,10 +5,9 @@
 #ifndef CLB_BACKEND_H
 #define CLB_BACKEND_H
 
+#include "expr_tree.h"
 #include "internal.h"
 #include "plan.h"
-
-struct clb__expr;
 
 /* Element-wise n-ary map over a plan: operand 0 = output, then the inputs. */
 typedef enum clb__map_kind {
@@ -198,7 +197,7 @@ typedef struct clb__backend {
     clb_status (*matmul)(clb_context *ctx, const clb__matmul_op *op, void *const *handles);
     /* clb_eval's parsed expression (expr.h) over a plan: operand 0 is the output
        (dtype out), operand k+1 input k (dtype in[k]). */
-    clb_status (*eval)(clb_context *ctx, const struct clb__expr *e, const clb__plan *plan,
+    clb_status (*eval)(clb_context *ctx, const clb__expr *e, const clb__plan *plan,
                        void *const *handles, clb_dtype out, const clb_dtype *in);
     /* Whether clb_eval first precomputes small broadcast subtrees into
        temporaries (expr_hoist.c): where arithmetic is what costs (the host, CPU
@@ -210,7 +209,7 @@ typedef struct clb__backend {
        allocated, contiguous, stride 0 on the reduced axes; op->in is the
        expression's dtype); operand k+1 is input k (dtype in[k]). Never stores
        the broadcast values. */
-    clb_status (*eval_reduce)(clb_context *ctx, const struct clb__expr *e,
+    clb_status (*eval_reduce)(clb_context *ctx, const clb__expr *e,
                               const clb__reduce_op *op, const clb__plan *plan,
                               void *const *handles, const clb_dtype *in);
     /* Softmax's statistics in one pass (online softmax): for each output o of the
@@ -218,7 +217,7 @@ typedef struct clb__backend {
        of exp(value - m), stored as the pair out[2 o], out[2 o + 1] of dtype
        op->out (float32, or float64 for a float64 expression) from plan operand
        0's offset; op->op is unused. */
-    clb_status (*eval_online)(clb_context *ctx, const struct clb__expr *e,
+    clb_status (*eval_online)(clb_context *ctx, const clb__expr *e,
                               const clb__reduce_op *op, const clb__plan *plan,
                               void *const *handles, const clb_dtype *in);
     /* handles: 0 = out, 1 = in. Optional (NULL), and *done false
@@ -226,7 +225,7 @@ typedef struct clb__backend {
     clb_status (*softmax_rows)(clb_context *ctx, const clb__softmax_rows_op *op,
                                void *const *handles, bool *done);
     /* clb_var / clb_std in one pass over the expression's values (see clb__moments_op). */
-    clb_status (*eval_moments)(clb_context *ctx, const struct clb__expr *e,
+    clb_status (*eval_moments)(clb_context *ctx, const clb__expr *e,
                                const clb__moments_op *op, const clb__plan *plan,
                                void *const *handles, const clb_dtype *in);
     /* nbytes of plain bytes from storage of another context `src` of the same backend

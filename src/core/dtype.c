@@ -530,3 +530,17 @@ const char *clb__promotion_name(clb_promotion rules)
 {
     return rules == CLB_PROMOTE_TORCH ? "CLB_PROMOTE_TORCH" : "CLB_PROMOTE_NUMPY";
 }
+
+bool clb__int_fits(int64_t v, clb_dtype t)
+{
+    switch (t) {
+    case CLB_INT8: return v >= INT8_MIN && v <= INT8_MAX;
+    case CLB_UINT8: return v >= 0 && v <= UINT8_MAX;
+    case CLB_INT16: return v >= INT16_MIN && v <= INT16_MAX;
+    case CLB_UINT16: return v >= 0 && v <= UINT16_MAX;
+    case CLB_INT32: return v >= INT32_MIN && v <= INT32_MAX;
+    case CLB_UINT32: return v >= 0 && v <= (int64_t)UINT32_MAX;
+    case CLB_UINT64: return v >= 0;
+    default: return true;
+    }
+}

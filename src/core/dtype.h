@@ -9,6 +9,9 @@
 #define CLB__NUM_DTYPES 12
 
 bool clb__dtype_valid(clb_dtype t);
+/* Whether a Python int v is in range for the integer dtype t (NumPy 2 raises
+   OverflowError otherwise); int64, bool and the floats (which round): true. */
+bool clb__int_fits(int64_t v, clb_dtype t);
 bool clb__dtype_is_float(clb_dtype t);    /* float16/32/64 */
 bool clb__dtype_is_integer(clb_dtype t);  /* signed or unsigned, not bool */
 bool clb__dtype_is_unsigned(clb_dtype t); /* uint8..uint64 */

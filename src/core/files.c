@@ -224,3 +224,13 @@ bool clb__cache_write(int dirfd, const char *name, int n, const void *const *par
     }
     return ok;
 }
+
+uint64_t clb__fnv1a(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}

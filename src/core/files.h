@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Creates directory `dir` and its missing parents (mode 0700); false on failure. */
 bool clb__make_dirs(const char *dir);
@@ -48,5 +49,10 @@ size_t clb__cache_read_head(int dirfd, const char *name, void *buf, size_t cap);
    behind) on failure. */
 bool clb__cache_write(int dirfd, const char *name, int n, const void *const *parts,
                       const size_t *lens);
+
+/* FNV-1a over n bytes, continuing from h (CLB__FNV_SEED to start): the caches'
+   file names and checksums. */
+#define CLB__FNV_SEED 0xcbf29ce484222325ull
+uint64_t clb__fnv1a(uint64_t h, const void *data, size_t n);
 
 #endif /* CLB_FILES_H */

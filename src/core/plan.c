@@ -6,18 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int64_t abs64(int64_t v)
-{
-    return v < 0 ? -v : v;
-}
-
 /* Axis order: larger output stride outermost; ties (reduced or broadcast axes
    of the output) broken by the inputs' strides, so the fastest-moving input axis
    ends up innermost. Stable insertion sort: ranks are at most 128. */
 static bool goes_before(const clb__plan *p, int a, int b)
 {
     for (int k = 0; k < p->nops; k++) {
-        int64_t sa = abs64(p->strides[k][a]), sb = abs64(p->strides[k][b]);
+        int64_t sa = clb__abs64(p->strides[k][a]), sb = clb__abs64(p->strides[k][b]);
         if (sa != sb) return sa > sb;
     }
     return false;
@@ -154,7 +149,7 @@ static int64_t axis_span(const clb__plan *p, int d, int64_t extent)
 {
     int64_t span = extent;
     for (int k = 0; k < p->nops; k++) {
-        int64_t s = abs64(p->strides[k][d]) * (extent - 1);
+        int64_t s = clb__abs64(p->strides[k][d]) * (extent - 1);
         if (s > span) span = s;
     }
     return span;

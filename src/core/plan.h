@@ -74,4 +74,10 @@ void clb__plan_piece(const clb__plan *plan, const int64_t *piece_shape, int64_t 
                      clb__plan *piece);
 
 
+/* |v|, for strides (v > INT64_MIN: a plan's strides are). */
+static inline int64_t clb__abs64(int64_t v)
+{
+    return v < 0 ? -v : v;
+}
+
 #endif /* CLB_PLAN_H */

@@ -152,6 +152,37 @@ clb_status clb__normalize_axis(int axis, int ndim, int *out)
     return CLB_OK;
 }
 
+/* Marks the reduced axes of an ndim-dimensional shape (axes NULL: all) and
+   returns how many there are in *nred (their indices, ascending, in red). */
+clb_status clb__reduced_axes(const char *fn, int ndim, int naxes, const int *axes, bool *reduced,
+                             int *nred, int *red)
+{
+    clb_status st = CLB_OK;
+    if (!axes && naxes > 0)
+        CLB_FAIL(CLB_ERR_INVALID_ARGUMENT,
+                 "%s: naxes is %d but axes is NULL; pass the axes, or naxes 0 with axes NULL to "
+                 "reduce every axis",
+                 fn, naxes);
+    for (int d = 0; d < ndim; d++) reduced[d] = axes == NULL;
+    if (axes) {
+        if (naxes < 0 || naxes > ndim)
+            CLB_FAIL(CLB_ERR_INVALID_ARGUMENT, "%s: naxes is %d but the tensor has %d dimensions",
+                     fn, naxes, ndim);
+        for (int i = 0; i < naxes; i++) {
+            int a = 0;
+            CLB_TRY_IN(fn, NULL, clb__normalize_axis(axes[i], ndim, &a));
+            if (reduced[a])
+                CLB_FAIL(CLB_ERR_INVALID_ARGUMENT, "%s: duplicate value in axes (%d)", fn, axes[i]);
+            reduced[a] = true;
+        }
+    }
+    *nred = 0;
+    for (int d = 0; d < ndim; d++)
+        if (reduced[d]) red[(*nred)++] = d;
+cleanup:
+    return st;
+}
+
 bool clb__view_strides(int ndim, const int64_t *shape, const int64_t *strides, int new_ndim,
                        const int64_t *new_shape, int64_t *new_strides)
 {

@@ -29,6 +29,12 @@ void clb__broadcast_strides(int ndim, const int64_t *shape, const int64_t *strid
 
 /* Axis in [-ndim, ndim) -> [0, ndim); CLB_ERR_INVALID_ARGUMENT otherwise. */
 clb_status clb__normalize_axis(int axis, int ndim, int *out);
+/* The reductions' axes argument (naxes of axes; axes NULL: every axis) over an
+   ndim-dimensional shape: marks reduced[d] and lists the reduced axes, ascending,
+   in red (*nred of them). CLB_ERR_INVALID_ARGUMENT naming fn for axes NULL with
+   naxes > 0, naxes out of [0, ndim], an axis out of range or named twice. */
+clb_status clb__reduced_axes(const char *fn, int ndim, int naxes, const int *axes, bool *reduced,
+                             int *nred, int *red);
 
 /* PyTorch view() rule: strides that present (ndim, shape, strides) as new_shape without
    copying, if they exist (same element count assumed). */

@@ -13,15 +13,10 @@
 #define CLB_HOST_SCALAR_H
 
 #include "clbroadcast.h"
+#include "value.h"
 
 #include <stdint.h>
 
-typedef union clb__value {
-    int64_t i;
-    uint64_t u;
-    float f;
-    double d;
-} clb__value;
 
 /* Reads one element of dtype t from memory (bool: any non-zero byte is true). */
 typedef clb__value (*clb__load_fn)(const void *src);

@@ -31,20 +31,6 @@ static clb_dtype weak_next_to(const clb__expr *e, clb__lit_kind lit, clb_dtype o
     return CLB_BOOL;
 }
 
-static bool int_fits(int64_t v, clb_dtype t)
-{
-    switch (t) {
-    case CLB_INT8: return v >= INT8_MIN && v <= INT8_MAX;
-    case CLB_UINT8: return v >= 0 && v <= UINT8_MAX;
-    case CLB_INT16: return v >= INT16_MIN && v <= INT16_MAX;
-    case CLB_UINT16: return v >= 0 && v <= UINT16_MAX;
-    case CLB_INT32: return v >= INT32_MIN && v <= INT32_MAX;
-    case CLB_UINT32: return v >= 0 && v <= (int64_t)UINT32_MAX;
-    case CLB_UINT64: return v >= 0;
-    default: return true; /* int64 and floats (which round) hold every Python int we parse */
-    }
-}
-
 /* Gives the constant node n (weak or strong) the dtype t and its value as t. */
 static clb_status settle(const char *fn, const clb__expr *e, clb__expr_node *n, clb_dtype t)
 {
@@ -54,7 +40,7 @@ static clb_status settle(const char *fn, const clb__expr *e, clb__expr_node *n, 
         v.d = n->fval;
         from = CLB_FLOAT64;
     } else {
-        if (n->lit == CLB__LIT_INT && n->weak && !int_fits(n->ival, t))
+        if (n->lit == CLB__LIT_INT && n->weak && !clb__int_fits(n->ival, t))
             return clb__expr_fail_at(CLB_ERR_INVALID_ARGUMENT, fn, e->text, n->column,
                                      "Python integer %lld out of bounds for %s (NumPy 2 raises "
                                      "OverflowError); write a cast such as int64(x)",

@@ -17,4 +17,9 @@ typedef void (*clb__expr_sink_fn)(void *user, int64_t out_offset, int64_t out_st
 clb_status clb__expr_host_blocks(const clb__expr *e, const clb__plan *plan, void *const *handles,
                                  clb__expr_sink_fn sink, void *user);
 
+/* Host evaluation over a plan: operand 0 is the output (dtype out), operand k+1 is
+   input k (dtype in[k]); handles are host pointers. */
+clb_status clb__expr_host_run(const clb__expr *e, const clb__plan *plan, void *const *handles,
+                              clb_dtype out, const clb_dtype *in);
+
 #endif /* CLB_EXPR_HOST_H */

@@ -25,18 +25,13 @@
 
 /* ---- the walk: axes ordered for reading the inputs ------------------------------- */
 
-static int64_t abs64(int64_t v)
-{
-    return v < 0 ? -v : v;
-}
-
 /* The inputs' step along axis d: the axis they move fastest along goes innermost,
    so a column sum reads rows (adding each into its column's accumulator) rather
    than walking down columns. Any axis order folds the same elements. */
 static int64_t input_step(const clb__plan *p, int d)
 {
     int64_t s = 0;
-    for (int k = 1; k < p->nops; k++) s += abs64(p->strides[k][d]);
+    for (int k = 1; k < p->nops; k++) s += clb__abs64(p->strides[k][d]);
     return s;
 }
 

@@ -301,12 +301,60 @@ static clb_status cl_read(clb_context *ctx, void *handle, size_t offset, void *d
     return clb__buffer_read(&impl_of(ctx)->buffers, (cl_mem)handle, offset, dst, nbytes);
 }
 
+/* The library's copy kernel on dst's queue from smem (a buffer of dst's cl_context)
+   into dmem: words of 4 bytes where the offsets allow, else bytes. */
+static clb_status kernel_copy(clb_context *dst, cl_mem dmem, size_t dst_offset, cl_mem smem,
+                              size_t src_offset, size_t nbytes)
+{
+    size_t unit = nbytes % 4 == 0 && dst_offset % 4 == 0 && src_offset % 4 == 0 ? 4 : 1;
+    clb_dtype dt = unit == 4 ? CLB_UINT32 : CLB_UINT8;
+    clb__plan *plan = malloc(sizeof *plan);
+    if (!plan) return clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a copy plan");
+    int64_t shape[1] = {(int64_t)(nbytes / unit)}, one[1] = {1};
+    const int64_t *strides[2] = {one, one};
+    int64_t offsets[2] = {(int64_t)(dst_offset / unit), (int64_t)(src_offset / unit)};
+    clb__plan_make(plan, 2, 1, shape, strides, offsets);
+    void *handles[2] = {dmem, smem};
+    clb_dtype dtypes[2] = {dt, dt};
+    clb_status st = clb__cl_copy(dst, plan, handles, dtypes);
+    free(plan);
+    return st;
+}
+
+/* Two cl_contexts on CPU devices that share host memory (two clb_contexts on
+   one PoCL device): the source's host bytes wrapped in a buffer of dst's
+   cl_context (CL_MEM_USE_HOST_PTR, no copy) and dst's copy kernel from there,
+   on every core: 44 -> ~90 % of the device's copy bandwidth against one
+   memcpy on the calling thread (issue 32, bench_interop). Blocking, as the
+   memcpy was: the source may be released or overwritten once this returns.
+   *done stays false when dst cannot wrap the bytes (the caller then copies on
+   the host). */
+static clb_status wrapped_copy(clb_context *dst, cl_mem dmem, size_t dst_offset,
+                               unsigned char *host, size_t nbytes, bool *done)
+{
+    clb__cl_context *d = impl_of(dst);
+    cl_int err = CL_SUCCESS;
+    cl_mem wrap = clCreateBuffer(d->context, CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR, nbytes, host,
+                                 &err);
+    if (err != CL_SUCCESS || !wrap) return CLB_OK;
+    clb_status st = kernel_copy(dst, dmem, dst_offset, wrap, 0, nbytes);
+    if (st == CLB_OK) {
+        err = clFinish(d->queue);
+        if (err != CL_SUCCESS) st = clb__cl_fail(err, "clFinish");
+    }
+    clReleaseMemObject(wrap);
+    *done = st == CLB_OK;
+    return st;
+}
+
 /* Bytes from another OpenCL context's storage. One cl_context (two clb_contexts on
    the application's context): the copy kernel on dst's queue after a marker of
    src's queue, and src's queue waits for the copy before its later commands
    (which may overwrite the source). Otherwise, when the host can
    read the source in place (SVM storage of a CPU device, or a mapping of
-   host-visible memory), one blocking write into dst from there. */
+   host-visible memory): dst's copy kernel from the wrapped bytes where dst's
+   storage is host memory too (wrapped_copy), else one blocking write into dst
+   from there. */
 static clb_status cl_copy_from(clb_context *dst, void *dst_handle, size_t dst_offset,
                                clb_context *src, void *src_handle, size_t src_offset,
                                size_t nbytes, bool *done)
@@ -324,32 +372,16 @@ static clb_status cl_copy_from(clb_context *dst, void *dst_handle, size_t dst_of
     if (d->context == s->context) {
         /* The library's copy kernel on dst's queue reads the source buffer directly
            (one cl_context): faster than clEnqueueCopyBuffer on PoCL (55 % of the
-           device's copy bandwidth against the kernel's ~90 %, bench_interop). Words
-           of 4 bytes where the offsets allow, else bytes. */
-        size_t unit = nbytes % 4 == 0 && dst_offset % 4 == 0 && src_offset % 4 == 0 ? 4 : 1;
-        clb_dtype dt = unit == 4 ? CLB_UINT32 : CLB_UINT8;
-        clb__plan *plan = malloc(sizeof *plan);
-        if (!plan) CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a copy plan");
-        int64_t shape[1] = {(int64_t)(nbytes / unit)}, one[1] = {1};
-        const int64_t *strides[2] = {one, one};
-        int64_t offsets[2] = {(int64_t)(dst_offset / unit), (int64_t)(src_offset / unit)};
-        clb__plan_make(plan, 2, 1, shape, strides, offsets);
-        void *handles[2] = {dmem, smem};
-        clb_dtype dtypes[2] = {dt, dt};
+           device's copy bandwidth against the kernel's ~90 %, bench_interop). */
         if (d->queue != s->queue) {
             /* dst's queue waits for what src's queue has so far (the source's writes) */
             err = clEnqueueMarkerWithWaitList(s->queue, 0, NULL, &marker);
             /* flushed before anything waits on it: an unflushed marker never completes */
             if (err == CL_SUCCESS) err = clFlush(s->queue);
             if (err == CL_SUCCESS) err = clEnqueueBarrierWithWaitList(d->queue, 1, &marker, NULL);
-            if (err != CL_SUCCESS) {
-                free(plan);
-                CLB_CL_CHECK(err, "clEnqueueMarkerWithWaitList / clEnqueueBarrierWithWaitList");
-            }
+            CLB_CL_CHECK(err, "clEnqueueMarkerWithWaitList / clEnqueueBarrierWithWaitList");
         }
-        st = clb__cl_copy(dst, plan, handles, dtypes);
-        free(plan);
-        if (st != CLB_OK) goto cleanup;
+        CLB_TRY(kernel_copy(dst, dmem, dst_offset, smem, src_offset, nbytes));
         if (d->queue != s->queue) {
             /* and src's later commands (which may overwrite the source) wait for the copy */
             CLB_CL_CHECK(clEnqueueMarkerWithWaitList(d->queue, 0, NULL, &copied),
@@ -365,7 +397,8 @@ static clb_status cl_copy_from(clb_context *dst, void *dst_handle, size_t dst_of
     unsigned char *host = clb__buffer_host_ptr(&s->buffers, smem);
     if (host) {
         CLB_CL_CHECK(clFinish(s->queue), "clFinish");
-        CLB_TRY(clb__buffer_write(&d->buffers, dmem, dst_offset, host + src_offset, nbytes));
+        if (d->buffers.svm) CLB_TRY(wrapped_copy(dst, dmem, dst_offset, host + src_offset, nbytes, done));
+        if (!*done) CLB_TRY(clb__buffer_write(&d->buffers, dmem, dst_offset, host + src_offset, nbytes));
         *done = true;
         goto cleanup;
     }

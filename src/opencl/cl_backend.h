@@ -36,6 +36,10 @@ clb_status clb__cl_argreduce(clb_context *ctx, const clb__argreduce_op *op, void
 /* Drops what the matmul libraries cache for contexts (called when one is destroyed). */
 void clb__cl_matmul_forget(void);
 
+/* clb_eval on an OpenCL context (the eval slot; cl_expr.c): one generated kernel
+   per (expression, dtypes, rank, index width), cached by the program cache. */
+clb_status clb__expr_cl_run(clb_context *ctx, const clb__expr *e, const clb__plan *plan,
+                            void *const *handles, clb_dtype out, const clb_dtype *in);
 /* clb_matmul_tune's search (backend.h's matmul_tune slot; cl_matmul_search.c). */
 clb_status clb__cl_matmul_tune(clb_context *ctx, clb_dtype dtype, int max_candidates,
                                const clb__gemm_timer *timer, clb_matmul_tune_result *out);

@@ -7,6 +7,7 @@
  * partials and clb_reduce's own kernel (clb__cl_reduce) folds them. Only the
  * output, the partials and the stride table are allocated. */
 #include "cl_eval_reduce.h"
+#include "cl_reduce_common.h"
 
 #include "cl_errors.h"
 #include "cl_launch.h"
@@ -30,11 +31,6 @@ typedef struct er_tables {
     int64_t kept_numel, red_numel;
     int64_t in_offset[NIN_MAX], out_offset;
 } er_tables;
-
-static int64_t abs64(int64_t v)
-{
-    return v < 0 ? -v : v;
-}
 
 /* Kept axes (output stride != 0) come first in output row-major order (the plan
    orders axes by the output's stride); reduced axes keep the plan's order, the
@@ -62,18 +58,6 @@ static void split(const clb__plan *plan, er_tables *t)
     }
 }
 
-/* Accumulator dtype: clb_reduce's (cl_reduce.c, cl/reduce.cl). */
-static clb_dtype accumulator(clb_reduce_op op, clb_dtype in, clb_dtype out, bool fp64)
-{
-    /* The float32 mean of integers (CLB_PROMOTE_TORCH) on a device without float64. */
-    if (op == CLB_MEAN && !clb__dtype_is_float(in) && out == CLB_FLOAT32 && !fp64)
-        return CLB_FLOAT32;
-    if (in == CLB_FLOAT64 || (op == CLB_MEAN && !clb__dtype_is_float(in))) return CLB_FLOAT64;
-    if (clb__dtype_is_float(in)) return CLB_FLOAT32;
-    if (op == CLB_SUM || op == CLB_PROD || clb__dtype_is_unsigned(in)) return CLB_UINT64;
-    return CLB_INT64;
-}
-
 /* Whether the expression only loads and converts its inputs: cl/eval_reduce.cl's
    vector lanes pay off there (var, softmax); with arithmetic in the body the
    compiler's own vectorisation of the scalar lanes was about 2x faster (pairwise
@@ -96,13 +80,6 @@ static bool append(char **s, size_t *len, const char *fmt, int64_t v)
     *s = p;
     *len += (size_t)n;
     return true;
-}
-
-/* Work-groups that keep every compute unit busy with a few to switch between. */
-static int64_t groups_wanted(const clb_context *ctx)
-{
-    int64_t cus = ctx->info.compute_units > 0 ? ctx->info.compute_units : 1;
-    return clb__cl_impl((clb_context *)ctx)->loops ? 4 * cus : 16 * cus;
 }
 
 /* Whether the CPU decompositions run (cl/eval_reduce.cl's CLB_TREE=0, the
@@ -169,7 +146,7 @@ static clb_status run(clb_context *ctx, const clb__expr *e, const er_job *job,
     split(plan, t);
     clb_dtype edt = op->in, out = op->out;
     clb_dtype acc = job->moments || job->online ? (edt == CLB_FLOAT64 ? CLB_FLOAT64 : CLB_FLOAT32)
-                                 : accumulator(op->op, edt, out, ctx->info.has_fp64);
+                                 : clb__cl_accumulator(op->op, edt, out, ctx->info.has_fp64);
     if ((acc == CLB_FLOAT64 || out == CLB_FLOAT64 || edt == CLB_FLOAT64) && !ctx->info.has_fp64)
         CLB_FAIL(CLB_ERR_DTYPE,
                  "%s: %s of a %s expression needs float64 arithmetic, which OpenCL device %s "
@@ -200,8 +177,8 @@ static clb_status run(clb_context *ctx, const clb__expr *e, const er_job *job,
            in memory for the inputs. */
         int64_t kin = INT64_MAX, rin = INT64_MAX;
         for (int j = 0; j < t->nin; j++) {
-            int64_t ks = t->kdim > 0 ? abs64(t->kstride[j][t->kdim - 1]) : 0;
-            int64_t rs = abs64(t->rstride[j][t->rdim - 1]);
+            int64_t ks = t->kdim > 0 ? clb__abs64(t->kstride[j][t->kdim - 1]) : 0;
+            int64_t rs = clb__abs64(t->rstride[j][t->rdim - 1]);
             if (ks > 0 && ks < kin) kin = ks;
             if (rs > 0 && rs < rin) rin = rs;
         }
@@ -213,7 +190,7 @@ static clb_status run(clb_context *ctx, const clb__expr *e, const er_job *job,
         if (row && ctx->info.type == CLB_DEVICE_CPU && wg > CLB__CL_CPU_ROW_LANES)
             wg = CLB__CL_CPU_ROW_LANES;
         clb__cl_tree_lanes(row, t->red_numel, t->kept_numel, wg, &lx, &ly);
-        int64_t groups_x = (t->kept_numel + lx - 1) / lx, want = groups_wanted(ctx);
+        int64_t groups_x = (t->kept_numel + lx - 1) / lx, want = clb__cl_groups_wanted(ctx);
         chunks = groups_x >= want ? 1 : (want + groups_x - 1) / groups_x;
         int64_t by_work = t->red_numel / (ly * 32);
         if (chunks > by_work) chunks = by_work > 1 ? by_work : 1;
@@ -241,7 +218,7 @@ static clb_status run(clb_context *ctx, const clb__expr *e, const er_job *job,
         chunks = items >= LOOP_ITEMS ? 1 : (LOOP_ITEMS + items - 1) / items;
         int64_t most = t->red_numel / LOOP_MIN_CHUNK;
         if (chunks > most) chunks = most > 1 ? most : 1;
-        wg = items * chunks >= 4 * LOOP_GROUP * groups_wanted(ctx) ? LOOP_GROUP : 1;
+        wg = items * chunks >= 4 * LOOP_GROUP * clb__cl_groups_wanted(ctx) ? LOOP_GROUP : 1;
         lx = wg;
     }
     /* Where loops are cut short (CLB__QUIRK_LOOP_LIMIT): no lane folds more than

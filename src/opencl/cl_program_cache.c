@@ -86,16 +86,6 @@ struct clb__program_cache {
     clb__program_cache_stats stats;
 };
 
-static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
-{
-    const unsigned char *p = data;
-    for (size_t i = 0; i < n; i++) {
-        h ^= p[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
-#define FNV_SEED 0xcbf29ce484222325ull
 
 /* ---- disk directory ------------------------------------------------------------ */
 
@@ -109,12 +99,12 @@ static bool disk_key(const clb__program_cache *c, clb__kernel_id id, const char 
     size_t len[CLB__KERNEL_MAX_SOURCES];
     int n = clb__kernel_sources(id, src, len);
     if (c->dir[0] == '\0' || n == 0) return false;
-    uint64_t source_hash = FNV_SEED;
-    for (int i = 0; i < n; i++) source_hash = fnv1a(source_hash, src[i], len[i]);
+    uint64_t source_hash = CLB__FNV_SEED;
+    for (int i = 0; i < n; i++) source_hash = clb__fnv1a(source_hash, src[i], len[i]);
     int k = snprintf(key, key_cap, "%skernel %s\noptions %s\nsources %016" PRIx64 "\n",
                      c->identity, clb__kernel_file(id), options, source_hash);
     if (k < 0 || (size_t)k >= key_cap) return false;
-    uint64_t hash = fnv1a(FNV_SEED, key, (size_t)k);
+    uint64_t hash = clb__fnv1a(CLB__FNV_SEED, key, (size_t)k);
     int p = snprintf(name, name_cap, "%016" PRIx64 ".clbin", hash);
     return p > 0 && (size_t)p < name_cap;
 }
@@ -135,7 +125,7 @@ static bool parse_file(const unsigned char *data, size_t size, const char *key,
     memcpy(&len, data + pos, 8);
     memcpy(&sum, data + pos + 8, 8);
     pos += 16;
-    if (len == 0 || len != size - pos || fnv1a(FNV_SEED, data + pos, len) != sum) return false;
+    if (len == 0 || len != size - pos || clb__fnv1a(CLB__FNV_SEED, data + pos, len) != sum) return false;
     *bin = data + pos;
     *bin_len = len;
     return true;
@@ -214,7 +204,7 @@ static void disk_save(clb__program_cache *c, const char *key, const char *name, 
     }
     int dirfd = clb__cache_dir_open(c->dir, true, NULL, 0);
     if (dirfd >= 0) {
-        uint64_t key_len = strlen(key), bin_len = len, sum = fnv1a(FNV_SEED, bin, len);
+        uint64_t key_len = strlen(key), bin_len = len, sum = clb__fnv1a(CLB__FNV_SEED, bin, len);
         const void *parts[6] = {DISK_MAGIC, &key_len, key, &bin_len, &sum, bin};
         const size_t lens[6] = {sizeof DISK_MAGIC - 1, 8, key_len, 8, 8, len};
         clb__cache_write(dirfd, name, 6, parts, lens); /* a failed write only costs time */
@@ -329,7 +319,7 @@ clb_status clb__program_cache_count(const clb_device_info *info, int *count)
 
 static unsigned bucket_of(clb__kernel_id id, const char *options)
 {
-    uint64_t h = fnv1a(FNV_SEED ^ (uint64_t)id, options, strlen(options));
+    uint64_t h = clb__fnv1a(CLB__FNV_SEED ^ (uint64_t)id, options, strlen(options));
     return (unsigned)(h % BUCKETS);
 }
 

@@ -1,7 +1,7 @@
 /* Known defects of OpenCL implementations and how the library works around
  * them, keyed by platform and driver version (as CLBlast and ArrayFire keep
  * theirs). Every entry has a standalone reproducer under tests/quirks/, and
- * tests/check_quirks.py runs each one on every device of the machine and
+ * tests/quirks/check_quirks.py runs each one on every device of the machine and
  * fails when the table and the reproducer disagree. */
 #ifndef CLB_CL_QUIRKS_H
 #define CLB_CL_QUIRKS_H

@@ -6,6 +6,7 @@
    accumulator partials, the general kernel (the column kernel for the column
    path's) reduces them. */
 #include "cl_launch.h"
+#include "cl_reduce_common.h"
 
 #include "cl_errors.h"
 #include "cl_quirks.h"
@@ -34,11 +35,6 @@ typedef struct reduce_launch {
     int64_t count; /* MEAN's divisor */
     cl_mem src, dst;
 } reduce_launch;
-
-static int64_t abs64(int64_t v)
-{
-    return v < 0 ? -v : v;
-}
 
 /* The plan orders axes by the output's stride, so kept axes (nonzero output
    stride) come first in output row-major order, and reduced axes (stride 0)
@@ -90,18 +86,6 @@ static cl_long op_param(const reduce_launch *l)
     case CLB_SUM: return -1;
     default: return 0;
     }
-}
-
-/* Accumulator dtype: see cl/reduce.cl. The float32 mean of integers
-   (CLB_PROMOTE_TORCH) accumulates in float32 on a device without float64. */
-static clb_dtype accumulator(clb_reduce_op op, clb_dtype in, clb_dtype out, bool fp64)
-{
-    if (op == CLB_MEAN && !clb__dtype_is_float(in) && out == CLB_FLOAT32 && !fp64)
-        return CLB_FLOAT32;
-    if (in == CLB_FLOAT64 || (op == CLB_MEAN && !clb__dtype_is_float(in))) return CLB_FLOAT64;
-    if (clb__dtype_is_float(in)) return CLB_FLOAT32;
-    if (op == CLB_SUM || op == CLB_PROD || clb__dtype_is_unsigned(in)) return CLB_UINT64;
-    return CLB_INT64;
 }
 
 /* [kept shape | kept strides | reduced shape | reduced strides] by value (each
@@ -183,8 +167,8 @@ static clb_status run_pass(clb_context *ctx, const reduce_launch *l, const reduc
 
     /* Lanes go along whichever of the two innermost axes moves fastest in memory;
        leftover lanes go to the other side. */
-    int64_t kin = t->kept_ndim > 0 ? abs64(t->kstride[t->kept_ndim - 1]) : INT64_MAX;
-    int64_t rin = abs64(t->rstride[t->red_ndim - 1]);
+    int64_t kin = t->kept_ndim > 0 ? clb__abs64(t->kstride[t->kept_ndim - 1]) : INT64_MAX;
+    int64_t rin = clb__abs64(t->rstride[t->red_ndim - 1]);
     bool row = t->kept_numel <= 1 || (rin < kin && t->red_numel > 1);
     int64_t lx, ly;
     clb__cl_tree_lanes(row, t->red_numel, t->kept_numel, wg, &lx, &ly);
@@ -222,13 +206,6 @@ cleanup:
     if (k) clb__cl_kernel_unlock(cl);
     if (table) clReleaseMemObject(table);
     return st;
-}
-
-/* Work-groups that keep every compute unit busy with a few to switch between. */
-static int64_t groups_wanted(const clb_context *ctx)
-{
-    int64_t cus = ctx->info.compute_units > 0 ? ctx->info.compute_units : 1;
-    return clb__cl_impl((clb_context *)ctx)->loops ? 4 * cus : 16 * cus;
 }
 
 /* Whether the CPU fast paths are taken: on CPU devices (both launch styles),
@@ -320,7 +297,7 @@ static clb_status run_fast(clb_context *ctx, const reduce_launch *l, const reduc
        only exists for columns, and sets how many items there are. */
     int64_t tile = kind == FAST_COLS ? col_tile(t, col_tile_max(ctx)) : 0;
     int64_t owners = kind == FAST_ROWS ? t->kept_numel : col_owners(t, tile);
-    size_t local = owners * chunks >= 4 * FAST_GROUP * groups_wanted(ctx) ? FAST_GROUP : 1;
+    size_t local = owners * chunks >= 4 * FAST_GROUP * clb__cl_groups_wanted(ctx) ? FAST_GROUP : 1;
     /* Where work items run across SIMD lanes (llvmpipe): a group fills them. */
     if (!cl->loops) local = FAST_LANE_GROUP;
     if (kind == FAST_COLS) {
@@ -330,8 +307,8 @@ static clb_status run_fast(clb_context *ctx, const reduce_launch *l, const reduc
     }
     int64_t items = owners * chunks;
     int64_t span = t->in_offset + t->kept_numel * chunks;
-    for (int d = 0; d < t->kept_ndim; d++) span += (t->kshape[d] - 1) * abs64(t->kstride[d]);
-    for (int d = 0; d < t->red_ndim; d++) span += (t->rshape[d] - 1) * abs64(t->rstride[d]);
+    for (int d = 0; d < t->kept_ndim; d++) span += (t->kshape[d] - 1) * clb__abs64(t->kstride[d]);
+    for (int d = 0; d < t->red_ndim; d++) span += (t->rshape[d] - 1) * clb__abs64(t->rstride[d]);
     bool wide = span > INT32_MAX - ((int64_t)1 << 20) || t->red_numel > INT32_MAX / 2 ||
                 CLB__FAULT_INDEX64();
     clb__kernel_define defs[] = {{"CLB_IN_DTYPE", l->in},   {"CLB_OUT_DTYPE", l->out},
@@ -386,7 +363,7 @@ static int64_t general_chunks(const clb_context *ctx, const reduce_tables *t)
 {
     int64_t wg = 1;
     while (wg * 2 <= (int64_t)clb__cl_impl((clb_context *)ctx)->max_item_size && wg < 256) wg *= 2;
-    int64_t groups_x = (t->kept_numel + wg - 1) / wg, want = groups_wanted(ctx);
+    int64_t groups_x = (t->kept_numel + wg - 1) / wg, want = clb__cl_groups_wanted(ctx);
     int64_t chunks = groups_x >= want ? 1 : (want + groups_x - 1) / groups_x;
     int64_t by_work = t->red_numel / (wg * 32);
     chunks = chunks > by_work ? (by_work > 1 ? by_work : 1) : chunks;
@@ -419,7 +396,7 @@ static int64_t fast_chunks(const clb_context *ctx, const reduce_tables *t, fast_
         int64_t chunks = owners >= FAST_ITEMS ? 1 : (FAST_ITEMS + owners - 1) / owners;
         return chunks > extent ? extent : chunks;
     }
-    int64_t owners = col_owners(t, col_tile(t, col_tile_max(ctx))), want = 4 * groups_wanted(ctx);
+    int64_t owners = col_owners(t, col_tile(t, col_tile_max(ctx))), want = 4 * clb__cl_groups_wanted(ctx);
     int64_t chunks = owners >= want ? 1 : (want + owners - 1) / owners;
     int64_t most = t->red_numel / COL_MIN_BAND;
     chunks = chunks > most ? (most > 1 ? most : 1) : chunks;
@@ -444,7 +421,7 @@ clb_status clb__cl_reduce(clb_context *ctx, const clb__reduce_op *op, const clb_
     reduce_tables *t = malloc(sizeof *t);
     if (!t) return clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a reduction plan");
 
-    reduce_launch l = {.in = op->in, .acc = accumulator(op->op, op->in, op->out, ctx->info.has_fp64), .out = op->out,
+    reduce_launch l = {.in = op->in, .acc = clb__cl_accumulator(op->op, op->in, op->out, ctx->info.has_fp64), .out = op->out,
                        .op = op->op, .final = true, .count = op->count,
                        .src = (cl_mem)handles[1], .dst = (cl_mem)handles[0]};
     if ((l.in == CLB_FLOAT64 || l.acc == CLB_FLOAT64 || l.out == CLB_FLOAT64) && !ctx->info.has_fp64)

@@ -125,16 +125,6 @@ void clb__mm_params_text(const clb__mm_params *p, char *buf, size_t cap)
 
 /* ---- the cache file --------------------------------------------------------------- */
 
-static uint64_t fnv1a(const char *s)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
-
 /* Device strings come from drivers: a newline inside one would let a line of
    the identity masquerade as another, so they are flattened. */
 static void flat(char *dst, size_t cap, const char *src)
@@ -288,7 +278,8 @@ bool clb__mm_tuning_path(const char *identity, char *buf, size_t cap)
     char dir[PATH_CAP] = "";
     clb__cache_dir(dir, sizeof dir);
     if (!dir[0]) return false;
-    int w = snprintf(buf, cap, "%s/matmul-tuning-%016" PRIx64 ".txt", dir, fnv1a(identity));
+    uint64_t name = clb__fnv1a(CLB__FNV_SEED, identity, strlen(identity));
+    int w = snprintf(buf, cap, "%s/matmul-tuning-%016" PRIx64 ".txt", dir, name);
     return w > 0 && (size_t)w < cap;
 }
 

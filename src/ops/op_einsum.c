@@ -177,213 +177,276 @@ cleanup:
     return st;
 }
 
-clb_status clb_einsum(const char *subscripts, int n, const clb_tensor *const *operands,
-                      clb_tensor **out)
+/* The subscripts, parsed and sized: every label's size, and the global label
+   space (output labels first, then the contracted ones). */
+typedef struct einsum {
+    const char *subscripts;
+    int n;
+    const clb_tensor *const *operands;
+    term *terms; /* n */
+    term outt;
+    bool explicit_out;
+    int64_t size[MAX_IDS];
+    int count[MAX_IDS]; /* operands' occurrences of each label */
+    int ell;            /* number of "..." dimensions */
+    int ids[MAX_IDS], nids, nout;
+} einsum;
+
+static const char fn[] = "clb_einsum";
+
+static clb_status check_operands(int n, const clb_tensor *const *operands)
 {
-    static const char fn[] = "clb_einsum";
-    clb_status st = CLB_OK;
-    term *terms = NULL, outt;
-    clb_tensor *views[CLB_EVAL_MAX_INPUTS] = {NULL};
-    clb_tensor *r = NULL;
-    char *expr = NULL;
-    if (!out) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "%s: out is NULL", fn);
-    *out = NULL;
-    if (!subscripts) CLB_FAIL(CLB_ERR_INVALID_ARGUMENT, "%s: subscripts is NULL", fn);
-    if (n < 1 || !operands) CLB_FAIL(CLB_ERR_INVALID_ARGUMENT, "%s: needs n >= 1 operands", fn);
+    if (n < 1 || !operands)
+        return clb__fail(CLB_ERR_INVALID_ARGUMENT, "%s: needs n >= 1 operands", fn);
     if (n > CLB_EVAL_MAX_INPUTS)
-        CLB_FAIL(CLB_ERR_UNSUPPORTED, "%s: %d operands; at most %d are supported", fn, n,
-                 CLB_EVAL_MAX_INPUTS);
+        return clb__fail(CLB_ERR_UNSUPPORTED, "%s: %d operands; at most %d are supported", fn, n,
+                         CLB_EVAL_MAX_INPUTS);
     for (int k = 0; k < n; k++) {
         char what[64];
         snprintf(what, sizeof what, "%s: operands[%d]", fn, k);
-        CLB_TRY(clb__check_tensor(operands[k], what));
-        if (k > 0) CLB_TRY(clb__check_same_context(fn, operands[0], operands[k]));
+        clb_status st = clb__check_tensor(operands[k], what);
+        if (st == CLB_OK && k > 0) st = clb__check_same_context(fn, operands[0], operands[k]);
+        if (st != CLB_OK) return st;
     }
-    terms = calloc((size_t)n, sizeof *terms);
-    if (!terms) CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+    return CLB_OK;
+}
 
-    /* ---- parse ---- */
+/* The input terms, one per operand, and the output term after "->". */
+static clb_status parse_terms(einsum *es)
+{
+    clb_status st = CLB_OK;
+    const char *sub = es->subscripts;
     size_t pos = 0;
     for (int k = 0;; k++) {
-        if (k >= n)
-            CLB_FAIL(CLB_ERR_INVALID_ARGUMENT,
-                     "%s: \"%s\": more terms than the %d operands (position %zu)", fn, subscripts,
-                     n, pos);
-        CLB_TRY(parse_term(subscripts, &pos, false, &terms[k]));
-        if (subscripts[pos] == ',') {
+        if (k >= es->n)
+            return clb__fail(CLB_ERR_INVALID_ARGUMENT,
+                             "%s: \"%s\": more terms than the %d operands (position %zu)", fn, sub,
+                             es->n, pos);
+        CLB_TRY(parse_term(sub, &pos, false, &es->terms[k]));
+        if (sub[pos] == ',') {
             pos++;
             continue;
         }
-        if (k + 1 != n)
-            CLB_FAIL(CLB_ERR_INVALID_ARGUMENT,
-                     "%s: \"%s\": %d terms before position %zu for %d operands", fn, subscripts,
-                     k + 1, pos, n);
+        if (k + 1 != es->n)
+            return clb__fail(CLB_ERR_INVALID_ARGUMENT,
+                             "%s: \"%s\": %d terms before position %zu for %d operands", fn, sub,
+                             k + 1, pos, es->n);
         break;
     }
-    bool explicit_out = subscripts[pos] == '-';
-    if (explicit_out) {
+    es->explicit_out = sub[pos] == '-';
+    if (es->explicit_out) {
         pos += 2;
-        CLB_TRY(parse_term(subscripts, &pos, true, &outt));
-        if (subscripts[pos] != '\0')
-            CLB_FAIL(CLB_ERR_INVALID_ARGUMENT, "%s: \"%s\": unexpected '%c' at position %zu", fn,
-                     subscripts, subscripts[pos], pos);
+        CLB_TRY(parse_term(sub, &pos, true, &es->outt));
+        if (sub[pos] != '\0')
+            return clb__fail(CLB_ERR_INVALID_ARGUMENT, "%s: \"%s\": unexpected '%c' at position %zu",
+                             fn, sub, sub[pos], pos);
     }
+cleanup:
+    return st;
+}
 
-    /* ---- sizes: labels must agree; "..." dimensions broadcast (right-aligned) ---- */
-    int64_t size[MAX_IDS];
-    int count[MAX_IDS] = {0}; /* operands' occurrences of each label */
-    int ell = 0;              /* number of "..." dimensions */
-    for (int id = 0; id < MAX_IDS; id++) size[id] = -1;
-    for (int k = 0; k < n; k++) {
-        const term *t = &terms[k];
-        const clb_tensor *x = operands[k];
+/* The label id of dimension d of operand k (e of its dimensions are "..."). */
+static int label_of(const einsum *es, int k, int e, int d)
+{
+    const term *t = &es->terms[k];
+    if (t->ellipsis >= 0 && d >= t->ellipsis && d < t->ellipsis + e)
+        return ELL_BASE + es->ell - e + (d - t->ellipsis);
+    return t->labels[d < (t->ellipsis >= 0 ? t->ellipsis : es->operands[k]->ndim) ? d : d - e];
+}
+
+/* Operand k's sizes into es->size: labels must agree (a size-1 dimension
+   broadcasts between operands, as in NumPy; a label repeated within one operand,
+   a diagonal, needs equal sizes); "..." dimensions broadcast right-aligned. */
+static clb_status size_operand(einsum *es, int k)
+{
+    const clb_tensor *x = es->operands[k];
+    int e = x->ndim - es->terms[k].nlabels;
+    int64_t mine[MAX_IDS]; /* this operand's size of each label */
+    for (int id = 0; id < MAX_IDS; id++) mine[id] = -1;
+    for (int d = 0; d < x->ndim; d++) {
+        int64_t s = x->shape[d], *size = es->size;
+        int id = label_of(es, k, e, d);
+        if (id >= ELL_BASE) {
+            if (size[id] < 0 || size[id] == 1) size[id] = s;
+            else if (s != 1 && s != size[id])
+                return clb__fail(CLB_ERR_SHAPE_MISMATCH,
+                                 "%s: \"%s\": the \"...\" dimensions of operand %d (size %lld) do "
+                                 "not broadcast with %lld",
+                                 fn, es->subscripts, k, (long long)s, (long long)size[id]);
+            continue;
+        }
+        if (mine[id] >= 0 && mine[id] != s)
+            return clb__fail(CLB_ERR_SHAPE_MISMATCH,
+                             "%s: \"%s\": label '%c' is repeated in operand %d with sizes %lld and "
+                             "%lld; a diagonal needs equal sizes",
+                             fn, es->subscripts, label_char(id), k, (long long)mine[id],
+                             (long long)s);
+        if (size[id] >= 0 && size[id] != s && size[id] != 1 && s != 1)
+            return clb__fail(CLB_ERR_SHAPE_MISMATCH,
+                             "%s: \"%s\": label '%c' has size %lld in operand %d but %lld before, "
+                             "and neither is 1 (which would broadcast)",
+                             fn, es->subscripts, label_char(id), (long long)s, k,
+                             (long long)size[id]);
+        if (size[id] < 0 || size[id] == 1) size[id] = s;
+        mine[id] = s;
+        es->count[id]++;
+    }
+    return CLB_OK;
+}
+
+static clb_status size_labels(einsum *es)
+{
+    clb_status st = CLB_OK;
+    for (int id = 0; id < MAX_IDS; id++) es->size[id] = -1, es->count[id] = 0;
+    es->ell = 0;
+    for (int k = 0; k < es->n; k++) {
+        const term *t = &es->terms[k];
+        const clb_tensor *x = es->operands[k];
         int e = x->ndim - t->nlabels;
         if (e < 0 || (e > 0 && t->ellipsis < 0))
-            CLB_FAIL(CLB_ERR_INVALID_ARGUMENT,
-                     "%s: \"%s\": operand %d has %d dimensions but its term has %d labels%s", fn,
-                     subscripts, k, x->ndim, t->nlabels, t->ellipsis < 0 ? " and no \"...\"" : "");
-        if (e > ell) ell = e;
+            return clb__fail(CLB_ERR_INVALID_ARGUMENT,
+                             "%s: \"%s\": operand %d has %d dimensions but its term has %d "
+                             "labels%s",
+                             fn, es->subscripts, k, x->ndim, t->nlabels,
+                             t->ellipsis < 0 ? " and no \"...\"" : "");
+        if (e > es->ell) es->ell = e;
     }
-    for (int k = 0; k < n; k++) {
-        const term *t = &terms[k];
-        const clb_tensor *x = operands[k];
-        int e = x->ndim - t->nlabels;
-        int64_t mine[MAX_IDS]; /* this operand's size of each label */
-        for (int id = 0; id < MAX_IDS; id++) mine[id] = -1;
-        for (int d = 0; d < x->ndim; d++) {
-            int64_t s = x->shape[d];
-            int id;
-            if (t->ellipsis >= 0 && d >= t->ellipsis && d < t->ellipsis + e) {
-                id = ELL_BASE + ell - e + (d - t->ellipsis);
-                if (size[id] < 0 || size[id] == 1) size[id] = s;
-                else if (s != 1 && s != size[id])
-                    CLB_FAIL(CLB_ERR_SHAPE_MISMATCH,
-                             "%s: \"%s\": the \"...\" dimensions of operand %d (size %lld) do not "
-                             "broadcast with %lld",
-                             fn, subscripts, k, (long long)s, (long long)size[id]);
-                continue;
-            }
-            id = t->labels[d < (t->ellipsis >= 0 ? t->ellipsis : x->ndim) ? d : d - e];
-            /* Between operands a size-1 dimension broadcasts (NumPy); a label
-               repeated within one operand (a diagonal) needs equal sizes. */
-            if (mine[id] >= 0 && mine[id] != s)
-                CLB_FAIL(CLB_ERR_SHAPE_MISMATCH,
-                         "%s: \"%s\": label '%c' is repeated in operand %d with sizes %lld and "
-                         "%lld; a diagonal needs equal sizes",
-                         fn, subscripts, label_char(id), k, (long long)mine[id], (long long)s);
-            if (size[id] >= 0 && size[id] != s && size[id] != 1 && s != 1)
-                CLB_FAIL(CLB_ERR_SHAPE_MISMATCH,
-                         "%s: \"%s\": label '%c' has size %lld in operand %d but %lld before, "
-                         "and neither is 1 (which would broadcast)",
-                         fn, subscripts, label_char(id), (long long)s, k, (long long)size[id]);
-            if (size[id] < 0 || size[id] == 1) size[id] = s;
-            mine[id] = s;
-            count[id]++;
-        }
-    }
+    for (int k = 0; k < es->n; k++) CLB_TRY(size_operand(es, k));
+cleanup:
+    return st;
+}
 
-    /* ---- the output labels ---- */
-    int out_ids[MAX_IDS], nout = 0;
-    if (explicit_out) {
-        for (int i = 0; i <= outt.nlabels; i++) {
-            if (i == outt.ellipsis)
-                for (int j = 0; j < ell; j++) out_ids[nout++] = ELL_BASE + j;
-            if (i == outt.nlabels) break;
-            int id = outt.labels[i];
-            if (count[id] == 0)
-                CLB_FAIL(CLB_ERR_INVALID_ARGUMENT,
-                         "%s: \"%s\": output label '%c' appears in no input term", fn, subscripts,
-                         label_char(id));
-            out_ids[nout++] = id;
+/* es->ids: the output labels (the explicit output term's, else "..." and the
+   labels that occur once, in order), then the contracted ones. */
+static clb_status label_space(einsum *es)
+{
+    int *ids = es->ids, nout = 0;
+    const term *o = &es->outt;
+    if (es->explicit_out) {
+        for (int i = 0; i <= o->nlabels; i++) {
+            if (i == o->ellipsis)
+                for (int j = 0; j < es->ell; j++) ids[nout++] = ELL_BASE + j;
+            if (i == o->nlabels) break;
+            if (es->count[o->labels[i]] == 0)
+                return clb__fail(CLB_ERR_INVALID_ARGUMENT,
+                                 "%s: \"%s\": output label '%c' appears in no input term", fn,
+                                 es->subscripts, label_char(o->labels[i]));
+            ids[nout++] = o->labels[i];
         }
-        if (outt.ellipsis < 0 && ell > 0)
-            CLB_FAIL(CLB_ERR_INVALID_ARGUMENT,
-                     "%s: \"%s\": the inputs have \"...\" dimensions but the output has no "
-                     "\"...\"",
-                     fn, subscripts);
+        if (o->ellipsis < 0 && es->ell > 0)
+            return clb__fail(CLB_ERR_INVALID_ARGUMENT,
+                             "%s: \"%s\": the inputs have \"...\" dimensions but the output has "
+                             "no \"...\"",
+                             fn, es->subscripts);
     } else {
-        for (int j = 0; j < ell; j++) out_ids[nout++] = ELL_BASE + j;
+        for (int j = 0; j < es->ell; j++) ids[nout++] = ELL_BASE + j;
         for (int id = 0; id < NLABELS; id++)
-            if (count[id] == 1) out_ids[nout++] = id;
+            if (es->count[id] == 1) ids[nout++] = id;
     }
-    /* The global label space: output labels, then the contracted ones. */
-    int ids[MAX_IDS], nids = nout, where[MAX_IDS];
     bool in_out[MAX_IDS] = {false};
-    memcpy(ids, out_ids, sizeof(int) * (size_t)nout);
-    for (int i = 0; i < nout; i++) in_out[out_ids[i]] = true;
+    int nids = nout;
+    for (int i = 0; i < nout; i++) in_out[ids[i]] = true;
     for (int id = 0; id < NLABELS; id++)
-        if (count[id] > 0 && !in_out[id]) ids[nids++] = id;
+        if (es->count[id] > 0 && !in_out[id]) ids[nids++] = id;
     if (nids > CLB_MAX_DIMS)
-        CLB_FAIL(CLB_ERR_UNSUPPORTED, "%s: \"%s\": %d distinct labels; at most %d are supported",
-                 fn, subscripts, nids, CLB_MAX_DIMS);
-    for (int id = 0; id < MAX_IDS; id++) where[id] = -1;
-    for (int i = 0; i < nids; i++) where[ids[i]] = i;
+        return clb__fail(CLB_ERR_UNSUPPORTED,
+                         "%s: \"%s\": %d distinct labels; at most %d are supported", fn,
+                         es->subscripts, nids, CLB_MAX_DIMS);
+    es->nout = nout, es->nids = nids;
+    return CLB_OK;
+}
 
-    /* ---- each operand as a view over the global space ---- */
-    clb_dtype dt = operands[0]->dtype;
-    for (int k = 0; k < n; k++) {
-        const term *t = &terms[k];
-        const clb_tensor *x = operands[k];
-        int e = x->ndim - t->nlabels;
+/* Each operand as a view over the global label space (absent labels stride 0, a
+   repeated label the diagonal: its strides summed); *dt the promoted dtype. One
+   operand with nothing contracted keeps only the output's axes. */
+static clb_status operand_views(const einsum *es, clb_tensor **views, clb_dtype *dt)
+{
+    clb_status st = CLB_OK;
+    int where[MAX_IDS];
+    for (int id = 0; id < MAX_IDS; id++) where[id] = -1;
+    for (int i = 0; i < es->nids; i++) where[es->ids[i]] = i;
+    *dt = es->operands[0]->dtype;
+    for (int k = 0; k < es->n; k++) {
+        const clb_tensor *x = es->operands[k];
+        int e = x->ndim - es->terms[k].nlabels;
         int64_t vshape[CLB_MAX_DIMS], vstrides[CLB_MAX_DIMS];
-        for (int i = 0; i < nids; i++) vshape[i] = 1, vstrides[i] = 0;
+        for (int i = 0; i < es->nids; i++) vshape[i] = 1, vstrides[i] = 0;
         for (int d = 0; d < x->ndim; d++) {
-            int id;
-            if (t->ellipsis >= 0 && d >= t->ellipsis && d < t->ellipsis + e)
-                id = ELL_BASE + ell - e + (d - t->ellipsis);
-            else
-                id = t->labels[d < (t->ellipsis >= 0 ? t->ellipsis : x->ndim) ? d : d - e];
-            int g = where[id];
+            int g = where[label_of(es, k, e, d)];
             vshape[g] = x->shape[d];
             vstrides[g] += x->strides[d]; /* a repeated label: the diagonal */
         }
-        for (int i = 0; i < nids; i++)
+        for (int i = 0; i < es->nids; i++)
             if (vshape[i] == 1) vstrides[i] = 0;
-        /* One operand, nothing contracted: the result is this view. */
-        CLB_TRY(clb__tensor_view(x, n == 1 && nids == nout ? nout : nids, vshape, vstrides,
-                                 x->offset, &views[k]));
-        if (k > 0) dt = clb__promote(clb__rules(x->storage->ctx), dt, x->dtype);
+        int ndim = es->n == 1 && es->nids == es->nout ? es->nout : es->nids;
+        CLB_TRY(clb__tensor_view(x, ndim, vshape, vstrides, x->offset, &views[k]));
+        if (k > 0) *dt = clb__promote(clb__rules(x->storage->ctx), *dt, x->dtype);
     }
-    if (n == 1 && nids == nout) {
-        *out = views[0];
-        views[0] = NULL;
-        goto cleanup;
-    }
+cleanup:
+    return st;
+}
 
-    /* ---- two operands as a (batched) matrix product ---- */
-    if (n == 2) {
-        bool done = false;
-        CLB_TRY(einsum_matmul(views, nids, nout, ids, dt, &done, out));
-        if (done) goto cleanup;
-    }
-
-    /* ---- product of the views summed over the contracted labels ---- */
-    const char *names[CLB_EVAL_MAX_INPUTS] = {"t0", "t1", "t2", "t3", "t4", "t5", "t6", "t7"};
-    expr = malloc((size_t)n * 6 + 1);
-    if (!expr) CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
-    expr[0] = '\0';
-    for (int k = 0; k < n; k++) {
+/* The product of the views summed over the contracted labels (one fused pass),
+   cast to dt. */
+static clb_status sum_of_products(const einsum *es, clb_tensor *const *views, clb_dtype dt,
+                                  clb_tensor **out)
+{
+    static const char *const names[CLB_EVAL_MAX_INPUTS] = {"t0", "t1", "t2", "t3",
+                                                           "t4", "t5", "t6", "t7"};
+    char expr[CLB_EVAL_MAX_INPUTS * 6 + 1] = "";
+    for (int k = 0; k < es->n; k++) {
         strcat(expr, k ? " * " : "");
         strcat(expr, names[k]);
     }
     int axes[CLB_MAX_DIMS], naxes = 0;
-    for (int i = nout; i < nids; i++) axes[naxes++] = i;
-    CLB_TRY(clb_eval_reduce(operands[0]->storage->ctx, expr, n, names,
-                            (const clb_tensor *const *)views, CLB_SUM, naxes, axes, 0, &r));
-    if (r->dtype != dt) {
-        CLB_TRY(clb_cast(r, dt, out));
-    } else {
+    for (int i = es->nout; i < es->nids; i++) axes[naxes++] = i;
+    clb_tensor *r = NULL;
+    clb_status st = clb_eval_reduce(es->operands[0]->storage->ctx, expr, es->n, names,
+                                    (const clb_tensor *const *)views, CLB_SUM, naxes, axes, 0, &r);
+    if (st != CLB_OK) return st;
+    if (r->dtype == dt) {
         *out = r;
-        r = NULL;
+        return CLB_OK;
     }
+    st = clb_cast(r, dt, out);
+    clb_tensor_release(r);
+    return st;
+}
+
+clb_status clb_einsum(const char *subscripts, int n, const clb_tensor *const *operands,
+                      clb_tensor **out)
+{
+    clb_status st = CLB_OK;
+    einsum es = {.subscripts = subscripts, .n = n, .operands = operands};
+    clb_tensor *views[CLB_EVAL_MAX_INPUTS] = {NULL};
+    clb_dtype dt;
+    if (!out) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "%s: out is NULL", fn);
+    *out = NULL;
+    if (!subscripts) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "%s: subscripts is NULL", fn);
+    CLB_TRY(check_operands(n, operands));
+    es.terms = calloc((size_t)n, sizeof *es.terms);
+    if (!es.terms) CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+    CLB_TRY(parse_terms(&es));
+    CLB_TRY(size_labels(&es));
+    CLB_TRY(label_space(&es));
+    CLB_TRY(operand_views(&es, views, &dt));
+    if (n == 1 && es.nids == es.nout) { /* one operand, nothing contracted: this view */
+        *out = views[0];
+        views[0] = NULL;
+        goto cleanup;
+    }
+    if (n == 2) { /* a (batched) matrix product */
+        bool done = false;
+        CLB_TRY(einsum_matmul(views, es.nids, es.nout, es.ids, dt, &done, out));
+        if (done) goto cleanup;
+    }
+    CLB_TRY(sum_of_products(&es, views, dt, out));
 cleanup:
     if (st != CLB_OK) {
         clb_tensor_release(*out);
         *out = NULL;
     }
     for (int k = 0; k < n && k < CLB_EVAL_MAX_INPUTS; k++) clb_tensor_release(views[k]);
-    clb_tensor_release(r);
-    free(expr);
-    free(terms);
+    free(es.terms);
     return st;
 }

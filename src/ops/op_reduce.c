@@ -63,24 +63,8 @@ clb_status clb_reduce(clb_reduce_op op, const clb_tensor *t, int naxes, const in
     if (keepdim != 0 && keepdim != 1)
         CLB_FAIL(CLB_ERR_INVALID_ARGUMENT, "clb_reduce: keepdim must be 0 or 1, not %d", keepdim);
     bool reduced[CLB_MAX_DIMS] = {false};
-    if (!axes && naxes > 0)
-        CLB_FAIL(CLB_ERR_INVALID_ARGUMENT,
-                 "clb_reduce: naxes is %d but axes is NULL; pass the axes, or naxes 0 with axes "
-                 "NULL to reduce every axis",
-                 naxes);
-    if (!axes) {
-        for (int d = 0; d < t->ndim; d++) reduced[d] = true;
-    } else {
-        if (naxes < 0 || naxes > t->ndim)
-            CLB_FAIL(CLB_ERR_INVALID_ARGUMENT,
-                     "clb_reduce: naxes is %d but the tensor has %d dimensions", naxes, t->ndim);
-        for (int i = 0; i < naxes; i++) {
-            int a = 0;
-            CLB_TRY_IN("clb_reduce", NULL, clb__normalize_axis(axes[i], t->ndim, &a));
-            if (reduced[a]) CLB_FAIL(CLB_ERR_INVALID_ARGUMENT, "clb_reduce: duplicate value in axes (%d)", axes[i]);
-            reduced[a] = true;
-        }
-    }
+    int nred = 0, red[CLB_MAX_DIMS];
+    CLB_TRY(clb__reduced_axes("clb_reduce", t->ndim, naxes, axes, reduced, &nred, red));
     int64_t kept_shape[CLB_MAX_DIMS], out_shape[CLB_MAX_DIMS], out_strides[CLB_MAX_DIMS];
     int out_ndim = 0;
     for (int d = 0; d < t->ndim; d++) {

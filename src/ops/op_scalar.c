@@ -10,21 +10,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-static bool fits(int64_t v, clb_dtype t)
-{
-    switch (t) {
-    case CLB_BOOL: return v == 0 || v == 1;
-    case CLB_INT8: return v >= INT8_MIN && v <= INT8_MAX;
-    case CLB_UINT8: return v >= 0 && v <= UINT8_MAX;
-    case CLB_INT16: return v >= INT16_MIN && v <= INT16_MAX;
-    case CLB_UINT16: return v >= 0 && v <= UINT16_MAX;
-    case CLB_INT32: return v >= INT32_MIN && v <= INT32_MAX;
-    case CLB_UINT32: return v >= 0 && v <= (int64_t)UINT32_MAX;
-    case CLB_UINT64: return v >= 0;
-    default: return true; /* int64; floats round */
-    }
-}
-
 /* NEP 50: the scalar takes a's dtype unless its kind is of a higher category. */
 static clb_dtype scalar_dtype(clb_promotion rules, clb_scalar_kind kind, clb_dtype a)
 {
@@ -87,7 +72,8 @@ clb_status clb_binary_scalar(clb_binary_op op, const clb_tensor *a, clb_scalar s
     clb_context *ctx = a->storage->ctx;
     clb_promotion rules = clb__rules(ctx);
     clb_dtype sdt = scalar_dtype(rules, s.kind, a->dtype);
-    if (s.kind == CLB_SCALAR_INT && !fits(s.i, sdt))
+    if (s.kind == CLB_SCALAR_INT &&
+        !(sdt == CLB_BOOL ? s.i == 0 || s.i == 1 : clb__int_fits(s.i, sdt)))
         CLB_FAIL(CLB_ERR_INVALID_ARGUMENT,
                  "%s: Python integer %lld out of bounds for %s (NumPy 2 raises OverflowError); "
                  "cast a to a wider dtype first",

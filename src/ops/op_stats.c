@@ -17,37 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Marks the reduced axes of an ndim-dimensional shape (axes NULL: all) and
-   returns how many there are in *nred (their indices, ascending, in red). */
-static clb_status reduced_axes(const char *fn, int ndim, int naxes, const int *axes,
-                               bool *reduced, int *nred, int *red)
-{
-    clb_status st = CLB_OK;
-    if (!axes && naxes > 0)
-        CLB_FAIL(CLB_ERR_INVALID_ARGUMENT,
-                 "%s: naxes is %d but axes is NULL; pass the axes, or naxes 0 with axes NULL to "
-                 "reduce every axis",
-                 fn, naxes);
-    for (int d = 0; d < ndim; d++) reduced[d] = axes == NULL;
-    if (axes) {
-        if (naxes < 0 || naxes > ndim)
-            CLB_FAIL(CLB_ERR_INVALID_ARGUMENT, "%s: naxes is %d but the tensor has %d dimensions",
-                     fn, naxes, ndim);
-        for (int i = 0; i < naxes; i++) {
-            int a = 0;
-            CLB_TRY_IN(fn, NULL, clb__normalize_axis(axes[i], ndim, &a));
-            if (reduced[a])
-                CLB_FAIL(CLB_ERR_INVALID_ARGUMENT, "%s: duplicate value in axes (%d)", fn, axes[i]);
-            reduced[a] = true;
-        }
-    }
-    *nred = 0;
-    for (int d = 0; d < ndim; d++)
-        if (reduced[d]) red[(*nred)++] = d;
-cleanup:
-    return st;
-}
-
 static clb_status check_keepdim(const char *fn, int keepdim)
 {
     if (keepdim != 0 && keepdim != 1)
@@ -174,7 +143,7 @@ clb_status clb_eval_reduce(clb_context *ctx, const char *expr, int n, const char
     int64_t shape[CLB_MAX_DIMS];
     bool reduced[CLB_MAX_DIMS];
     CLB_TRY(clb__broadcast(n, ndims, shapes, &nd, shape));
-    CLB_TRY(reduced_axes(fn, nd, naxes, axes, reduced, &nred, red));
+    CLB_TRY(clb__reduced_axes(fn, nd, naxes, axes, reduced, &nred, red));
     int64_t numel = 1;
     for (int d = 0; d < nd; d++) numel *= shape[d];
     if (numel == 0 || n == 0) {
@@ -210,7 +179,7 @@ static clb_status var_std(const char *fn, const clb_tensor *t, int naxes, const 
     *out = NULL;
     CLB_TRY(clb__check_tensor(t, fn));
     CLB_TRY(check_keepdim(fn, keepdim));
-    CLB_TRY(reduced_axes(fn, t->ndim, naxes, axes, reduced, &nred, red));
+    CLB_TRY(clb__reduced_axes(fn, t->ndim, naxes, axes, reduced, &nred, red));
     clb_context *ctx = t->storage->ctx;
     bool is_float = clb__dtype_is_float(t->dtype);
     bool torch = clb__rules(ctx) == CLB_PROMOTE_TORCH; /* integers give float32 */
@@ -256,6 +225,31 @@ clb_status clb_std(const clb_tensor *t, int naxes, const int *axes, int correcti
 
 enum { SOFTMAX, LOG_SOFTMAX, LOGSUMEXP };
 
+/* softmax / log_softmax (log) along the last axis of t in the backend's
+   one-launch row form, where it has one and t is C-contiguous: *done false
+   (nothing made, no error) otherwise. */
+static clb_status softmax_rows(clb_context *ctx, bool log, const clb_tensor *t, bool *done,
+                               clb_tensor **out)
+{
+    clb_status st = CLB_OK;
+    clb_tensor *r = NULL;
+    *done = false;
+    if (!ctx->backend->softmax_rows || !clb_tensor_is_contiguous(t)) return CLB_OK;
+    int64_t len = t->shape[t->ndim - 1];
+    CLB_TRY(clb__tensor_new(ctx, t->dtype, t->ndim, t->shape, &r));
+    clb__softmax_rows_op sr = {.in = t->dtype, .log = log, .rows = t->numel / len, .len = len,
+                               .in_offset = t->offset, .out_offset = r->offset};
+    void *h[2] = {r->storage->handle, t->storage->handle};
+    CLB_TRY(ctx->backend->softmax_rows(ctx, &sr, h, done));
+    if (*done) {
+        *out = r;
+        r = NULL;
+    }
+cleanup:
+    clb_tensor_release(r);
+    return st;
+}
+
 /* Two passes over the data at most. Where the backend has a row kernel
    (softmax_rows: CPU devices, C-contiguous rows along the last axis), one
    launch does it all with the row in the core's cache after its first read.
@@ -283,7 +277,7 @@ static clb_status softmax_like(const char *fn, int kind, const clb_tensor *t, in
                                 "supported (cast it first)",
                  fn, clb_dtype_name(t->dtype));
     CLB_TRY(check_keepdim(fn, keepdim));
-    CLB_TRY(reduced_axes(fn, t->ndim, naxes, axes, reduced, &nred, red));
+    CLB_TRY(clb__reduced_axes(fn, t->ndim, naxes, axes, reduced, &nred, red));
     clb_context *ctx = t->storage->ctx;
     const char *xn[1] = {"x"};
     const char *xms[3] = {"x", "m", "s"};
@@ -299,24 +293,10 @@ static clb_status softmax_like(const char *fn, int kind, const clb_tensor *t, in
     }
     /* C-contiguous rows along the last axis: the backend's one-launch row
        kernel, where it has one. */
-    bool last_only = nred == 1 && red[0] == t->ndim - 1;
-    if (kind != LOGSUMEXP && last_only && ctx->backend->softmax_rows &&
-        clb_tensor_is_contiguous(t)) {
+    if (kind != LOGSUMEXP && nred == 1 && red[0] == t->ndim - 1) {
         bool done = false;
-        int64_t len = t->shape[t->ndim - 1];
-        CLB_TRY(clb__tensor_new(ctx, t->dtype, t->ndim, t->shape, &r));
-        clb__softmax_rows_op sr = {.in = t->dtype, .log = kind == LOG_SOFTMAX,
-                                   .rows = t->numel / len, .len = len, .in_offset = t->offset,
-                                   .out_offset = r->offset};
-        void *h[2] = {r->storage->handle, t->storage->handle};
-        CLB_TRY(ctx->backend->softmax_rows(ctx, &sr, h, &done));
-        if (done) {
-            *out = r;
-            r = NULL;
-            goto cleanup;
-        }
-        clb_tensor_release(r);
-        r = NULL;
+        CLB_TRY(softmax_rows(ctx, kind == LOG_SOFTMAX, t, &done, out));
+        if (done) goto cleanup;
     }
     CLB_TRY(clb__eval_prepare(fn, ctx, "x", 1, xn, &t, &e));
     clb_dtype acc = t->dtype == CLB_FLOAT64 ? CLB_FLOAT64 : CLB_FLOAT32;

@@ -1,0 +1,157 @@
+/* bench_ab's pattern table and how each pattern runs on one loaded build:
+ * the broadcasting patterns of `clb bench` and every pattern of issue 32's
+ * table (reductions over either axis, sum_to_shape, channel mean, var,
+ * softmax, matmul, the fused batch norm, tensor_to_context on one device). */
+#include "bench_ab.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+
+#define R16K 16384
+#define C4K 4096
+
+const ab_pattern ab_patterns[] = {
+    {"copy", "copy (2^26,) clb_cast", K_CAST, 0, 1, {1 << 26}, 0, {0}, 0, {0}, 0, {0}, 0},
+    {"same", "same-shape add 2^26", K_BINARY, 0, 1, {1 << 26}, 1, {1 << 26}, 1, {1 << 26}, 0, {0}, 0},
+    {"row", "row (16384,4096)+(4096,)", K_BINARY, 0, 2, {R16K, C4K}, 1, {C4K}, 2, {R16K, C4K}, 0, {0}, 0},
+    {"col", "column (16384,4096)+(16384,1)", K_BINARY, 0, 2, {R16K, C4K}, 2, {R16K, 1}, 2, {R16K, C4K}, 0,
+     {0}, 0},
+    {"images", "images (128,3,224,224)-(3,1,1)", K_BINARY, 0, 4, {128, 3, 224, 224}, 3, {3, 1, 1}, 4,
+     {128, 3, 224, 224}, 0, {0}, 0},
+    {"outer", "outer (4096,1)+(1,4096)", K_BINARY, 0, 2, {C4K, 1}, 2, {1, C4K}, 2, {C4K, C4K}, 0, {0}, 0},
+    {"bn", "batch-norm eval (65536,1024)", K_EVAL, 0, 2, {65536, 1024}, 1, {1024}, 2, {65536, 1024}, 0,
+     {0}, 0},
+    {"rowsum", "row sums (16384,4096) axis 1 keepdim", K_REDUCE, CLB_SUM, 2, {R16K, C4K}, 0, {0}, 0, {0},
+     1, {1}, 1},
+    {"colsum", "column sums (16384,4096) axis 0", K_REDUCE, CLB_SUM, 2, {R16K, C4K}, 0, {0}, 0, {0}, 1,
+     {0}, 0},
+    {"stscol", "sum_to_shape (16384,4096)->(4096,)", K_SUM_TO, 0, 2, {R16K, C4K}, 0, {0}, 1, {C4K}, 0,
+     {0}, 0},
+    {"stsimg", "sum_to_shape (128,3,224,224)->(3,1,1)", K_SUM_TO, 0, 4, {128, 3, 224, 224}, 0, {0}, 3,
+     {3, 1, 1}, 0, {0}, 0},
+    {"chmean", "channel mean (256,3,224,224) (0,2,3) keep", K_REDUCE, CLB_MEAN, 4, {256, 3, 224, 224}, 0,
+     {0}, 0, {0}, 3, {0, 2, 3}, 1},
+    {"var0", "var (16384,4096) axis 0", K_VAR, 0, 2, {R16K, C4K}, 0, {0}, 0, {0}, 1, {0}, 0},
+    {"var1", "var (16384,4096) axis 1", K_VAR, 0, 2, {R16K, C4K}, 0, {0}, 0, {0}, 1, {1}, 0},
+    {"softmax", "softmax (16384,4096) rows", K_SOFTMAX, 0, 2, {R16K, C4K}, 0, {0}, 0, {0}, 1, {1}, 0},
+    {"tocontext", "tensor_to_context 256 MiB, same device", K_TO_CONTEXT, 0, 1, {1 << 26}, 0, {0}, 0,
+     {0}, 0, {0}, 0},
+    {"dist", "pairwise sq. dist. (500,1,64)x(1,600,64)", K_DIST, 0, 3, {500, 1, 64}, 3, {1, 600, 64}, 0,
+     {0}, 1, {2}, 0},
+    {"mm64", "matmul (64,256,256)@(256,256)", K_MATMUL, 0, 3, {64, 256, 256}, 2, {256, 256}, 0, {0}, 0,
+     {0}, 0},
+    {"mm512", "matmul (512,512)@(512,512)", K_MATMUL, 0, 2, {512, 512}, 2, {512, 512}, 0, {0}, 0, {0}, 0},
+    /* small: what a call costs besides the work */
+    {"smallrow", "small row sum (64,64) axis 1", K_REDUCE, CLB_SUM, 2, {64, 64}, 0, {0}, 0, {0}, 1, {1},
+     1},
+    {"smallbn", "small batch-norm eval (64,64)", K_EVAL, 0, 2, {64, 64}, 1, {64}, 2, {64, 64}, 0, {0},
+     0},
+};
+const int ab_npatterns = (int)(sizeof ab_patterns / sizeof ab_patterns[0]);
+
+int ab_load(const char *path, ab_lib *l)
+{
+    l->path = path;
+    l->h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+    if (!l->h) return fprintf(stderr, "bench_ab: %s\n", dlerror()), -1;
+#define SYM(field, name)                                                                           \
+    if (!(*(void **)&l->field = dlsym(l->h, name)))                                                \
+    return fprintf(stderr, "bench_ab: %s: no %s\n", path, name), -1
+#define OPT(field, name) (*(void **)&l->field = dlsym(l->h, name))
+    SYM(context_create, "clb_context_create");
+    SYM(context_release, "clb_context_release");
+    SYM(finish, "clb_finish");
+    SYM(from_host, "clb_tensor_from_host");
+    SYM(empty, "clb_tensor_empty");
+    SYM(release, "clb_tensor_release");
+    SYM(binary_into, "clb_binary_into");
+    SYM(cast, "clb_cast");
+    SYM(reduce, "clb_reduce");
+    SYM(sum_to_shape, "clb_sum_to_shape");
+    SYM(eval_into, "clb_eval_into");
+    SYM(matmul, "clb_matmul");
+    SYM(last_error, "clb_last_error");
+    OPT(eval_reduce, "clb_eval_reduce");
+    OPT(var, "clb_var");
+    OPT(softmax, "clb_softmax");
+    OPT(to_context, "clb_tensor_to_context");
+#undef SYM
+#undef OPT
+    return 0;
+}
+
+const char *ab_missing(const ab_lib *l, const ab_pattern *p)
+{
+    switch (p->k) {
+    case K_DIST: return l->eval_reduce ? NULL : "clb_eval_reduce";
+    case K_VAR: return l->var ? NULL : "clb_var";
+    case K_SOFTMAX: return l->softmax ? NULL : "clb_softmax";
+    case K_TO_CONTEXT: return l->to_context ? NULL : "clb_tensor_to_context";
+    default: return NULL;
+    }
+}
+
+int64_t ab_max_numel(void)
+{
+    int64_t max = 0;
+    for (int i = 0; i < ab_npatterns; i++) {
+        int64_t n = 1;
+        for (int d = 0; d < ab_patterns[i].nd; d++) n *= ab_patterns[i].a[d];
+        if (n > max) max = n;
+    }
+    return max;
+}
+
+int ab_setup(ab_lib *l, const ab_pattern *p, const float *data, ab_inst *t)
+{
+    memset(t, 0, sizeof *t);
+    if (l->from_host(l->ctx, CLB_FLOAT32, p->nd, p->a, data, &t->a)) return -1;
+    if (p->ndb && l->from_host(l->ctx, CLB_FLOAT32, p->ndb, p->b, data, &t->b)) return -1;
+    if (p->k == K_EVAL && l->from_host(l->ctx, CLB_FLOAT32, p->ndb, p->b, data + 7, &t->c)) return -1;
+    if ((p->k == K_BINARY || p->k == K_EVAL) && l->empty(l->ctx, CLB_FLOAT32, p->ndo, p->out, &t->o))
+        return -1;
+    if (p->k == K_TO_CONTEXT && !l->twin && l->context_create(l->sel, &l->twin))
+        return -1;
+    return 0;
+}
+
+static clb_status ab_call(ab_lib *l, const ab_pattern *p, ab_inst *t, clb_tensor **r)
+{
+    static const char *const bn[3] = {"x", "mu", "rstd"}, *const xy[2] = {"x", "y"};
+    switch (p->k) {
+    case K_CAST: return l->cast(t->a, CLB_FLOAT32, r);
+    case K_BINARY: return l->binary_into(CLB_ADD, t->a, t->b, t->o);
+    case K_EVAL: {
+        const clb_tensor *in[3] = {t->a, t->b, t->c};
+        return l->eval_into(l->ctx, "(x - mu) * rstd", 3, bn, in, t->o);
+    }
+    case K_DIST: {
+        const clb_tensor *in[2] = {t->a, t->b};
+        return l->eval_reduce(l->ctx, "(x - y) * (x - y)", 2, xy, in, CLB_SUM, p->naxes, p->axes, 0, r);
+    }
+    case K_MATMUL: return l->matmul(t->a, t->b, r);
+    case K_REDUCE: return l->reduce(p->op, t->a, p->naxes, p->axes, p->keepdim, r);
+    case K_SUM_TO: return l->sum_to_shape(t->a, p->ndo, p->out, r);
+    case K_VAR: return l->var(t->a, p->naxes, p->axes, 0, p->keepdim, r);
+    case K_SOFTMAX: return l->softmax(t->a, p->axes[0], r);
+    case K_TO_CONTEXT: return l->to_context(t->a, l->twin, r);
+    }
+    return CLB_ERR_INVALID_ARGUMENT;
+}
+
+int ab_run(ab_lib *l, const ab_pattern *p, ab_inst *t)
+{
+    clb_tensor *r = NULL;
+    clb_status st = ab_call(l, p, t, &r);
+    if (st == CLB_OK) st = l->finish(p->k == K_TO_CONTEXT ? l->twin : l->ctx);
+    l->release(r);
+    if (st != CLB_OK) fprintf(stderr, "bench_ab: %s: %s: %s\n", l->path, p->name, l->last_error());
+    return st == CLB_OK ? 0 : -1;
+}
+
+void ab_teardown(ab_lib *l, ab_inst *t)
+{
+    l->release(t->a), l->release(t->b), l->release(t->c), l->release(t->o);
+    memset(t, 0, sizeof *t);
+}

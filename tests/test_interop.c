@@ -872,6 +872,30 @@ static void test_library_blocks(void **state)
         clb_tensor_release(head);
         clb_tensor_release(shifted);
         clb_tensor_release(w);
+        /* the edge: 64 KiB is a slab's block, one byte more a buffer of its own */
+        for (int64_t bytes = 65535; bytes <= 65537; bytes++) {
+            unsigned char *v = malloc((size_t)bytes), *back = malloc((size_t)bytes);
+            assert_non_null(v);
+            assert_non_null(back);
+            for (int64_t k = 0; k < bytes; k++) v[k] = (unsigned char)(k * 7 + bytes);
+            clb_tensor *big = NULL, *twice_big = NULL;
+            CLBT_OK(clb_tensor_from_host(ctx, CLB_UINT8, 1, &bytes, v, &big));
+            cl_mem m = NULL, parent = NULL;
+            CLBT_OK(clb_tensor_get_cl_buffer(big, &m, NULL));
+            assert_int_equal(clGetMemObjectInfo(m, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent,
+                                                &parent, NULL), CL_SUCCESS);
+            if (fine_grain_svm(a.device) && (parent != NULL) != (bytes <= 65536))
+                fail_msg("%s: a %lld-byte tensor is %s sub-buffer", a.name, (long long)bytes,
+                         parent ? "a" : "not a");
+            CLBT_OK(clb_binary(CLB_ADD, big, big, &twice_big));
+            CLBT_OK(clb_tensor_to_host(twice_big, back, (size_t)bytes));
+            for (int64_t k = 0; k < bytes; k++)
+                if (back[k] != (unsigned char)(2 * v[k])) fail_msg("%s: byte %lld", a.name, (long long)k);
+            clb_tensor_release(twice_big);
+            clb_tensor_release(big);
+            free(v);
+            free(back);
+        }
         /* released in an interleaved order, the rest keep their values */
         for (int i = 1; i < LIVE; i += 2) clb_tensor_release(t[i]);
         for (int i = 0; i < LIVE; i += 2 * 31) {

@@ -18,19 +18,19 @@ static const struct {
     bool scalar_ops; /* cl/scalar_ops.cl before the file */
     const char *after; /* a file appended to the same program (NULL: none) */
 } registry[CLB__KERNEL_COUNT] = {
-    [CLB__KERNEL_COPY] = {"copy.cl", "clb_copy", false},
-    [CLB__KERNEL_REDUCE] = {"reduce.cl", "clb_reduce", false},
-    [CLB__KERNEL_MATMUL] = {"matmul.cl", "clb_matmul", false},
-    [CLB__KERNEL_MAP] = {"elementwise.cl", "clb_map", true},
-    [CLB__KERNEL_EVAL] = {"eval.cl", "clb_eval", true},
-    [CLB__KERNEL_ARGREDUCE] = {"argreduce.cl", "clb_argreduce", false},
+    [CLB__KERNEL_COPY] = {"copy.cl", "clb_copy", false, NULL},
+    [CLB__KERNEL_REDUCE] = {"reduce.cl", "clb_reduce", false, NULL},
+    [CLB__KERNEL_MATMUL] = {"matmul.cl", "clb_matmul", false, NULL},
+    [CLB__KERNEL_MAP] = {"elementwise.cl", "clb_map", true, NULL},
+    [CLB__KERNEL_EVAL] = {"eval.cl", "clb_eval", true, NULL},
+    [CLB__KERNEL_ARGREDUCE] = {"argreduce.cl", "clb_argreduce", false, NULL},
     [CLB__KERNEL_EVAL_REDUCE] = {"eval_reduce.cl", "clb_eval_reduce", true, "stats.cl"},
-    [CLB__KERNEL_FILL] = {"fill.cl", "clb_fill", false},
-    [CLB__KERNEL_GENERATE] = {"generate.cl", "clb_generate", false},
-    [CLB__KERNEL_TAKE] = {"take.cl", "clb_take", false},
-    [CLB__KERNEL_SCAN] = {"scan.cl", "clb_scan_apply", false},
-    [CLB__KERNEL_SELECT] = {"select.cl", "clb_select", false},
-    [CLB__KERNEL_SORT] = {"sort.cl", "clb_sort_tile", false},
+    [CLB__KERNEL_FILL] = {"fill.cl", "clb_fill", false, NULL},
+    [CLB__KERNEL_GENERATE] = {"generate.cl", "clb_generate", false, NULL},
+    [CLB__KERNEL_TAKE] = {"take.cl", "clb_take", false, NULL},
+    [CLB__KERNEL_SCAN] = {"scan.cl", "clb_scan_apply", false, NULL},
+    [CLB__KERNEL_SELECT] = {"select.cl", "clb_select", false, NULL},
+    [CLB__KERNEL_SORT] = {"sort.cl", "clb_sort_tile", false, NULL},
 };
 
 static const clb__cl_source *find_source(const char *name)

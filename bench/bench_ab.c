@@ -26,7 +26,7 @@
  * or a build that cannot load. Float32 data; results are not checked here
  * (the test suite does that). Running the same library twice (A/A) shows the
  * noise of the machine: every pattern should say "same". */
-#include "bench_ab.h"
+#include "bench_ab_cases.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
  * the broadcasting patterns of `clb bench` and every pattern of issue 32's
  * table (reductions over either axis, sum_to_shape, channel mean, var,
  * softmax, matmul, the fused batch norm, tensor_to_context on one device). */
-#include "bench_ab.h"
+#include "bench_ab_cases.h"
 
 #include <dlfcn.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * write-only peak, the random streams against PyTorch and NumPy, and
  * clb_tensor_format of a large tensor.
  *
- *   bench_create [--device SEL] [--log2n K] [--rounds R]
+ *   bench_create [--device SEL] [--log2n K] [--rounds R] [--no-peers]
  *
  * Device (default "pocl"), 2^K float32 elements (default 26):
  *   fill peak      bench/fill_ref.cl's float4 fill (plain and streaming stores;
@@ -10,7 +10,10 @@
  *   full, arange, linspace, random_uniform, random_normal: the library call
  *                  (a new tensor each call, released after), GB/s of the output
  * timed interleaved (every case once per round, so all see the same load), as
- * % of the fill peak; then the peers, run by bench/create_peers.py in the same
+ * % of the fill peak, and the CPU time a call took (every thread of this
+ * process; on a shared machine a run's wall time is mostly its wait for a
+ * core, its CPU time the steadier figure) against the fills' smaller; then the
+ * peers (unless --no-peers), run by bench/create_peers.py in the same
  * process tree right after (torch.rand / torch.randn on 2 threads, NumPy's
  * default_rng().random / standard_normal with dtype=float32), as ratios; then
  * clb_tensor_format of a (16384, 4096) float32 tensor, warm: min and median of
@@ -22,8 +25,20 @@
 
 #include <CL/cl.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* CPU seconds of this process (every thread: PoCL's and rusticl's workers). On
+   a machine shared with other jobs a run's wall time is mostly its wait for a
+   core; the CPU time each case spends is the steadier figure. */
+static double cpu_now(void)
+{
+    struct rusage u;
+    if (getrusage(RUSAGE_SELF, &u) != 0) return 0;
+    return (double)(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+           1e-6 * (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
 
 typedef struct fill_ref {
     cl_context context;
@@ -32,6 +47,8 @@ typedef struct fill_ref {
     cl_kernel kernel;
     cl_mem dst;
     size_t global;
+    double cpu_s; /* CPU time of the timed runs */
+    int runs;
 } fill_ref;
 
 /* The raw fill on the OpenCL device named `name`; 0 on success. */
@@ -73,10 +90,12 @@ static int fill_open(const char *name, const char *kernel, size_t bytes, fill_re
 static clb_status fill_run(void *user)
 {
     fill_ref *f = user;
+    const double c0 = cpu_now();
     if (clEnqueueNDRangeKernel(f->queue, f->kernel, 1, NULL, &f->global, NULL, 0, NULL, NULL) !=
             CL_SUCCESS ||
         clFinish(f->queue) != CL_SUCCESS)
         return CLB_ERR_OPENCL;
+    if (f->runs++ > 0) f->cpu_s += cpu_now() - c0; /* not the warm-up */
     return CLB_OK;
 }
 
@@ -93,11 +112,14 @@ typedef struct made {
     clb_context *ctx;
     int which;
     int64_t n;
+    double cpu_s;
+    int runs;
 } made;
 
 static clb_status made_run(void *user)
 {
     made *m = user;
+    const double c0 = cpu_now();
     clb_tensor *t = NULL;
     clb_scalar v = {.kind = CLB_SCALAR_FLOAT, .f = 1.5};
     clb_status st;
@@ -110,6 +132,7 @@ static clb_status made_run(void *user)
     }
     if (st == CLB_OK) st = clb_finish(m->ctx);
     clb_tensor_release(t);
+    if (m->runs++ > 0) m->cpu_s += cpu_now() - c0; /* not the warm-up (the build) */
     return st;
 }
 
@@ -158,13 +181,14 @@ static double format_ms(clb_context *ctx, double *min_ms)
 int main(int argc, char **argv)
 {
     const char *sel = "pocl";
-    int log2n = 26, rounds = 7;
+    int log2n = 26, rounds = 7, peers_too = 1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--device") && i + 1 < argc) sel = argv[++i];
         else if (!strcmp(argv[i], "--log2n") && i + 1 < argc) log2n = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--rounds") && i + 1 < argc) rounds = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--no-peers")) peers_too = 0;
         else {
-            fprintf(stderr, "usage: bench_create [--device SEL] [--log2n K] [--rounds R]\n");
+            fprintf(stderr, "usage: bench_create [--device SEL] [--log2n K] [--rounds R] [--no-peers]\n");
             return 2;
         }
     }
@@ -180,13 +204,17 @@ int main(int argc, char **argv)
                    fill_open(clb_context_device_name(ctx), "ref_fill_stream", (size_t)bytes, &stream) == 0;
     made m[5];
     clbb_timed cases[7];
-    int nc = 0;
+    double *cpu_s[7];
+    int *runs[7], nc = 0;
     if (have_ref) {
+        cpu_s[nc] = &plain.cpu_s, runs[nc] = &plain.runs;
         cases[nc++] = (clbb_timed){fill_run, &plain, bytes};
+        cpu_s[nc] = &stream.cpu_s, runs[nc] = &stream.runs;
         cases[nc++] = (clbb_timed){fill_run, &stream, bytes};
     }
     for (int k = 0; k < 5; k++) {
-        m[k] = (made){ctx, k, n};
+        m[k] = (made){ctx, k, n, 0, 0};
+        cpu_s[nc] = &m[k].cpu_s, runs[nc] = &m[k].runs;
         cases[nc++] = (clbb_timed){made_run, &m[k], bytes};
     }
     clbb_result res[7];
@@ -194,21 +222,25 @@ int main(int argc, char **argv)
     const char *labels[7] = {"fill (plain stores)", "fill (streaming stores)", "clb_full",
                              "clb_arange", "clb_linspace", "clb_random_uniform", "clb_random_normal"};
     const int first = have_ref ? 0 : 2;
-    double peak = 0;
+    double peak = 0, cpu[7], cpu_peak = 0; /* CPU ms a call; the fills' smaller */
     if (have_ref) peak = res[0].gbps > res[1].gbps ? res[0].gbps : res[1].gbps;
+    for (int i = 0; i < nc; i++) cpu[i] = *runs[i] > 1 ? 1e3 * *cpu_s[i] / (*runs[i] - 1) : 0;
+    if (have_ref) cpu_peak = cpu[0] < cpu[1] ? cpu[0] : cpu[1];
     printf("bench_create: %s, 2^%d float32 (%.0f MB), median of %d interleaved rounds\n",
            clb_context_device_name(ctx), log2n, bytes / 1e6, rounds);
-    printf("%-26s %10s %9s %8s\n", "case", "median ms", "GB/s", "% peak");
+    printf("%-26s %10s %9s %8s %8s %8s\n", "case", "median ms", "GB/s", "% peak", "CPU ms",
+           "% (CPU)");
     for (int i = 0; i < nc; i++) {
         if (res[i].status != CLB_OK) {
             printf("%-26s %s\n", labels[first + i], clb_status_name(res[i].status));
             continue;
         }
-        printf("%-26s %10.2f %9.2f %7.0f%%\n", labels[first + i], res[i].median_s * 1e3,
-               res[i].gbps, peak > 0 ? 100 * res[i].gbps / peak : 0);
+        printf("%-26s %10.2f %9.2f %7.0f%% %8.2f %7.0f%%\n", labels[first + i],
+               res[i].median_s * 1e3, res[i].gbps, peak > 0 ? 100 * res[i].gbps / peak : 0, cpu[i],
+               cpu_peak > 0 && cpu[i] > 0 ? 100 * cpu_peak / cpu[i] : 0);
     }
-    double peers[4];
-    run_peers(n, peers);
+    double peers[4] = {-1, -1, -1, -1};
+    if (peers_too) run_peers(n, peers);
     const double uni = res[nc - 2].median_s, nor = res[nc - 1].median_s;
     static const char *const pnames[4] = {"NumPy default_rng().random(float32)",
                                           "NumPy standard_normal(float32)", "torch.rand (2 threads)",

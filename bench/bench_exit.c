@@ -5,7 +5,9 @@
  *   cold   empty CLB_CACHE_DIR, POCL_CACHE_DIR and MESA_SHADER_CACHE_DIR
  *          (fresh temporary directories);
  *   next   the next process over what the cold one left behind;
- *   warm   once more: a fully warm process.
+ *   warm   once more, under the same cache write policy;
+ *   write  a process with CLB_CACHE_WRITE=always (writes every binary at once);
+ *   binary a fully warm process: every program's binary on disk.
  *
  * For each: "first result" is from clb_context_create to the end of the
  * clb_tensor_to_host of the normalised images; "release" is how long
@@ -129,6 +131,12 @@ int main(int argc, char **argv)
         run(self, devices[d], "cold");
         run(self, devices[d], "next");
         run(self, devices[d], "warm");
+        /* Fully warm: one process that writes every program's binary at once
+           (as clb warmup does), then one that loads them. */
+        setenv("CLB_CACHE_WRITE", "always", 1);
+        run(self, devices[d], "write");
+        unsetenv("CLB_CACHE_WRITE");
+        run(self, devices[d], "binary");
         char cmd[128];
         snprintf(cmd, sizeof cmd, "rm -rf %s", root);
         if (system(cmd) != 0) fprintf(stderr, "bench_exit: could not remove %s\n", root);

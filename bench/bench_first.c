@@ -13,6 +13,8 @@
  *   knn_mul  the same with "(x - y) * (x - y)" (the ** 2 form must be as fast)
  *   attn     attention (4,8,128,64): Q @ K^T with K^T a clb_permute view,
  *            * 0.125 (clb_binary_scalar), softmax, @ V
+ *   qk       the batched product alone: (4,8,128,64) @ (4,8,64,128), the second
+ *            operand K^T a clb_permute view (issue 25, item 3)
  *   softmax  clb_softmax over the rows of (1000,1000) float32
  *   pow4m    x ** 2 on 4M float32 (clb_eval), against x * x (warm only)
  *
@@ -77,7 +79,7 @@ static void make_inputs(clb_context *ctx, const char *prog, inputs *in)
         const int64_t sx[3] = {2000, 1, 64}, sy[3] = {1, 3000, 64};
         in->t[0] = randn(ctx, 3, sx, 1);
         in->t[1] = randn(ctx, 3, sy, 2);
-    } else if (strcmp(prog, "attn") == 0) {
+    } else if (strcmp(prog, "attn") == 0 || strcmp(prog, "qk") == 0) {
         const int64_t s[4] = {4, 8, 128, 64};
         for (int k = 0; k < 3; k++) in->t[k] = randn(ctx, 4, s, 1 + (unsigned)k);
     } else if (strcmp(prog, "softmax") == 0) {
@@ -114,6 +116,10 @@ static void run_program(clb_context *ctx, const char *prog, const inputs *in, fl
         clb_tensor_release(b);
         CHECK(clb_softmax(c, -1, &b));
         CHECK(clb_matmul(b, in->t[2], &r));
+    } else if (strcmp(prog, "qk") == 0) {
+        const int perm[4] = {0, 1, 3, 2};
+        CHECK(clb_permute(in->t[1], perm, &a));
+        CHECK(clb_matmul(in->t[0], a, &r));
     } else if (strcmp(prog, "softmax") == 0) {
         CHECK(clb_softmax(in->t[0], -1, &r));
     } else {
@@ -283,7 +289,7 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--warm-only") == 0) warm_only = true;
         else {
             fprintf(stderr, "usage: bench_first [--device SEL]... [--program "
-                            "bn|knn|knn_mul|attn|softmax|pow4m|mul4m]... [--warm-only]\n");
+                            "bn|knn|knn_mul|attn|qk|softmax|pow4m|mul4m]... [--warm-only]\n");
             return 2;
         }
     }
@@ -293,8 +299,8 @@ int main(int argc, char **argv)
         if (getenv("RUSTICL_ENABLE")) devices[nd++] = "rusticl";
     }
     if (np == 0) {
-        static const char *const all[] = {"bn", "knn", "knn_mul", "attn", "softmax", "pow4m", "mul4m"};
-        for (int i = 0; i < 7; i++) progs[np++] = all[i];
+        static const char *const all[] = {"bn", "knn", "knn_mul", "attn", "qk", "softmax", "pow4m", "mul4m"};
+        for (int i = 0; i < 8; i++) progs[np++] = all[i];
     }
     printf("first programs: fresh processes, empty caches for 'cold'; warm = best of 5 in one "
            "process; x NumPy/PyTorch = their time / ours (2 threads)\n");

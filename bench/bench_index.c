@@ -12,7 +12,10 @@
    NumPy / PyTorch). Targets (issue 29, PoCL): take and take_along_axis >= 60 % of the
    copy; sort >= 1.0x torch and >= 1.5x NumPy; topk >= 1.5x torch; cumsum >= 60 % of
    the copy and >= 1.5x torch. Figures from one run, not assertions.
-   usage: bench_index [--device SEL] [--quick] */
+   --only NAMES keeps the cases whose short names (copy take along sort_last sort_axis0
+   topk cumsum0 cumsum1) are listed, comma-separated (the copy always runs: it is the
+   reference), with their peers; --rounds N sets the rounds (default 5, --quick 3).
+   usage: bench_index [--device SEL] [--quick] [--only NAMES] [--rounds N] */
 #include "harness.h"
 #include "peer.h"
 
@@ -78,6 +81,20 @@ static double peer_median(peer_case *pc)
     return n < 1 ? 0 : clbb_sort_median(pc->t + 1, n);
 }
 
+/* Whether the comma-separated list names key (every case without a list). */
+static int case_listed(const char *list, const char *key)
+{
+    if (!list) return 1;
+    const size_t n = strlen(key);
+    for (const char *p = list; *p;) {
+        const char *e = strchr(p, ',');
+        const size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && strncmp(p, key, n) == 0) return 1;
+        p += len + (e != NULL);
+    }
+    return 0;
+}
+
 /* Random int64 indices in [0, n) (a fixed-seed LCG). */
 static clb_status random_indices(clb_context *ctx, int ndim, const int64_t *shape, int64_t n,
                                  clb_tensor **out)
@@ -98,13 +115,16 @@ static clb_status random_indices(clb_context *ctx, int ndim, const int64_t *shap
 
 int main(int argc, char **argv)
 {
-    const char *sel = NULL;
-    int quick = 0;
+    const char *sel = NULL, *only = NULL;
+    int quick = 0, rounds = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) sel = argv[++i];
         else if (strcmp(argv[i], "--quick") == 0) quick = 1;
+        else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i];
+        else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) rounds = atoi(argv[++i]);
         else {
-            fprintf(stderr, "usage: %s [--device SEL] [--quick]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--device SEL] [--quick] [--only NAMES] [--rounds N]\n",
+                    argv[0]);
             return 2;
         }
     }
@@ -139,18 +159,18 @@ int main(int argc, char **argv)
     const double xb = 4.0 * (double)(R * C), sb = 4.0 * (double)(S * S);
     enum { NCASES = 8, NPEER = 7 };
     const struct {
-        const char *name;
+        const char *key, *name;
         clbb_run_fn run;
         double bytes;
     } cases[NCASES] = {
-        {"copy (clb_cast f32->f32, r+w)", run_copy, 2 * xb},
-        {"take rows (r+w + indices)", run_take, 8.0 * (double)(T * W) + 8.0 * (double)T},
-        {"take_along_axis 1 a row", run_along, (4.0 + 4.0 + 8.0) * (double)R},
-        {"sort last axis (values+indices)", run_sort_last, sb * 4},
-        {"sort axis 0 (values+indices)", run_sort_axis0, sb * 4},
-        {"topk k=16 last axis", run_topk, xb},
-        {"cumsum axis 0 (r+w)", run_cumsum0, 2 * xb},
-        {"cumsum axis 1 (r+w)", run_cumsum1, 2 * xb},
+        {"copy", "copy (clb_cast f32->f32, r+w)", run_copy, 2 * xb},
+        {"take", "take rows (r+w + indices)", run_take, 8.0 * (double)(T * W) + 8.0 * (double)T},
+        {"along", "take_along_axis 1 a row", run_along, (4.0 + 4.0 + 8.0) * (double)R},
+        {"sort_last", "sort last axis (values+indices)", run_sort_last, sb * 4},
+        {"sort_axis0", "sort axis 0 (values+indices)", run_sort_axis0, sb * 4},
+        {"topk", "topk k=16 last axis", run_topk, xb},
+        {"cumsum0", "cumsum axis 0 (r+w)", run_cumsum0, 2 * xb},
+        {"cumsum1", "cumsum axis 1 (r+w)", run_cumsum1, 2 * xb},
     };
     static peer_case pcs[NPEER] = {{"torch_sort_last", 0, {0}},  {"numpy_sort_last", 0, {0}},
                                    {"torch_sort_axis0", 0, {0}}, {"numpy_sort_axis0", 0, {0}},
@@ -159,10 +179,18 @@ int main(int argc, char **argv)
     const int peer_of[NPEER] = {3, 3, 4, 4, 5, 6, 7};
     const char *const peer_name[NPEER] = {"torch", "NumPy", "torch", "NumPy",
                                           "torch", "torch", "torch"};
-    int rounds = quick ? 3 : 5, ntimed = pe.to ? NCASES + NPEER : NCASES;
+    /* slot[k]: case k's place among the timed runs, -1 when --only leaves it out. */
+    int slot[NCASES + NPEER], ntimed = 0;
     clbb_timed timed[NCASES + NPEER];
-    for (int k = 0; k < NCASES; k++) timed[k] = (clbb_timed){cases[k].run, NULL, cases[k].bytes};
-    for (int k = 0; k < NPEER; k++) timed[NCASES + k] = (clbb_timed){run_peer, &pcs[k], 0};
+    for (int k = 0; k < NCASES; k++) {
+        slot[k] = k == 0 || case_listed(only, cases[k].key) ? ntimed++ : -1;
+        if (slot[k] >= 0) timed[slot[k]] = (clbb_timed){cases[k].run, NULL, cases[k].bytes};
+    }
+    for (int p = 0; p < NPEER; p++) {
+        slot[NCASES + p] = pe.to && slot[peer_of[p]] >= 0 ? ntimed++ : -1;
+        if (slot[NCASES + p] >= 0) timed[slot[NCASES + p]] = (clbb_timed){run_peer, &pcs[p], 0};
+    }
+    if (rounds < 1) rounds = quick ? 3 : 5;
     clbb_result res[NCASES + NPEER];
     clbb_measure_interleaved(ctx, ntimed, timed, rounds, res);
     printf("device: %s\nx = (%lld, %lld), s = (%lld, %lld), table (%lld, %lld), %lld rows "
@@ -172,18 +200,21 @@ int main(int argc, char **argv)
     printf("peers (same rounds, median of %d): %s\n", rounds, pe.to ? pe.hello + 6 : "n/a");
     printf("  %-34s %10s %8s %8s  %s\n", "case", "median ms", "GB/s", "% copy", "x peer");
     for (int k = 0; k < NCASES; k++) {
-        if (res[k].status != CLB_OK) {
-            printf("  %-34s %s: %s\n", cases[k].name, clb_status_name(res[k].status),
+        if (slot[k] < 0) continue;
+        const clbb_result *r = &res[slot[k]];
+        if (r->status != CLB_OK) {
+            printf("  %-34s %s: %s\n", cases[k].name, clb_status_name(r->status),
                    clb_last_error());
             continue;
         }
-        printf("  %-34s %10.2f %8.2f %7.1f%% ", cases[k].name, res[k].median_s * 1e3, res[k].gbps,
-               res[0].gbps > 0 ? 100.0 * res[k].gbps / res[0].gbps : 0.0);
-        for (int p = 0; pe.to && p < NPEER; p++) {
-            if (peer_of[p] != k) continue;
-            double m = res[NCASES + p].status == CLB_OK ? peer_median(&pcs[p]) : 0;
+        printf("  %-34s %10.2f %8.2f %7.1f%% ", cases[k].name, r->median_s * 1e3, r->gbps,
+               res[0].gbps > 0 ? 100.0 * r->gbps / res[0].gbps : 0.0);
+        for (int p = 0; p < NPEER; p++) {
+            const int ps = slot[NCASES + p];
+            if (peer_of[p] != k || ps < 0) continue;
+            double m = res[ps].status == CLB_OK ? peer_median(&pcs[p]) : 0;
             if (m > 0)
-                printf(" %.2fx %s (%.1f ms)", m / res[k].median_s, peer_name[p], m * 1e3);
+                printf(" %.2fx %s (%.1f ms)", m / r->median_s, peer_name[p], m * 1e3);
             else
                 printf(" n/a %s", peer_name[p]);
         }

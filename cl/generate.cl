@@ -1,9 +1,13 @@
 /* Tensors made on the device: full, arange, linspace and the random draws.
- * Every work item writes one element of a fresh C-contiguous output of `total`
- * elements: element base + get_global_id(0), for ids below n (the host launches
- * pieces of at most 2^30 work items); the draws write a group of consecutive
- * elements that share one Philox call (cl/random.h), group base + id. Nothing is read: these kernels run at the device's write
- * bandwidth, and no host buffer of the result's size ever exists.
+ * clb_generate (full, arange, linspace): every work item writes one unit (an
+ * element; full: 64 bytes; float32 arange/linspace with streaming stores: 16
+ * elements) of a fresh C-contiguous output of `total` elements: unit base +
+ * get_global_id(0), for ids below n (the host launches pieces of at most 2^30
+ * work items). The draws, in cl/random.h's lanes: clb_random a Philox call a
+ * work item, clb_random_v (float32 on PoCL's CPU devices) a block of 16 calls
+ * on vector lanes; both below.
+ * Nothing is read: these kernels run at the device's write bandwidth, and no
+ * host buffer of the result's size ever exists.
  *
  * Specialisation:
  *   CLB_GEN        0 full, 1 arange, 2 linspace, 3 uniform, 4 normal
@@ -11,7 +15,8 @@
  *                  the value arrives as its bit pattern)
  *   CLB_GEN_F64    linspace: 1 computes in double, 0 in float (devices without
  *                  cl_khr_fp64)
- * Arguments: out, base, n, and six 64-bit parameters a0..a5 whose meaning
+ *   CLB_RNG_BUILTIN_SQRT  the normal's sqrt as __builtin_sqrtf (cl/random.h)
+ * Arguments: out, base, n, six 64-bit parameters a0..a5 whose meaning
  * depends on CLB_GEN (src/opencl/cl_generate.c and src/host/host_gen.c, which
  * computes the same values on the host, say which). Floats travel as their bit
  * patterns, so no double argument reaches a device without fp64. */
@@ -25,9 +30,10 @@
 #ifndef CLB_GEN_F64
 #define CLB_GEN_F64 0
 #endif
-/* CLB_GEN_VEC4: full (16-byte chunks of its pattern) and float32 arange,
-   linspace and uniform draws write 4 elements a work item as one 16-byte
-   store; CLB_GEN_NT makes those stores streaming (CPU devices, large outputs:
+/* CLB_GEN_VEC4: full writes 64-byte chunks of its pattern, float32 arange
+   and linspace 16 elements a work item, each as one 64-byte store (a cache line
+   when aligned; CLB_GEN_IDX32 when every index is below 2^32); CLB_GEN_NT
+   makes those stores streaming (CPU devices, large outputs:
    src/opencl/cl_launch.c's rule), the difference between a CPU's plain-store
    and its write limit. */
 #ifndef CLB_GEN_VEC4
@@ -36,10 +42,8 @@
 #ifndef CLB_GEN_NT
 #define CLB_GEN_NT 0
 #endif
-/* CLB_GEN_V8: float32 uniform and normal draws whose offset is a multiple of
-   4, 32 elements (8 Philox calls on uint8 lanes) a work item. */
-#ifndef CLB_GEN_V8
-#define CLB_GEN_V8 0
+#ifndef CLB_GEN_IDX32
+#define CLB_GEN_IDX32 0
 #endif
 #define CLB_GEN_NT_OK 0
 #if CLB_GEN_NT && defined(__has_builtin)
@@ -74,165 +78,88 @@ inline float clb_gen_rh(float x)
     return vload_half(0, (__private const half *)&bits);
 }
 
-#if CLB_GEN == 3 || CLB_GEN == 4
-/* Elements per Philox call (cl/random.h's clb_rng_group). */
-#define CLB_G (CLB_OUT_DTYPE == 11 ? 2 : 4)
-/* Element k of a group from its call's words w: a draw. */
-#if CLB_OUT_DTYPE == 11
-inline double clb_gen_value(const clb_u32 *w, int k, ulong a2, ulong a3, ulong a4, ulong a5)
+#if CLB_GEN_VEC4 && (CLB_GEN == 1 || CLB_GEN == 2)
+/* float32 arange and linspace element e (the forms below on one element). */
+inline float clb_gen_f32(ulong e, ulong a0, ulong a1, ulong a2, ulong a3, ulong a4, ulong a5)
 {
-#if CLB_GEN == 3
-    double r = as_double(a2) + as_double(a3) * clb_rng_unit53(w[2 * k], w[2 * k + 1]);
-    return r < as_double(a4) ? r : as_double(a5);
+#if CLB_GEN == 1
+    return e == 1 ? as_float((uint)a2) : as_float((uint)a0) + (float)e * as_float((uint)a1);
+#elif CLB_GEN_F64 /* in double, then one rounding: the host's value */
+    return (float)(e == a5     ? as_double(a2)
+                   : a4 == 0 ? (double)e * as_double(a1) + as_double(a0)
+                   : a4 == 1 ? (double)e / as_double(a1) * as_double(a3) + as_double(a0)
+                             : (double)e * as_double(a3) + as_double(a0));
 #else
-    return as_double(a2) + as_double(a3) * clb_rng_normal(w, k);
+    return e == a5     ? as_float((uint)a2)
+           : a4 == 0 ? (float)e * as_float((uint)a1) + as_float((uint)a0)
+           : a4 == 1 ? (float)e / as_float((uint)a1) * as_float((uint)a3) + as_float((uint)a0)
+                     : (float)e * as_float((uint)a3) + as_float((uint)a0);
 #endif
 }
-#else /* float32, float16: float arithmetic only */
-inline float clb_gen_value(const clb_u32 *w, int k, ulong a2, ulong a3, ulong a4, ulong a5)
+
+/* Elements e0 .. e0 + 15 of them in one vector: the same operations lane by
+   lane (conversions round to nearest like the scalar casts), the special
+   element (arange's element 1, linspace's endpoint a5) patched by a select. */
+inline float16 clb_gen_f32x16(ulong e0, ulong a0, ulong a1, ulong a2, ulong a3, ulong a4, ulong a5)
 {
-    float lo = as_float((uint)a2), sc = as_float((uint)a3);
-#if CLB_GEN == 3 && CLB_OUT_DTYPE == 9
-    float r = clb_gen_rh(lo + sc * clb_rng_unit11(w[k]));
-#elif CLB_GEN == 3
-    float r = lo + sc * clb_rng_unit24(w[k]);
-#elif CLB_OUT_DTYPE == 9
-    return clb_gen_rh(lo + sc * clb_rng_normalf(w[k & 2], w[(k & 2) + 1], k & 1));
+    const uint16 iota = (uint16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+#if CLB_GEN_IDX32 /* every index below 2^32 */
+    const float16 fe = convert_float16((uint16)(uint)e0 + iota);
 #else
-    return lo + sc * clb_rng_normalf(w[k & 2], w[(k & 2) + 1], k & 1);
+    const float16 fe = convert_float16(convert_ulong16(iota) + (ulong16)e0);
 #endif
-#if CLB_GEN == 3
-    return r < as_float((uint)a4) ? r : as_float((uint)a5);
-#endif
-}
-#endif
-#endif
-
-#if (CLB_GEN == 3 || CLB_GEN == 4) && CLB_GEN_V8
-/* Float32 draws, 8 Philox calls a unit (32 elements): the ten rounds on uint8
-   lanes (counters q0 .. q0 + 7), so a CPU device runs them as SIMD whatever its
-   work-group vectoriser does; the same words as clb_philox, hence the host's
-   values. */
-__attribute__((always_inline)) inline void clb_philox8(ulong q0, ulong seed, uint8 *w0, uint8 *w1,
-                                                       uint8 *w2, uint8 *w3)
-{
-    /* the words live zero-extended in ulong lanes, so each product is one
-       32 x 32 -> 64 multiply (vpmuludq on x86) with no repacking per round */
-    const ulong8 m = (ulong8)0xffffffffUL;
-    const ulong8 lo = (ulong8)(q0 & 0xffffffffUL) + (ulong8)(0, 1, 2, 3, 4, 5, 6, 7);
-    ulong8 c0 = lo & m, c1 = (ulong8)(q0 >> 32) + (lo >> 32), c2 = (ulong8)0, c3 = (ulong8)0;
-    c1 &= m;
-    ulong k0 = seed & 0xffffffffUL, k1 = seed >> 32;
-#pragma unroll
-    for (int r = 0; r < 10; r++) {
-        const ulong8 p0 = c0 * (ulong8)CLB_PHILOX_M0, p1 = c2 * (ulong8)CLB_PHILOX_M1;
-        c0 = (p1 >> 32) ^ c1 ^ (ulong8)k0;
-        c2 = (p0 >> 32) ^ c3 ^ (ulong8)k1;
-        c1 = p1 & m;
-        c3 = p0 & m;
-        k0 = (k0 + CLB_PHILOX_W0) & 0xffffffffUL;
-        k1 = (k1 + CLB_PHILOX_W1) & 0xffffffffUL;
-    }
-    *w0 = convert_uint8(c0), *w1 = convert_uint8(c1), *w2 = convert_uint8(c2), *w3 = convert_uint8(c3);
-}
-
-/* Stores lanes' (f0, f1, f2, f3) as 32 consecutive floats: a 4 x 8 transpose. */
-inline void clb_gen_store32(__global float *p, float8 f0, float8 f1, float8 f2, float8 f3)
-{
-    const float8 a = shuffle2(f0, f1, (uint8)(0, 8, 1, 9, 2, 10, 3, 11));
-    const float8 b = shuffle2(f2, f3, (uint8)(0, 8, 1, 9, 2, 10, 3, 11));
-    const float8 c = shuffle2(f0, f1, (uint8)(4, 12, 5, 13, 6, 14, 7, 15));
-    const float8 d = shuffle2(f2, f3, (uint8)(4, 12, 5, 13, 6, 14, 7, 15));
-    __global float8 *o = (__global float8 *)p;
-    CLB_GEN_ST4(o + 0, shuffle2(a, b, (uint8)(0, 1, 8, 9, 2, 3, 10, 11)));
-    CLB_GEN_ST4(o + 1, shuffle2(a, b, (uint8)(4, 5, 12, 13, 6, 7, 14, 15)));
-    CLB_GEN_ST4(o + 2, shuffle2(c, d, (uint8)(0, 1, 8, 9, 2, 3, 10, 11)));
-    CLB_GEN_ST4(o + 3, shuffle2(c, d, (uint8)(4, 5, 12, 13, 6, 7, 14, 15)));
-}
-
-#if CLB_GEN == 3
-inline float8 clb_gen_uniform8(uint8 w, float lo, float sc, float hi, float repl)
-{
-    const float8 r = (float8)lo + (float8)sc * (convert_float8(w >> 8) * 0x1p-24f);
-    return select((float8)repl, r, r < (float8)hi);
-}
+#if CLB_GEN == 1
+    const float16 r = (float16)as_float((uint)a0) + fe * (float16)as_float((uint)a1);
+    const ulong special = 1;
+    const float sv = as_float((uint)a2);
 #else
-/* Box-Muller on lanes: (cos, sin) values of the pair (wa, wb), as clb_rng_normalf. */
-inline void clb_gen_normal8(uint8 wa, uint8 wb, float lo, float sc, float8 *zc, float8 *zs)
-{
-    const float8 u1 = convert_float8((wa >> 8) + (uint8)1) * 0x1p-24f;
-    const float8 t = (float8)6.2831853071795864769f * (convert_float8(wb >> 8) * 0x1p-24f);
-    const float8 r = sqrt((float8)-2.0f * log(u1));
-    float8 c;
-    const float8 s = sincos(t, &c); /* one argument reduction for both */
-    *zc = (float8)lo + (float8)sc * (r * c);
-    *zs = (float8)lo + (float8)sc * (r * s);
-}
-#endif
-
-/* Unit i: groups q0 = offset / 4 + 8 i onwards; whole units in one go, the
-   last one group by group. */
-__attribute__((always_inline)) inline int clb_gen_unit8(__global float *out, ulong i, ulong a0, ulong a1, ulong a2, ulong a3,
-                         ulong a4, ulong a5, ulong total)
-{
-    const ulong q0 = a1 / 4 + 8 * i, e0 = q0 * 4 - a1;
-    if (e0 + 31 >= total) return 0;
-    uint8 w0, w1, w2, w3;
-    clb_philox8(q0, a0, &w0, &w1, &w2, &w3);
-    const float lo = as_float((uint)a2), sc = as_float((uint)a3);
-#if CLB_GEN == 3
-    const float hi = as_float((uint)a4), repl = as_float((uint)a5);
-    clb_gen_store32(out + e0, clb_gen_uniform8(w0, lo, sc, hi, repl),
-                    clb_gen_uniform8(w1, lo, sc, hi, repl), clb_gen_uniform8(w2, lo, sc, hi, repl),
-                    clb_gen_uniform8(w3, lo, sc, hi, repl));
+#if CLB_GEN_F64
+#if CLB_GEN_IDX32
+    const double16 de = convert_double16((uint16)(uint)e0 + iota);
 #else
-    float8 z0, z1, z2, z3;
-    clb_gen_normal8(w0, w1, lo, sc, &z0, &z1);
-    clb_gen_normal8(w2, w3, lo, sc, &z2, &z3);
-    clb_gen_store32(out + e0, z0, z1, z2, z3);
+    const double16 de = convert_double16(convert_ulong16(iota) + (ulong16)e0);
 #endif
-    return 1;
+    const double16 y = a4 == 0 ? de * (double16)as_double(a1) + (double16)as_double(a0)
+                       : a4 == 1 ? de / (double16)as_double(a1) * (double16)as_double(a3) +
+                                       (double16)as_double(a0)
+                                 : de * (double16)as_double(a3) + (double16)as_double(a0);
+    const float16 r = convert_float16(y);
+    const float sv = (float)as_double(a2);
+#else
+    const float16 r = a4 == 0 ? fe * (float16)as_float((uint)a1) + (float16)as_float((uint)a0)
+                      : a4 == 1 ? fe / (float16)as_float((uint)a1) * (float16)as_float((uint)a3) +
+                                      (float16)as_float((uint)a0)
+                                : fe * (float16)as_float((uint)a3) + (float16)as_float((uint)a0);
+    const float sv = as_float((uint)a2);
+#endif
+    const ulong special = a5;
+#endif
+    if (special - e0 >= 16) return r;
+    return select(r, (float16)sv, convert_uint16(iota) == (uint16)(uint)(special - e0));
 }
 #endif
 
-/* Unit i of the output: an element, a 16-byte chunk (full, 4-wide forms) or a
-   group of draws sharing a Philox call. */
+/* Unit i of the output: an element, a 64-byte chunk (full) or 16 elements
+   (float32 arange and linspace where stores stream). */
 inline void clb_gen_unit(__global void *out_, const ulong i, ulong a0, ulong a1, ulong a2,
                          ulong a3, ulong a4, ulong a5, ulong total)
 {
     __global clb_out_t *out = (__global clb_out_t *)out_;
-#if CLB_GEN == 0 && CLB_GEN_VEC4 /* full: 16-byte chunks of the pattern (8 bytes twice) */
-    const ulong bytes = total * sizeof(clb_out_t), chunks = bytes / 16;
+#if CLB_GEN == 0 && CLB_GEN_VEC4 /* full: 64-byte chunks of the pattern (8 bytes 8 times) */
+    const ulong bytes = total * sizeof(clb_out_t), chunks = bytes / 64;
     if (i < chunks) {
-        CLB_GEN_ST4((__global uint4 *)out_ + i, as_uint4((ulong2)(a0, a0)));
+        CLB_GEN_ST4((__global uint16 *)out_ + i, as_uint16((ulong8)a0));
     } else if (i == chunks) { /* the tail: whole elements of the pattern */
-        for (ulong e = chunks * 16 / sizeof(clb_out_t); e < total; e++) out[e] = (clb_out_t)a0;
+        for (ulong e = chunks * 64 / sizeof(clb_out_t); e < total; e++) out[e] = (clb_out_t)a0;
     }
 #elif CLB_GEN == 0 /* full: the bit pattern */
     out[i] = (clb_out_t)a0;
-#elif CLB_GEN_VEC4 && (CLB_GEN == 1 || CLB_GEN == 2) /* float32, 4 elements a work item */
-    float v[4];
-    for (int k = 0; k < 4; k++) {
-        const ulong e = 4 * i + (ulong)k;
-#if CLB_GEN == 1
-        v[k] = e == 1 ? as_float((uint)a2) : as_float((uint)a0) + (float)e * as_float((uint)a1);
-#elif CLB_GEN_F64 /* in double, then one rounding: the host's value */
-        v[k] = (float)(e == a5     ? as_double(a2)
-                       : a4 == 0 ? (double)e * as_double(a1) + as_double(a0)
-                       : a4 == 1 ? (double)e / as_double(a1) * as_double(a3) + as_double(a0)
-                                 : (double)e * as_double(a3) + as_double(a0));
-#else
-        v[k] = e == a5     ? as_float((uint)a2)
-               : a4 == 0 ? (float)e * as_float((uint)a1) + as_float((uint)a0)
-               : a4 == 1 ? (float)e / as_float((uint)a1) * as_float((uint)a3) + as_float((uint)a0)
-                         : (float)e * as_float((uint)a3) + as_float((uint)a0);
-#endif
-    }
-    if (4 * i + 3 < total) {
-        CLB_GEN_ST4((__global float4 *)out + i, (float4)(v[0], v[1], v[2], v[3]));
+#elif CLB_GEN_VEC4 && (CLB_GEN == 1 || CLB_GEN == 2) /* float32, 16 elements a work item */
+    const ulong e0 = 16 * i;
+    if (e0 + 15 < total) {
+        CLB_GEN_ST4((__global float16 *)out + i, clb_gen_f32x16(e0, a0, a1, a2, a3, a4, a5));
     } else {
-        for (int k = 0; k < 4; k++)
-            if (4 * i + (ulong)k < total) out[4 * i + (ulong)k] = v[k];
+        for (ulong e = e0; e < total; e++) out[e] = clb_gen_f32(e, a0, a1, a2, a3, a4, a5);
     }
 #elif CLB_GEN == 1 /* arange: NumPy's fill in the dtype's arithmetic */
 #if CLB_OUT_DTYPE == 11
@@ -262,43 +189,16 @@ inline void clb_gen_unit(__global void *out_, const ulong i, ulong a0, ulong a1,
     y = floor(y);
 #endif
     CLB_STORE(CLB_OUT_DTYPE, out, i, CLB_CONVERT(CLB_OUT_DTYPE, CLB_R_DTYPE, y));
-#elif CLB_GEN_V8 /* float32 draws, offset a multiple of 4: 8 groups a unit */
-    if (clb_gen_unit8((__global float *)out_, i, a0, a1, a2, a3, a4, a5, total)) return;
-    for (ulong g = 0; g < 8; g++) {
-        const ulong q = a1 / 4 + 8 * i + g;
-        clb_u32 w[4];
-        clb_philox(q, a0, w);
-        for (int k = 0; k < 4; k++) {
-            const ulong e = q * 4 + (ulong)k - a1;
-            if (e < total) out[e] = clb_gen_value(w, k, a2, a3, a4, a5);
-        }
-    }
-#else /* random: group q = offset / G + i holds elements q * G .. q * G + G - 1 */
-    const ulong q = a1 / CLB_G + i;
-    clb_u32 w[4];
-    clb_philox(q, a0, w);
-#if CLB_GEN_VEC4 /* uniform float32, offset a multiple of 4: one aligned 16-byte store */
-    const ulong e0 = q * 4 - a1;
-    if (e0 + 3 < total) {
-        CLB_GEN_ST4((__global float4 *)(out + e0),
-                    (float4)(clb_gen_value(w, 0, a2, a3, a4, a5), clb_gen_value(w, 1, a2, a3, a4, a5),
-                             clb_gen_value(w, 2, a2, a3, a4, a5), clb_gen_value(w, 3, a2, a3, a4, a5)));
-        return;
-    }
-#endif
-    for (int k = 0; k < CLB_G; k++) {
-        const ulong e = q * CLB_G + (ulong)k - a1; /* wraps past total before the offset */
-        if (e < total) CLB_STORE(CLB_OUT_DTYPE, out, e, clb_gen_value(w, k, a2, a3, a4, a5));
-    }
 #endif
 }
 
 /* Work item g writes units base + g * CLB_GEN_BLOCK onwards, below base + n: one
    unit each, or with streaming stores a block of them and then one fence (a
-   fence per 16-byte store would serialise them). */
+   fence per store would serialise them). */
 #ifndef CLB_GEN_BLOCK
 #define CLB_GEN_BLOCK 1
 #endif
+#if CLB_GEN < 3
 __kernel void clb_generate(__global void *out_, ulong base, ulong n, ulong a0, ulong a1, ulong a2,
                            ulong a3, ulong a4, ulong a5, ulong total)
 {
@@ -308,3 +208,199 @@ __kernel void clb_generate(__global void *out_, ulong base, ulong n, ulong a0, u
     for (ulong t = lo; t < hi; t++) clb_gen_unit(out_, base + t, a0, a1, a2, a3, a4, a5, total);
     CLB_GEN_FENCE();
 }
+#endif
+
+#if CLB_GEN == 3 || CLB_GEN == 4
+/* The draws: work item (l, t) runs Philox call l of block a1 / (G * LANES) +
+   base + t (cl/random.h's lanes) and writes its G values to their elements,
+   slot k at the block's element k * LANES + l: for a slot, consecutive work
+   items write consecutive elements, so a CPU device's vectorised work-item loop
+   stores each slot as whole vectors and a GPU's stores coalesce. Blocks of the
+   draw's interior take no per-element checks; its two ends keep the elements
+   in [0, total). a0 the seed, a1 the offset, a2 and a3 the map's low/mean and
+   scale/std, a4 and a5 the uniform's bound and the value that replaces one
+   that rounds up to it. */
+#define CLB_G (CLB_OUT_DTYPE == 11 ? 2 : 4)
+#define CLB_L CLB_RNG_LANES
+
+/* Slot k's value from words (w0, w1, w2, w3). Scalars, no arrays: see clb_philox4. */
+#if CLB_OUT_DTYPE == 11 && CLB_GEN == 3
+#define CLB_DRAW_2(A, B) clb_draw_u53(A, B, a2, a3, a4, a5)
+inline double clb_draw_u53(clb_u32 hi, clb_u32 lo, ulong a2, ulong a3, ulong a4, ulong a5)
+{
+    const double r = as_double(a2) + as_double(a3) * clb_rng_unit53(hi, lo);
+    return r < as_double(a4) ? r : as_double(a5);
+}
+#elif CLB_GEN == 3
+#define CLB_DRAW_1(A) clb_draw_u24(A, a2, a3, a4, a5)
+__attribute__((always_inline)) inline float clb_draw_u24(clb_u32 w, ulong a2, ulong a3, ulong a4, ulong a5)
+{
+#if CLB_OUT_DTYPE == 9
+    const float r = clb_gen_rh(as_float((uint)a2) + as_float((uint)a3) * clb_rng_unit11(w));
+#else
+    const float r = as_float((uint)a2) + as_float((uint)a3) * clb_rng_unit24(w);
+#endif
+    return r < as_float((uint)a4) ? r : as_float((uint)a5);
+}
+#elif CLB_OUT_DTYPE != 11
+__attribute__((always_inline)) inline float clb_draw_scale(float z, ulong a2, ulong a3)
+{
+#if CLB_OUT_DTYPE == 9
+    return clb_gen_rh(as_float((uint)a2) + as_float((uint)a3) * z);
+#else
+    return as_float((uint)a2) + as_float((uint)a3) * z;
+#endif
+}
+#endif
+
+/* Global size (LANES, blocks rounded up to the work-group's), n the blocks of
+   this launch. */
+__kernel void clb_random(__global void *out_, ulong base, ulong n, ulong a0, ulong a1, ulong a2,
+                         ulong a3, ulong a4, ulong a5, ulong total)
+{
+    if (get_global_id(1) >= n) return;
+    __global clb_out_t *out = (__global clb_out_t *)out_;
+    const ulong l = get_global_id(0), blk = a1 / (CLB_G * CLB_L) + base + get_global_id(1);
+    clb_u32 w0, w1, w2, w3;
+    clb_philox4(blk * CLB_L + l, a0, &w0, &w1, &w2, &w3);
+    clb_reg_t v0, v1, v2, v3;
+#if CLB_OUT_DTYPE == 11 && CLB_GEN == 3
+    v0 = CLB_DRAW_2(w0, w1), v1 = CLB_DRAW_2(w2, w3);
+#elif CLB_OUT_DTYPE == 11
+    const clb_u32 w[4] = {w0, w1, w2, w3};
+    v0 = as_double(a2) + as_double(a3) * clb_rng_normal(w, 0);
+    v1 = as_double(a2) + as_double(a3) * clb_rng_normal(w, 1);
+#elif CLB_GEN == 3
+    v0 = CLB_DRAW_1(w0), v1 = CLB_DRAW_1(w1), v2 = CLB_DRAW_1(w2), v3 = CLB_DRAW_1(w3);
+#else
+    float z0, z1, z2, z3;
+    clb_rng_normal2f(w0, w1, &z0, &z1);
+    clb_rng_normal2f(w2, w3, &z2, &z3);
+    v0 = clb_draw_scale(z0, a2, a3), v1 = clb_draw_scale(z1, a2, a3);
+    v2 = clb_draw_scale(z2, a2, a3), v3 = clb_draw_scale(z3, a2, a3);
+#endif
+    /* the block's first element in the output; wraps below 0 before the offset */
+    const ulong first = blk * (CLB_G * CLB_L) - a1 + l;
+#define CLB_PUT(k, v)                                                                              \
+    if (first + (k) * CLB_L < total) CLB_STORE(CLB_OUT_DTYPE, out, first + (k) * CLB_L, v)
+    CLB_PUT(0, v0);
+    CLB_PUT(1, v1);
+#if CLB_G == 4
+    CLB_PUT(2, v2);
+    CLB_PUT(3, v3);
+#endif
+}
+#endif
+
+#if (CLB_GEN == 3 || CLB_GEN == 4) && CLB_OUT_DTYPE == 10
+/* float32 draws on a CPU device: a work item a block, its 16 calls on vector
+   lanes (ulong16 words, zero-extended, so each 32 x 32 -> 64 product is one
+   vpmuludq-like multiply), each slot one 16-float store: whatever a device's
+   work-group vectoriser does, the lanes are SIMD. The same operations as
+   clb_philox4 and cl/random.h's maps, lane by lane: the same bits. */
+#define CLB_V_IOTA (uint16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
+
+__attribute__((always_inline)) inline void clb_v_philox(ulong ctr0, ulong seed, uint16 *w0, uint16 *w1,
+                                                        uint16 *w2, uint16 *w3)
+{
+    const ulong16 m = (ulong16)0xffffffffUL;
+    const ulong16 ctr = (ulong16)ctr0 + convert_ulong16(CLB_V_IOTA);
+    ulong16 c0 = ctr & m, c1 = ctr >> 32, c2 = (ulong16)0, c3 = (ulong16)0;
+    ulong k0 = seed & 0xffffffffUL, k1 = seed >> 32;
+#pragma unroll
+    for (int r = 0; r < 10; r++) {
+        const ulong16 p0 = c0 * (ulong16)CLB_PHILOX_M0, p1 = c2 * (ulong16)CLB_PHILOX_M1;
+        c0 = (p1 >> 32) ^ c1 ^ (ulong16)k0;
+        c2 = (p0 >> 32) ^ c3 ^ (ulong16)k1;
+        c1 = p1 & m;
+        c3 = p0 & m;
+        k0 = (k0 + CLB_PHILOX_W0) & 0xffffffffUL;
+        k1 = (k1 + CLB_PHILOX_W1) & 0xffffffffUL;
+    }
+    *w0 = convert_uint16(c0), *w1 = convert_uint16(c1), *w2 = convert_uint16(c2), *w3 = convert_uint16(c3);
+}
+
+#if CLB_GEN == 3
+inline float16 clb_v_uniform(uint16 w, float lo, float sc, float hi, float repl)
+{
+    const float16 r = (float16)lo + (float16)sc * (convert_float16(w >> 8) * 0x1p-24f);
+    return select((float16)repl, r, r < (float16)hi);
+}
+#else
+/* clb_rng_m2log on lanes */
+inline float16 clb_v_m2log(uint16 m)
+{
+    const uint16 b = as_uint16(convert_float16(m));
+    float16 x = as_float16((b & 0x007fffffu) | 0x3f000000u);
+    const int16 small = x < 0.70710678118654752440f; /* -1 where true */
+    const float16 e = convert_float16(convert_int16(b >> 23) - 150 + small);
+    x = select(x - 1.0f, x + x - 1.0f, small);
+    const float16 z = x * x;
+    float16 y = 7.0376836292e-2f * x - 1.1514610310e-1f;
+    y = y * x + 1.1676998740e-1f;
+    y = y * x - 1.2420140846e-1f;
+    y = y * x + 1.4249322787e-1f;
+    y = y * x - 1.6668057665e-1f;
+    y = y * x + 2.0000714765e-1f;
+    y = y * x - 2.4999993993e-1f;
+    y = y * x + 3.3333331174e-1f;
+    y = y * x * z;
+    y = y + -2.12194440e-4f * e;
+    y = y + -0.5f * z;
+    return -2.0f * (x + y + 0.693359375f * e);
+}
+
+/* clb_rng_normal2f on lanes (clb_rng_sincos's quadrants as selects) */
+inline void clb_v_normal2(uint16 w0, uint16 w1, float16 *zc, float16 *zs)
+{
+    const float16 r = sqrt(clb_v_m2log((w0 >> 8) + 1u));
+    const uint16 t = w1 >> 8, q = (t + 0x200000u) >> 22;
+    const float16 x = convert_float16(convert_int16(t) - convert_int16(q << 22)) * 0x1.921fb6p-22f;
+    const float16 z = x * x;
+    float16 ps = -1.9515295891e-4f * z + 8.3321608736e-3f;
+    ps = ps * z - 1.6666654611e-1f;
+    const float16 sx = ps * z * x + x;
+    float16 pc = 2.443315711809948e-5f * z - 1.388731625493765e-3f;
+    pc = pc * z + 4.166664568298827e-2f;
+    const float16 cx = pc * z * z - 0.5f * z + 1.0f;
+    const int16 odd = as_int16((q & 1u) << 31), cneg = as_int16(((q + 1u) & 2u) << 30),
+                sneg = as_int16((q & 2u) << 30);
+    const float16 c = select(cx, sx, odd), s = select(sx, cx, odd);
+    *zc = r * select(c, -c, cneg);
+    *zs = r * select(s, -s, sneg);
+}
+#endif
+
+__kernel void clb_random_v(__global float *out, ulong base, ulong n, ulong a0, ulong a1, ulong a2,
+                           ulong a3, ulong a4, ulong a5, ulong total)
+{
+    if (get_global_id(0) >= n) return;
+    const ulong blk = a1 / 64 + base + get_global_id(0);
+    uint16 w0, w1, w2, w3;
+    clb_v_philox(blk * 16, a0, &w0, &w1, &w2, &w3);
+    const float lo = as_float((uint)a2), sc = as_float((uint)a3);
+    float16 v0, v1, v2, v3;
+#if CLB_GEN == 3
+    const float hi = as_float((uint)a4), repl = as_float((uint)a5);
+    v0 = clb_v_uniform(w0, lo, sc, hi, repl), v1 = clb_v_uniform(w1, lo, sc, hi, repl);
+    v2 = clb_v_uniform(w2, lo, sc, hi, repl), v3 = clb_v_uniform(w3, lo, sc, hi, repl);
+#else
+    clb_v_normal2(w0, w1, &v0, &v1);
+    clb_v_normal2(w2, w3, &v2, &v3);
+    v0 = (float16)lo + (float16)sc * v0, v1 = (float16)lo + (float16)sc * v1;
+    v2 = (float16)lo + (float16)sc * v2, v3 = (float16)lo + (float16)sc * v3;
+#endif
+    const ulong first = blk * 64 - a1; /* wraps below 0 before the offset */
+    if (first < total && total - first >= 64) {
+        vstore16(v0, 0, out + first);
+        vstore16(v1, 0, out + first + 16);
+        vstore16(v2, 0, out + first + 32);
+        vstore16(v3, 0, out + first + 48);
+        return;
+    }
+    float v[64];
+    vstore16(v0, 0, v), vstore16(v1, 1, v), vstore16(v2, 2, v), vstore16(v3, 3, v);
+    for (int k = 0; k < 64; k++)
+        if (first + (ulong)k < total) out[first + (ulong)k] = v[k];
+}
+#endif

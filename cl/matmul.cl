@@ -147,3 +147,81 @@ __kernel void clb_matmul_blocked(__global clb_t *out, __global const clb_t *a,
 #endif
 }
 #endif
+
+/* Float GEMM against a transposed b (b's columns contiguous: a clb_permute or
+ * clb_swapaxes view such as K^T in attention) with a's rows contiguous, read in
+ * place: c[i][j] = dot(a row i, b column j), both runs contiguous in p. Each
+ * item computes a CLB_NT_ROWS x 4 tile of one output matrix, holding one 8-wide
+ * partial-sum vector per output element; the last k % 8 products go to lane 0;
+ * each row's four vectors are summed across at the end in one transposing
+ * tree (7 vector adds for 4 sums). Rows and columns past the end of the matrix
+ * repeat the last one and are not stored. Strides are arguments, so this
+ * kernel joins the program of its dtype (no specialization per layout).
+ * Accumulation in the dtype itself, as clb_matmul_blocked. */
+#if CLB_DTYPE == 10 || CLB_DTYPE == 11
+#if CLB_DTYPE == 11
+#define CLB_NT_ROWS 2
+#else
+#define CLB_NT_ROWS 4
+#endif
+typedef CLB_CAT(CLB_STORAGE(CLB_DTYPE), 8) clb_t8;
+typedef CLB_CAT(CLB_STORAGE(CLB_DTYPE), 4) clb_t4;
+
+/* (sum of a0's lanes, a1's, a2's, a3's). */
+static inline clb_t4 clb_nt_sum4(clb_t8 a0, clb_t8 a1, clb_t8 a2, clb_t8 a3)
+{
+    const clb_t4 s0 = a0.lo + a0.hi, s1 = a1.lo + a1.hi, s2 = a2.lo + a2.hi, s3 = a3.lo + a3.hi;
+    const clb_t4 u0 = (clb_t4)(s0.even, s1.even) + (clb_t4)(s0.odd, s1.odd);
+    const clb_t4 u1 = (clb_t4)(s2.even, s3.even) + (clb_t4)(s2.odd, s3.odd);
+    return (clb_t4)(u0.even, u1.even) + (clb_t4)(u0.odd, u1.odd);
+}
+
+__kernel void clb_matmul_nt(__global clb_t *out, __global const clb_t *a, __global const clb_t *x,
+                            clb_index m, clb_index n, clb_index k, clb_index out_off,
+                            clb_index a_off, clb_index x_off, clb_index rs_o, clb_index cs_o,
+                            clb_index rs_a, clb_index cs_a, clb_index rs_x, clb_index cs_x,
+                            int batch_ndim, CLB_TABLE_ARGS)
+{
+    (void)cs_a;
+    (void)rs_x;
+    const clb_index j = (clb_index)get_global_id(0) * 4, i = (clb_index)get_global_id(1) * CLB_NT_ROWS;
+#if !CLB_WIDE_TABLE
+    clb_index bshape[CLB_BYVAL_DIMS], bstride[3][CLB_BYVAL_DIMS];
+    vstore8(shape_v, 0, bshape);
+    vstore8(so_v, 0, bstride[0]);
+    vstore8(sa_v, 0, bstride[1]);
+    vstore8(sb_v, 0, bstride[2]);
+#endif
+    CLB_BATCH_OFFSETS((clb_index)get_global_id(2));
+    __global const clb_t *ar[CLB_NT_ROWS], *xc[4];
+    _Pragma("unroll") for (int r = 0; r < CLB_NT_ROWS; r++) ar[r] = a + a_off + min(i + r, m - 1) * rs_a;
+    _Pragma("unroll") for (int c = 0; c < 4; c++) xc[c] = x + x_off + min(j + c, n - 1) * cs_x;
+    clb_t8 acc[CLB_NT_ROWS][4];
+    _Pragma("unroll") for (int r = 0; r < CLB_NT_ROWS; r++)
+        _Pragma("unroll") for (int c = 0; c < 4; c++) acc[r][c] = 0;
+    const clb_index k8 = k / 8 * 8;
+    for (clb_index p = 0; p < k8; p += 8) {
+        clb_t8 av[CLB_NT_ROWS], xv[4];
+        _Pragma("unroll") for (int r = 0; r < CLB_NT_ROWS; r++) av[r] = vload8(0, ar[r] + p);
+        _Pragma("unroll") for (int c = 0; c < 4; c++) xv[c] = vload8(0, xc[c] + p);
+        _Pragma("unroll") for (int r = 0; r < CLB_NT_ROWS; r++)
+            _Pragma("unroll") for (int c = 0; c < 4; c++) acc[r][c] = fma(av[r], xv[c], acc[r][c]);
+    }
+    for (clb_index p = k8; p < k; ++p)
+        _Pragma("unroll") for (int r = 0; r < CLB_NT_ROWS; r++)
+            _Pragma("unroll") for (int c = 0; c < 4; c++) acc[r][c].s0 = fma(ar[r][p], xc[c][p], acc[r][c].s0);
+    _Pragma("unroll") for (int r = 0; r < CLB_NT_ROWS; r++) {
+        if (i + r >= m) break;
+        const clb_t4 v = clb_nt_sum4(acc[r][0], acc[r][1], acc[r][2], acc[r][3]);
+        __global clb_t *o = out + out_off + (i + r) * rs_o + j * cs_o;
+        if (j + 3 < n && cs_o == 1) {
+            vstore4(v, 0, o);
+        } else {
+            o[0] = v.s0;
+            if (j + 1 < n) o[cs_o] = v.s1;
+            if (j + 2 < n) o[2 * cs_o] = v.s2;
+            if (j + 3 < n) o[3 * cs_o] = v.s3;
+        }
+    }
+}
+#endif

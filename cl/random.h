@@ -16,11 +16,16 @@
 #ifdef __OPENCL_VERSION__
 typedef uint clb_u32;
 typedef ulong clb_u64;
-#define CLB_RNG_FN inline
-#define CLB_RNG_LOGF(x) log(x)
-#define CLB_RNG_COSF(x) cos(x)
-#define CLB_RNG_SINF(x) sin(x)
+#define CLB_RNG_FN __attribute__((always_inline)) inline /* PoCL vectorises no loop with a call */
+/* sqrt as the compiler's built-in where the driver asks for it
+   (CLB_RNG_BUILTIN_SQRT, PoCL's CPU devices): PoCL 3.1's library sqrt keeps
+   its work-item loop from vectorising (a draw 6x slower); Oclgrind has no
+   llvm.sqrt, so it is not the default. */
+#if defined(CLB_RNG_BUILTIN_SQRT) && CLB_RNG_BUILTIN_SQRT
+#define CLB_RNG_SQRTF(x) __builtin_sqrtf(x)
+#else
 #define CLB_RNG_SQRTF(x) sqrt(x)
+#endif
 #define CLB_RNG_LOG(x) log(x)
 #define CLB_RNG_COS(x) cos(x)
 #define CLB_RNG_SIN(x) sin(x)
@@ -28,12 +33,10 @@ typedef ulong clb_u64;
 #else
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 typedef uint32_t clb_u32;
 typedef uint64_t clb_u64;
 #define CLB_RNG_FN static inline
-#define CLB_RNG_LOGF(x) logf(x)
-#define CLB_RNG_COSF(x) cosf(x)
-#define CLB_RNG_SINF(x) sinf(x)
 #define CLB_RNG_SQRTF(x) sqrtf(x)
 #define CLB_RNG_LOG(x) log(x)
 #define CLB_RNG_COS(x) cos(x)
@@ -47,8 +50,11 @@ typedef uint64_t clb_u64;
 #define CLB_PHILOX_W0 0x9E3779B9u
 #define CLB_PHILOX_W1 0xBB67AE85u
 
-/* Philox4x32-10 of the counter (counter, 0) under the key `seed`: four words. */
-CLB_RNG_FN void clb_philox(clb_u64 counter, clb_u64 seed, clb_u32 *w)
+/* Philox4x32-10 of the counter (counter, 0) under the key `seed`: four words,
+   each its own variable (a kernel's array of them can become one vector value,
+   which keeps a CPU device from vectorising its work-item loop). */
+CLB_RNG_FN void clb_philox4(clb_u64 counter, clb_u64 seed, clb_u32 *w0, clb_u32 *w1, clb_u32 *w2,
+                            clb_u32 *w3)
 {
     clb_u32 c0 = (clb_u32)counter, c1 = (clb_u32)(counter >> 32), c2 = 0, c3 = 0;
     clb_u32 k0 = (clb_u32)seed, k1 = (clb_u32)(seed >> 32);
@@ -65,20 +71,39 @@ CLB_RNG_FN void clb_philox(clb_u64 counter, clb_u64 seed, clb_u32 *w)
         k0 += CLB_PHILOX_W0;
         k1 += CLB_PHILOX_W1;
     }
-    w[0] = c0, w[1] = c1, w[2] = c2, w[3] = c3;
+    *w0 = c0, *w1 = c1, *w2 = c2, *w3 = c3;
 }
 
-/* Which words element j (the absolute index offset + i) takes: one Philox call
-   (counter j / CLB_RNG_GROUP) serves CLB_RNG_GROUP consecutive elements, each
-   taking 4 / CLB_RNG_GROUP of its words from word (j % CLB_RNG_GROUP) * that.
-   uniform float16/32: 1 word, 4 elements a call; uniform float64: 2 words, 2
-   elements; normal: Box-Muller gives two values (cos and sin) a pair of
-   uniforms, so float16/32 take 4 elements a call (two pairs of words) and
-   float64 2 (one pair of 53-bit uniforms). Element j stays a pure function of
-   (seed, j), whatever the draw's offset and size. */
+/* The same words into w[0..3]. */
+CLB_RNG_FN void clb_philox(clb_u64 counter, clb_u64 seed, clb_u32 *w)
+{
+    clb_philox4(counter, seed, &w[0], &w[1], &w[2], &w[3]);
+}
+
+/* Which words element j (the absolute index offset + i) takes. One Philox call
+   serves G = clb_rng_group(...) elements, each taking 4 / G of its words (slot
+   k takes words k * 4 / G onwards): uniform float16/32: 1 word, 4 elements a
+   call; uniform float64: 2 words, 2 elements; normal: Box-Muller gives two
+   values (cos and sin) a pair of uniforms, so float16/32 take 4 elements a call
+   (two pairs of words) and float64 2 (one pair of 53-bit uniforms).
+   The calls lie in lanes: block b of G * CLB_RNG_LANES elements holds calls
+   b * LANES .. b * LANES + LANES - 1, slot k of lane l at element
+   b * G * LANES + k * LANES + l. So every slot of a block is LANES consecutive
+   elements of LANES consecutive calls: a device runs one call a work item and
+   stores each slot with one contiguous (vector, coalesced) store, and element j
+   stays a pure function of (seed, j), whatever the draw's offset and size. */
+#define CLB_RNG_LANES 16
 CLB_RNG_FN int clb_rng_group(int is_normal, int is_f64)
 {
     return is_normal ? (is_f64 ? 2 : 4) : (is_f64 ? 2 : 4);
+}
+
+/* Element j's Philox counter (*counter) and its slot (the return value). */
+CLB_RNG_FN int clb_rng_locate(clb_u64 j, int g, clb_u64 *counter)
+{
+    const clb_u64 per = (clb_u64)g * CLB_RNG_LANES, r = j % per;
+    *counter = j / per * CLB_RNG_LANES + r % CLB_RNG_LANES;
+    return (int)(r / CLB_RNG_LANES);
 }
 
 /* Uniform in [0, 1) on the grid of 2^-24 (float32's 24-bit significand) /
@@ -86,12 +111,96 @@ CLB_RNG_FN int clb_rng_group(int is_normal, int is_f64)
 CLB_RNG_FN float clb_rng_unit24(clb_u32 w) { return (float)(w >> 8) * 0x1p-24f; }
 CLB_RNG_FN float clb_rng_unit11(clb_u32 w) { return (float)(w >> 21) * 0x1p-11f; }
 
-/* A standard normal from two words by Box-Muller, in float: u1 in (0, 1] so the
-   log is finite (|z| < 5.8), u2 in [0, 1); `second` picks the pair's sine value. */
+/* The float32 normal's log and sine/cosine are written here, not taken from the
+   host's libm or the device's built-ins: float additions and multiplications
+   (each correctly rounded in IEEE 754 and OpenCL alike, none fused:
+   FP_CONTRACT off here and in cl/generate.cl) and integer operations, so the
+   host and every device compute the same bits up to the one sqrt (correctly
+   rounded on the host and on CPU devices, within 3 ulp on others), and a
+   device runs them as straight-line code it can vectorise. Cephes' logf and
+   sinf/cosf minimax polynomials (S. Moshier), about 1 ulp. */
+#ifdef __OPENCL_VERSION__
+#define CLB_RNG_AS_F32(u) as_float(u)
+#define CLB_RNG_AS_U32(f) as_uint(f)
+#else
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
+CLB_RNG_FN float clb_rng_as_f32(clb_u32 u)
+{
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+CLB_RNG_FN clb_u32 clb_rng_as_u32(float f)
+{
+    clb_u32 u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+#define CLB_RNG_AS_F32(u) clb_rng_as_f32(u)
+#define CLB_RNG_AS_U32(f) clb_rng_as_u32(f)
+#endif
+
+/* -2 ln(m 2^-24) for an integer m in [1, 2^24]: in [0, 33.3]. */
+CLB_RNG_FN float clb_rng_m2log(clb_u32 m)
+{
+    const clb_u32 b = CLB_RNG_AS_U32((float)m); /* exact: m <= 2^24 */
+    float x = CLB_RNG_AS_F32((b & 0x007fffffu) | 0x3f000000u); /* m = x 2^(e + 24), x in [0.5, 1) */
+    const int small = x < 0.70710678118654752440f;
+    const float e = (float)((int)(b >> 23) - 150 - small);
+    x = small ? x + x - 1.0f : x - 1.0f; /* exact; ln(1 + x) + e ln 2 is the answer */
+    const float z = x * x;
+    float y = 7.0376836292e-2f * x - 1.1514610310e-1f;
+    y = y * x + 1.1676998740e-1f;
+    y = y * x - 1.2420140846e-1f;
+    y = y * x + 1.4249322787e-1f;
+    y = y * x - 1.6668057665e-1f;
+    y = y * x + 2.0000714765e-1f;
+    y = y * x - 2.4999993993e-1f;
+    y = y * x + 3.3333331174e-1f;
+    y = y * x * z;
+    y = y + -2.12194440e-4f * e;
+    y = y + -0.5f * z;
+    return -2.0f * (x + y + 0.693359375f * e);
+}
+
+/* cos and sin of 2 pi t 2^-24 for a 24-bit t: the quadrant from t's integer
+   bits (exact), the rest within [-pi/4, pi/4). */
+CLB_RNG_FN void clb_rng_sincos(clb_u32 t, float *c, float *s)
+{
+    const clb_u32 q = (t + 0x200000u) >> 22; /* nearest quarter turn, 0 .. 4 */
+    const float x = (float)((int)t - (int)(q << 22)) * 0x1.921fb6p-22f; /* 2 pi 2^-24 */
+    const float z = x * x;
+    float ps = -1.9515295891e-4f * z + 8.3321608736e-3f;
+    ps = ps * z - 1.6666654611e-1f;
+    const float sx = ps * z * x + x;
+    float pc = 2.443315711809948e-5f * z - 1.388731625493765e-3f;
+    pc = pc * z + 4.166664568298827e-2f;
+    const float cx = pc * z * z - 0.5f * z + 1.0f;
+    const clb_u32 k = q & 3u;
+    *c = k == 0 ? cx : k == 1 ? -sx : k == 2 ? -cx : sx;
+    *s = k == 0 ? sx : k == 1 ? cx : k == 2 ? -sx : -cx;
+}
+
+/* Both standard normals of the pair (w0, w1) by Box-Muller: u1 = ((w0 >> 8) + 1)
+   2^-24 in (0, 1], so the log is finite (|z| < 5.8), the angle 2 pi (w1 >> 8)
+   2^-24; *zc takes the cosine, *zs the sine. */
+CLB_RNG_FN void clb_rng_normal2f(clb_u32 w0, clb_u32 w1, float *zc, float *zs)
+{
+    const float r = CLB_RNG_SQRTF(clb_rng_m2log((w0 >> 8) + 1u));
+    float c, s;
+    clb_rng_sincos(w1 >> 8, &c, &s);
+    *zc = r * c;
+    *zs = r * s;
+}
+
+/* One of them: `second` picks the sine value. */
 CLB_RNG_FN float clb_rng_normalf(clb_u32 w0, clb_u32 w1, int second)
 {
-    float u1 = (float)((w0 >> 8) + 1u) * 0x1p-24f, t = 6.2831853071795864769f * clb_rng_unit24(w1);
-    return CLB_RNG_SQRTF(-2.0f * CLB_RNG_LOGF(u1)) * (second ? CLB_RNG_SINF(t) : CLB_RNG_COSF(t));
+    float zc, zs;
+    clb_rng_normal2f(w0, w1, &zc, &zs);
+    return second ? zs : zc;
 }
 
 #if !defined(__OPENCL_VERSION__) || CLB_HAVE_FP64

@@ -6,15 +6,32 @@
  * status, and every out slot of the multi-output entry points. */
 #include "testutil.h"
 
+#include <ctype.h>
 #include <pthread.h>
 
 #define GARBAGE ((clb_tensor *)(uintptr_t)0x5A5A5A5A)
 #define GARBAGE_CTX_INIT() ((clb_context *)(uintptr_t)0x5A5A5A5A)
 
+/* The public function a call text starts with ("clb_reduce(...)" -> "clb_reduce"). */
+static void called_name(const char *what, char *name, size_t cap)
+{
+    size_t n = 0;
+    while (*what == ' ' || *what == '(') what++;
+    while (n + 1 < cap && (isalnum((unsigned char)what[n]) || what[n] == '_')) n++;
+    memcpy(name, what, n);
+    name[n] = '\0';
+}
+
 static void check_status(clb_status got, clb_status want, const char *what)
 {
     if (got == want) {
         if (clb_last_error()[0] == '\0') fail_msg("%s -> %s with an empty message", what, clb_status_name(got));
+        /* Every message names the function that failed (issue 25, item 7). */
+        char name[64];
+        called_name(what, name, sizeof name);
+        if (strncmp(name, "clb_", 4) == 0 && !strstr(clb_last_error(), name))
+            fail_msg("%s -> %s: the message does not name %s: %s", what, clb_status_name(got),
+                     name, clb_last_error());
         return;
     }
     fail_msg("%s -> %s (expected %s): %s", what, clb_status_name(got), clb_status_name(want),
@@ -415,6 +432,130 @@ static void test_views(void **state)
     clbt_for_each_device(body_views);
 }
 
+/* ---- every entry point names itself -------------------------------------------------- */
+
+/* A failing call whose status is not the point: it fails, names the function it
+   failed in (check_status), leaves *out NULL and leaks nothing. */
+#define EXPECT_NAMED(ctx, call)                                                                    \
+    do {                                                                                           \
+        size_t m_before_ = clb_memory_allocated(ctx);                                              \
+        clb_tensor *out_ = GARBAGE;                                                                \
+        clb_tensor **outp_ = &out_;                                                                \
+        (void)outp_;                                                                               \
+        clb_status st_ = (call);                                                                   \
+        if (st_ == CLB_OK) fail_msg("%s succeeded", #call);                                        \
+        check_status(st_, st_, #call);                                                             \
+        if (out_ != NULL && out_ != GARBAGE) fail_msg("%s: *out is not NULL after a failure", #call); \
+        if (clb_memory_allocated(ctx) != m_before_) fail_msg("%s: leaked memory", #call);         \
+    } while (0)
+
+/* The public functions the rest of this file does not call with bad input
+   (issue 25, item 7: every message names the function that failed, and a
+   positive axis count with a NULL axis list is CLB_ERR_INVALID_ARGUMENT). */
+static void body_every_entry(clb_context *ctx, const char *sel)
+{
+    (void)sel;
+    const int64_t s23[2] = {2, 3}, neg[2] = {2, -3}, s1[1] = {1};
+    clb_tensor *a = f32(ctx, 2, s23), *o = GARBAGE, *o2 = GARBAGE;
+    const int32_t idx[1] = {0};
+    clb_tensor *ix = clbt_tensor(ctx, CLB_INT32, 1, s1, idx);
+    const clb_scalar one = {.kind = CLB_SCALAR_FLOAT, .f = 1.0};
+    const int far[1] = {5};
+    const char *names[1] = {"x"};
+    const clb_tensor *in[1] = {a}, *none[1] = {NULL};
+    clb_context *cnull = NULL;
+
+    EXPECT_NAMED(ctx, clb_context_create("no-such-device-xyz", (clb_context **)outp_));
+    EXPECT_NAMED(ctx, clb_context_create("pocl", NULL));
+    EXPECT_NAMED(ctx, clb_finish(cnull));
+    EXPECT_NAMED(ctx, clb_context_set_promotion(cnull, CLB_PROMOTE_TORCH));
+    EXPECT_NAMED(ctx, clb_context_set_promotion(ctx, (clb_promotion)99));
+    EXPECT_NAMED(ctx, clb_context_get_info(cnull, &(clb_device_info){0}));
+    EXPECT_NAMED(ctx, clb_empty_cache(cnull));
+    EXPECT_NAMED(ctx, clb_device_count(NULL));
+    EXPECT_NAMED(ctx, clb_device_get_info(-1, &(clb_device_info){0}));
+    EXPECT_NAMED(ctx, clb_device_cached_programs(-1, &(int){0}));
+    EXPECT_NAMED(ctx, clb_broadcast_shapes(-1, NULL, NULL, &(int){0}, NULL));
+    {
+        const int64_t *shapes[2] = {s23, neg};
+        const int nds[2] = {2, 2};
+        int64_t os[CLB_MAX_DIMS];
+        EXPECT_NAMED(ctx, clb_broadcast_shapes(2, nds, shapes, &(int){0}, os));
+    }
+    EXPECT_NAMED(ctx, clb_broadcast_tensors(1, none, outp_));
+    EXPECT_NAMED(ctx, clb_tensor_to_context(NULL, ctx, outp_));
+    EXPECT_NAMED(ctx, clb_tensor_to_context(a, NULL, outp_));
+    EXPECT_NAMED(ctx, clb_binary_scalar(CLB_ADD, NULL, one, 0, outp_));
+    EXPECT_NAMED(ctx, clb_binary_scalar((clb_binary_op)-1, a, one, 0, outp_));
+    EXPECT_NAMED(ctx, clb_eval(ctx, "x +", 1, names, in, outp_));
+    EXPECT_NAMED(ctx, clb_eval(ctx, "y", 1, names, in, outp_));
+    EXPECT_NAMED(ctx, clb_eval_into(ctx, "x", 1, names, in, NULL));
+    EXPECT_NAMED(ctx, clb_eval_into(ctx, "x", 1, names, in, ix));
+    EXPECT_NAMED(ctx, clb_eval_reduce(ctx, "x", 1, names, in, CLB_SUM, 1, far, 0, outp_));
+    EXPECT_ERR(ctx, CLB_ERR_INVALID_ARGUMENT,
+               clb_eval_reduce(ctx, "x", 1, names, in, CLB_SUM, 1, NULL, 0, outp_));
+    EXPECT_NAMED(ctx, clb_einsum("ij,jk", 1, in, outp_));
+    EXPECT_NAMED(ctx, clb_einsum("ij->ik", 1, in, outp_));
+    EXPECT_ERR(ctx, CLB_ERR_INVALID_ARGUMENT, clb_reduce(CLB_SUM, a, 2, NULL, 0, outp_));
+    EXPECT_NAMED(ctx, clb_reduce(CLB_SUM, a, 1, far, 0, outp_));
+    EXPECT_ERR(ctx, CLB_ERR_INVALID_ARGUMENT, clb_var(a, 1, NULL, 0, 0, outp_));
+    EXPECT_NAMED(ctx, clb_var(a, 1, far, 0, 0, outp_));
+    EXPECT_NAMED(ctx, clb_var(NULL, 0, NULL, 0, 0, outp_));
+    EXPECT_ERR(ctx, CLB_ERR_INVALID_ARGUMENT, clb_std(a, 1, NULL, 0, 0, outp_));
+    EXPECT_NAMED(ctx, clb_std(a, 1, far, 0, 0, outp_));
+    EXPECT_ERR(ctx, CLB_ERR_INVALID_ARGUMENT, clb_logsumexp(a, 1, NULL, 0, outp_));
+    EXPECT_NAMED(ctx, clb_logsumexp(a, 1, far, 0, outp_));
+    EXPECT_NAMED(ctx, clb_argmax(a, 5, 0, outp_));
+    EXPECT_NAMED(ctx, clb_argmax(NULL, 0, 0, outp_));
+    EXPECT_NAMED(ctx, clb_argmin(a, -3, 0, outp_));
+    EXPECT_NAMED(ctx, clb_softmax(a, 2, outp_));
+    EXPECT_NAMED(ctx, clb_softmax(NULL, 0, outp_));
+    EXPECT_NAMED(ctx, clb_log_softmax(a, -3, outp_));
+    EXPECT_NAMED(ctx, clb_cumsum(a, 2, outp_));
+    EXPECT_NAMED(ctx, clb_cumprod(a, -3, outp_));
+    EXPECT_NAMED(ctx, clb_cumprod(NULL, 0, outp_));
+    EXPECT_NAMED(ctx, clb_swapaxes(a, 0, 2, outp_));
+    EXPECT_NAMED(ctx, clb_swapaxes(NULL, 0, 1, outp_));
+    EXPECT_NAMED(ctx, clb_full(ctx, CLB_FLOAT32, 2, neg, one, outp_));
+    EXPECT_NAMED(ctx, clb_full(cnull, CLB_FLOAT32, 2, s23, one, outp_));
+    EXPECT_NAMED(ctx, clb_zeros(ctx, CLB_FLOAT32, 2, neg, outp_));
+    EXPECT_NAMED(ctx, clb_ones(ctx, CLB_FLOAT32, -1, s23, outp_));
+    EXPECT_NAMED(ctx, clb_zeros_like(NULL, outp_));
+    EXPECT_NAMED(ctx, clb_ones_like(NULL, outp_));
+    EXPECT_NAMED(ctx, clb_arange(ctx, CLB_FLOAT32, 0, 1, 0, outp_));
+    EXPECT_NAMED(ctx, clb_linspace(ctx, CLB_FLOAT32, 0, 1, -1, 1, outp_));
+    EXPECT_NAMED(ctx, clb_random_uniform(ctx, CLB_FLOAT32, 2, neg, 1, 0, 0, 1, outp_));
+    EXPECT_NAMED(ctx, clb_random_uniform(ctx, CLB_INT32, 2, s23, 1, 0, 0, 1, outp_));
+    EXPECT_NAMED(ctx, clb_random_normal(ctx, CLB_FLOAT32, 2, s23, 1, 0, 0, -1, outp_));
+    EXPECT_NAMED(ctx, clb_tensor_format(NULL, NULL, 0, NULL));
+    EXPECT_NAMED(ctx, clb_tensor_from_host_memory(ctx, NULL, 24, CLB_FLOAT32, 2, s23, NULL, outp_));
+    {
+        float mem[6] = {0};
+        EXPECT_NAMED(ctx, clb_tensor_from_host_memory(ctx, mem, sizeof mem, CLB_FLOAT32, 2, neg,
+                                                      NULL, outp_));
+    }
+    EXPECT_NAMED(ctx, clb_matmul_tune(cnull, CLB_FLOAT32, 1, NULL));
+    EXPECT_NAMED(ctx, clb_take(a, ix, 2, outp_));
+    EXPECT_NAMED(ctx, clb_take(NULL, ix, 0, outp_));
+    EXPECT_NAMED(ctx, clb_take_along_axis(a, ix, 2, outp_));
+    EXPECT_NAMED(ctx, clb_take_along_axis(a, NULL, 0, outp_));
+    EXPECT_NAMED(ctx, clb_sort(a, 2, 0, &o, &o2));
+    EXPECT_NAMED(ctx, clb_sort(NULL, 0, 0, &o, &o2));
+    EXPECT_NAMED(ctx, clb_topk(a, 9, 1, 1, &o, &o2));
+    EXPECT_NAMED(ctx, clb_topk(a, 1, 2, 1, &o, &o2));
+    EXPECT_NAMED(ctx, clb_nonzero(NULL, outp_));
+    EXPECT_NAMED(ctx, clb_masked_select(a, NULL, outp_));
+    EXPECT_NAMED(ctx, clb_masked_select(a, ix, outp_));
+    clb_tensor_release(ix);
+    clb_tensor_release(a);
+}
+
+static void test_every_entry(void **state)
+{
+    (void)state;
+    clbt_for_each_device(body_every_entry);
+}
+
 /* ---- element-wise ------------------------------------------------------------------------ */
 
 static void body_elementwise(clb_context *ctx, const char *sel)
@@ -736,6 +877,7 @@ int main(void)
         cmocka_unit_test(test_reduce_matmul),
         cmocka_unit_test(test_null_safe_calls),
         cmocka_unit_test(test_multi_output),
+        cmocka_unit_test(test_every_entry),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -532,6 +532,135 @@ static void scan_random(clb_context *ctx, const char *sel)
     if (!sim) scan_accuracy(ctx, CLBT_SLOW ? (int64_t)1 << 24 : (int64_t)1 << 18);
 }
 
+#if CLB_HAVE_OPENCL
+extern _Atomic int clb__cl_index_runs;              /* src/opencl/cl_index.h */
+extern _Atomic int64_t clb__cl_streaming_min_bytes; /* src/opencl/cl_launch.h */
+#endif
+
+/* Indices of dtype dt in [-n, n) (non-negative for unsigned dt); element bad_at
+   (if >= 0) set to n, out of range. */
+static clb_tensor *index_tensor(clb_context *ctx, clb_dtype dt, int ndim, const int64_t *shape,
+                                int64_t n, uint64_t seed, int64_t bad_at)
+{
+    int64_t count = 1;
+    for (int d = 0; d < ndim; d++) count *= shape[d];
+    int64_t *v = malloc((size_t)count * sizeof *v);
+    assert_non_null(v);
+    const bool neg = dt == CLB_INT8 || dt == CLB_INT16 || dt == CLB_INT32 || dt == CLB_INT64;
+    for (int64_t i = 0; i < count; i++) {
+        uint64_t r = clbt_rand(&seed);
+        v[i] = neg ? (int64_t)(r % (uint64_t)(2 * n)) - n : (int64_t)(r % (uint64_t)n);
+    }
+    if (bad_at >= 0) v[bad_at] = n;
+    clb_tensor *t64 = clbt_tensor(ctx, CLB_INT64, ndim, shape, v), *t = NULL;
+    CLBT_OK(clb_cast(t64, dt, &t));
+    clb_tensor_release(t64);
+    free(v);
+    return t;
+}
+
+/* take (or take_along_axis) of a random (ts) tensor of dtype dt against the host
+   backend, then the same with one index out of range. */
+static void take_case(clb_context *ctx, clb_dtype dt, const int64_t *ts, int axis, int indim,
+                      const int64_t *is, bool along, clb_dtype idt, uint64_t seed)
+{
+    clb_status (*f)(const clb_tensor *, const clb_tensor *, int, clb_tensor **) =
+        along ? clb_take_along_axis : clb_take;
+    const char *fn = along ? "clb_take_along_axis" : "clb_take";
+    clb_tensor *t = random_tensor(ctx, dt, 2, ts, seed), *th = on_host(t);
+    clb_tensor *ix = index_tensor(ctx, idt, indim, is, ts[axis], seed + 1, -1), *ixh = on_host(ix);
+    clb_tensor *r = NULL, *hr = NULL;
+    CLBT_OK(f(t, ix, axis, &r));
+    CLBT_OK(f(th, ixh, axis, &hr));
+    char what[160];
+    snprintf(what, sizeof what, "%s: %s of %s (%lld, %lld) axis %d, %s indices",
+             clb_context_device_name(ctx), fn, clb_dtype_name(dt), (long long)ts[0],
+             (long long)ts[1], axis, clb_dtype_name(idt));
+    clbt_assert_matches_host(r, hr, CLBT_EXACT, 0, what);
+    clb_tensor_release(r);
+    clb_tensor_release(ix);
+    int64_t count = 1;
+    for (int d = 0; d < indim; d++) count *= is[d];
+    ix = index_tensor(ctx, idt, indim, is, ts[axis], seed + 2, count / 2);
+    r = GARBAGE;
+    expect_error(f(t, ix, axis, &r), CLB_ERR_INVALID_ARGUMENT, fn, r);
+    clb_tensor *tr[] = {t, th, ix, ixh, hr};
+    for (size_t j = 0; j < sizeof tr / sizeof *tr; j++) clb_tensor_release(tr[j]);
+}
+
+/* take's kernel forms on every device (cl/take.cl): the CPU form (runs of rows
+   or of elements a work item, whole rows and rows cut into chunks, streaming
+   stores on aligned and unaligned rows) and the one-element form, forced both
+   ways; element widths 1, 4 and 8 bytes, signed and unsigned indices. */
+static void take_forms(clb_context *ctx, const char *sel)
+{
+    (void)sel;
+    for (int form = 0; form < 2; form++) {
+#if CLB_HAVE_OPENCL
+        clb__cl_index_runs = form;
+        clb__cl_streaming_min_bytes = form ? 0 : -1;
+#endif
+        take_case(ctx, CLB_FLOAT32, (int64_t[]){37, 100}, 0, 1, (int64_t[]){50}, false, CLB_INT64, 31);
+        take_case(ctx, CLB_FLOAT32, (int64_t[]){3, 5000}, 0, 1, (int64_t[]){2}, false, CLB_INT32, 32);
+        take_case(ctx, CLB_FLOAT32, (int64_t[]){6, 40}, 1, 1, (int64_t[]){7}, false, CLB_INT16, 33);
+        take_case(ctx, CLB_FLOAT32, (int64_t[]){40, 30}, 1, 2, (int64_t[]){40, 5}, true, CLB_INT64, 34);
+        take_case(ctx, CLB_FLOAT32, (int64_t[]){9, 30}, 0, 2, (int64_t[]){7, 30}, true, CLB_UINT64, 35);
+        if (form) {
+            take_case(ctx, CLB_INT8, (int64_t[]){200, 48}, 0, 1, (int64_t[]){300}, false, CLB_UINT8, 36);
+            take_case(ctx, CLB_INT64, (int64_t[]){40, 64}, 0, 1, (int64_t[]){130}, false, CLB_INT16, 37);
+        }
+    }
+#if CLB_HAVE_OPENCL
+    clb__cl_index_runs = -1;
+    clb__cl_streaming_min_bytes = -1;
+#endif
+}
+
+/* The scans' kernel forms on every device (cl/scan.cl): the CPU forms (float
+   rows as vectors of 8, float columns over runs of whole rows, with a tail of
+   columns past the last 16 and several block levels; streaming stores) and the
+   element loops, forced both ways, against the host backend. */
+static void scan_forms(clb_context *ctx, const char *sel)
+{
+    (void)sel;
+    const bool sim = clbt_is_simulator(ctx);
+    const struct {
+        clb_dtype dt;
+        int64_t shape[3];
+        bool prod;
+    } cases[] = {
+        {CLB_FLOAT32, {3, 700, 40}, false}, {CLB_FLOAT32, {2, 9000, 16}, false},
+        {CLB_FLOAT32, {5, 200, 3}, true},   {CLB_FLOAT32, {3, 5000, 1}, false},
+        {CLB_FLOAT64, {2, 300, 17}, false},
+    };
+    for (int form = 0; form < 2; form++) {
+#if CLB_HAVE_OPENCL
+        clb__cl_index_runs = form;
+        clb__cl_streaming_min_bytes = form ? 0 : -1;
+#endif
+        for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+            if (cases[c].dt == CLB_FLOAT64 && !clbt_has_fp64(ctx)) continue;
+            int64_t shape[3];
+            for (int d = 0; d < 3; d++) shape[d] = sim && d == 1 ? 70 : cases[c].shape[d];
+            clb_tensor *t = random_tensor(ctx, cases[c].dt, 3, shape, 41 + c), *th = on_host(t);
+            clb_tensor *r = NULL, *hr = NULL;
+            clb_status (*f)(const clb_tensor *, int, clb_tensor **) = cases[c].prod ? clb_cumprod : clb_cumsum;
+            CLBT_OK(f(t, 1, &r));
+            CLBT_OK(f(th, 1, &hr));
+            char what[96];
+            snprintf(what, sizeof what, "%s: scan form %d, case %zu", clb_context_device_name(ctx),
+                     form, c);
+            clbt_assert_matches_host(r, hr, 1e-5, 1e-5, what);
+            clb_tensor *tr[] = {t, th, r, hr};
+            for (size_t j = 0; j < sizeof tr / sizeof *tr; j++) clb_tensor_release(tr[j]);
+        }
+    }
+#if CLB_HAVE_OPENCL
+    clb__cl_index_runs = -1;
+    clb__cl_streaming_min_bytes = -1;
+#endif
+}
+
 static void take_random(clb_context *ctx, const char *sel)
 {
     (void)sel;
@@ -601,6 +730,8 @@ DEVICE_TEST(select_literals)
 DEVICE_TEST(sort_random)
 DEVICE_TEST(scan_random)
 DEVICE_TEST(take_random)
+DEVICE_TEST(take_forms)
+DEVICE_TEST(scan_forms)
 
 int main(void)
 {
@@ -610,7 +741,8 @@ int main(void)
         cmocka_unit_test(test_scan_literals),  cmocka_unit_test(test_sort_literals),
         cmocka_unit_test(test_topk_literals),  cmocka_unit_test(test_select_literals),
         cmocka_unit_test(test_sort_random),    cmocka_unit_test(test_scan_random),
-        cmocka_unit_test(test_take_random),    cmocka_unit_test(test_null_arguments),
+        cmocka_unit_test(test_take_random),    cmocka_unit_test(test_take_forms),
+        cmocka_unit_test(test_scan_forms),     cmocka_unit_test(test_null_arguments),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     clb_context_release(g_host);

@@ -322,6 +322,37 @@ static void test_shapes(void **state)
     clbt_for_each_device(body_shapes);
 }
 
+/* The own kernels' layouts (docs/pitfalls.md, "Layouts and the matmul paths"),
+   on every device with CLB_MATMUL_IMPL=kernel (PoCL's default): a transposed b
+   read in place by clb_matmul_nt, m, n past its 4 x 4 tile and k % 8 left over;
+   then, above 2^21 multiply-adds, the layouts it reaches through copies: a
+   transposed a with n = 120 (a copied row-major, b column-major, then
+   clb_matmul_nt) and both transposed with n = 128 (b copied row-major, then the
+   blocked kernel). */
+static void body_own_layouts(clb_context *ctx, const char *sel)
+{
+    (void)sel;
+    clb_context *host = clbt_host();
+    uint64_t rng = 77;
+    operand q = {3, {2, 13, 21}, false, false}, kt = {3, {2, 21, 10}, true, false};
+    compare(ctx, host, CLB_FLOAT32, &q, &kt, &rng, "(2,13,21)@(2,21,10)^T");
+    kt.broadcast_batch = true;
+    compare(ctx, host, CLB_FLOAT32, &q, &kt, &rng, "(2,13,21)@expand(1,21,10)^T");
+    operand at = {3, {2, 100, 96}, true, false}, b = {2, {96, 120}, false, false};
+    compare(ctx, host, CLB_FLOAT32, &at, &b, &rng, "(2,100,96)^T@(96,120)");
+    operand bt = {2, {96, 128}, true, false};
+    compare(ctx, host, CLB_FLOAT32, &at, &bt, &rng, "(2,100,96)^T@(96,128)^T");
+    clb_context_release(host);
+}
+
+static void test_own_layouts(void **state)
+{
+    (void)state;
+    setenv("CLB_MATMUL_IMPL", "kernel", 1); /* read when a context is made */
+    clbt_for_each_device(body_own_layouts);
+    unsetenv("CLB_MATMUL_IMPL");
+}
+
 /* An operand CLBlast cannot read in place (a broadcast inner axis: stride 0
    along columns) goes through a contiguous copy. */
 static void body_broadcast_inner(clb_context *ctx, const char *sel)
@@ -382,6 +413,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random),
         cmocka_unit_test(test_shapes),
+        cmocka_unit_test(test_own_layouts),
         cmocka_unit_test(test_broadcast_inner),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_empty_sum),

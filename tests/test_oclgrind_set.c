@@ -242,13 +242,24 @@ static void elementwise(clb_context *ctx)
 
 /* ---- reductions and matmul ---------------------------------------------------------- */
 
-/* (2,rows,4) @ (4,cols) of dtype dt on ctx against the host backend. */
-static void matmul_case(clb_context *ctx, clb_dtype dt, int64_t rows, int64_t cols,
+/* (2,rows,4) @ (4,cols) of dtype dt on ctx against the host backend; with
+   `bt`, the second operand a transposed view of a (cols,4) tensor. */
+static void matmul_case(clb_context *ctx, clb_dtype dt, int64_t rows, int64_t cols, bool bt,
                         const char *label)
 {
     char what[96];
     clb_tensor *ha = make(host, dt, 3, (const int64_t[]){2, rows, 4}, 3), *da = on(ctx, ha);
-    clb_tensor *hb = make(host, dt, 2, (const int64_t[]){4, cols}, 4), *db = on(ctx, hb);
+    clb_tensor *hb = NULL, *db = NULL;
+    if (bt) {
+        clb_tensor *hs = make(host, dt, 2, (const int64_t[]){cols, 4}, 4), *ds = on(ctx, hs);
+        CLBT_OK(clb_permute(hs, (const int[]){1, 0}, &hb));
+        CLBT_OK(clb_permute(ds, (const int[]){1, 0}, &db));
+        clb_tensor_release(hs);
+        clb_tensor_release(ds);
+    } else {
+        hb = make(host, dt, 2, (const int64_t[]){4, cols}, 4);
+        db = on(ctx, hb);
+    }
     clb_tensor *hr = NULL, *dr = NULL;
     snprintf(what, sizeof what, "%s of %s", label, clb_dtype_name(dt));
     CLBT_OK(clb_matmul(ha, hb, &hr));
@@ -328,13 +339,16 @@ static void reductions(clb_context *ctx, const char *selector)
     }
     clb_context_release(forced);
     static const clb_dtype mm[3] = {CLB_FLOAT32, CLB_FLOAT64, CLB_INT32};
-    for (int m = 0; m < 3; m++) matmul_case(ctx, mm[m], 3, 5, "matmul");
+    for (int m = 0; m < 3; m++) matmul_case(ctx, mm[m], 3, 5, false, "matmul");
     /* The register-blocked float kernel, whose last tile of m = 7 rows lies
        partly past the end (reads clamped, stores skipped). */
     setenv("CLB_MATMUL_IMPL", "kernel", 1);
     CLBT_OK(clb_context_create(selector, &forced));
     unsetenv("CLB_MATMUL_IMPL");
-    for (int m = 0; m < 2; m++) matmul_case(forced, mm[m], 7, 16, "blocked matmul");
+    for (int m = 0; m < 2; m++) matmul_case(forced, mm[m], 7, 16, false, "blocked matmul");
+    /* clb_matmul_nt: a transposed b read in place, m = 7 and n = 5 past its
+       4 x 4 tile, k = 4 below its 8-wide runs (lane 0 only). */
+    for (int m = 0; m < 2; m++) matmul_case(forced, mm[m], 7, 5, true, "transposed-b matmul");
     clb_context_release(forced);
 }
 
@@ -612,6 +626,72 @@ static void indexing(clb_context *ctx)
     clb_tensor_release(h), clb_tensor_release(d), clb_tensor_release(hm), clb_tensor_release(dm);
 }
 
+#if CLB_HAVE_OPENCL
+extern _Atomic int clb__cl_index_runs; /* src/opencl/cl_index.h */
+
+/* take's and the scans' CPU forms (PoCL's), forced on every device with
+   streaming stores: take of rows (whole and cut into chunks), take_along_axis's
+   batched gather, the float row scan and the whole-row column scan (one and
+   several levels, a tail of columns past 16, cumprod). */
+/* Host int64 indices v[j] = (7 * j + 3) % n - (j % 3 == 0 ? n : 0) (some negative). */
+static clb_tensor *some_indices(int ndim, const int64_t *shape, int64_t n)
+{
+    int64_t v[64], count = 1;
+    for (int d = 0; d < ndim; d++) count *= shape[d];
+    for (int64_t j = 0; j < count && j < 64; j++) v[j] = (7 * j + 3) % n - (j % 3 == 0 ? n : 0);
+    return clbt_tensor(host, CLB_INT64, ndim, shape, v);
+}
+
+static void indexing_cpu_forms(clb_context *ctx)
+{
+    char what[128];
+    clb__cl_index_runs = 1;
+    clb__cl_streaming_min_bytes = 0;
+    static const struct {
+        clb_dtype dt;
+        int64_t t[2], i;
+    } takes[3] = {{CLB_FLOAT32, {37, 40}, 9}, {CLB_INT8, {5, 300}, 2}, {CLB_INT64, {6, 20}, 7}};
+    for (int c = 0; c < 3; c++) {
+        clb_tensor *h = make(host, takes[c].dt, 2, takes[c].t, 61u + (unsigned)c), *d = on(ctx, h);
+        clb_tensor *hi = some_indices(1, &takes[c].i, takes[c].t[0]), *di = on(ctx, hi);
+        clb_tensor *hr = NULL, *dr = NULL;
+        snprintf(what, sizeof what, "take (CPU form) of %s", clb_dtype_name(takes[c].dt));
+        if (clb_take(h, hi, 0, &hr) == CLB_OK && !declined(clb_take(d, di, 0, &dr), what))
+            compare(dr, hr, what);
+        clb_tensor_release(hr), clb_tensor_release(dr);
+        clb_tensor_release(hi), clb_tensor_release(di), clb_tensor_release(h), clb_tensor_release(d);
+    }
+    {
+        clb_tensor *h = make(host, CLB_FLOAT32, 2, (const int64_t[]){6, 9}, 63u), *d = on(ctx, h);
+        clb_tensor *hi = some_indices(2, (const int64_t[]){6, 4}, 9), *di = on(ctx, hi);
+        clb_tensor *hr = NULL, *dr = NULL;
+        if (clb_take_along_axis(h, hi, 1, &hr) == CLB_OK &&
+            !declined(clb_take_along_axis(d, di, 1, &dr), "take_along_axis (CPU form)"))
+            compare(dr, hr, "take_along_axis (CPU form)");
+        clb_tensor_release(hr), clb_tensor_release(dr);
+        clb_tensor_release(hi), clb_tensor_release(di), clb_tensor_release(h), clb_tensor_release(d);
+    }
+    static const struct {
+        clb_dtype dt;
+        int64_t s[3];
+        bool prod;
+    } scans[4] = {{CLB_FLOAT32, {2, 300, 1}, false}, {CLB_FLOAT32, {2, 150, 20}, false},
+                  {CLB_FLOAT64, {1, 9, 33}, false},  {CLB_FLOAT32, {3, 70, 17}, true}};
+    for (int c = 0; c < 4; c++) {
+        clb_tensor *h = make(host, scans[c].dt, 3, scans[c].s, 65u + (unsigned)c), *d = on(ctx, h);
+        clb_tensor *hr = NULL, *dr = NULL;
+        snprintf(what, sizeof what, "%s (CPU form) of %s (%lld, %lld, %lld)",
+                 scans[c].prod ? "cumprod" : "cumsum", clb_dtype_name(scans[c].dt),
+                 (long long)scans[c].s[0], (long long)scans[c].s[1], (long long)scans[c].s[2]);
+        clb_status (*f)(const clb_tensor *, int, clb_tensor **) = scans[c].prod ? clb_cumprod : clb_cumsum;
+        if (f(h, 1, &hr) == CLB_OK && !declined(f(d, 1, &dr), what)) compare(dr, hr, what);
+        clb_tensor_release(hr), clb_tensor_release(dr), clb_tensor_release(h), clb_tensor_release(d);
+    }
+    clb__cl_index_runs = -1;
+    clb__cl_streaming_min_bytes = -1;
+}
+#endif
+
 /* ---- fused broadcast reductions (cl/eval_reduce.cl) ---------------------------------- */
 
 #if CLB_HAVE_OPENCL
@@ -757,6 +837,42 @@ static void made(clb_context *ctx)
     clb_tensor_release(s);
 }
 
+#if CLB_HAVE_OPENCL
+extern _Atomic int clb__cl_map_blocked; /* src/opencl/cl_launch.h */
+
+/* generate.cl's CPU forms on any device: full, float32 arange and linspace
+   with streaming stores (64-byte units, a tail), and float32 draws in both
+   forms (a call a work item, a block on vector lanes) over whole and partial
+   blocks. */
+static void made_forced(clb_context *ctx)
+{
+    char what[128];
+    const int64_t n = 203;
+    const clb_scalar v = {.kind = CLB_SCALAR_FLOAT, .f = 2.5};
+    for (int k = 0; k < 7; k++) {
+        clb_tensor *h = NULL, *d = NULL;
+        clb__cl_streaming_min_bytes = k < 3 ? 0 : -1;
+        clb__cl_map_blocked = k < 3 ? -1 : (k - 3) % 2;
+        const bool normal = k >= 5;
+        for (int side = 0; side < 2; side++) {
+            clb_context *c = side ? ctx : host;
+            clb_tensor **t = side ? &d : &h;
+            if (k == 0) CLBT_OK(clb_full(c, CLB_FLOAT32, 1, &n, v, t));
+            else if (k == 1) CLBT_OK(clb_arange(c, CLB_FLOAT32, 1, 1 + (double)n, 1, t));
+            else if (k == 2) CLBT_OK(clb_linspace(c, CLB_FLOAT32, 0, 1, n, 1, t));
+            else if (normal) CLBT_OK(clb_random_normal(c, CLB_FLOAT32, 1, &n, 5, 3, 0, 1, t));
+            else CLBT_OK(clb_random_uniform(c, CLB_FLOAT32, 1, &n, 5, 3, -1, 1, t));
+        }
+        snprintf(what, sizeof what, "generate, CPU form %d", k);
+        compare(d, h, what);
+        clb_tensor_release(h);
+        clb_tensor_release(d);
+    }
+    clb__cl_streaming_min_bytes = -1;
+    clb__cl_map_blocked = -1;
+}
+#endif
+
 static void all(clb_context *ctx, const char *selector)
 {
     slices(ctx);
@@ -768,8 +884,12 @@ static void all(clb_context *ctx, const char *selector)
     reductions(ctx, selector);
     argreductions(ctx);
     made(ctx);
+#if CLB_HAVE_OPENCL
+    made_forced(ctx);
+#endif
     indexing(ctx);
 #if CLB_HAVE_OPENCL
+    indexing_cpu_forms(ctx);
     fused(selector);
 #endif
 }

@@ -29,18 +29,21 @@ static float *draw_f32(clb_context *ctx, bool normal, int64_t n, uint64_t seed, 
     return v;
 }
 
-/* The host's element i is the map of the words of Philox's counter
-   (offset + i) / G, G elements sharing one call (cl/random.h). */
+/* The host's element i is the map of the words of its Philox call, G elements
+   sharing one call, the calls in lanes of 16 (cl/random.h): slot k of call
+   (lane) l of block b is element b * 64 + k * 16 + l. */
 static void test_host_is_the_formula(void **state)
 {
     (void)state;
     clb_context *h = clbt_host();
-    float *u = draw_f32(h, false, 5, 42, 7, 0, 1), *z = draw_f32(h, true, 5, 42, 7, 0, 1);
-    for (int i = 0; i < 5; i++) {
-        uint64_t j = 7 + (uint64_t)i; /* one Philox call per 4 uniforms or 4 normals */
+    const int64_t n = 150; /* from inside block 0 across blocks 1 and 2 */
+    float *u = draw_f32(h, false, n, 42, 7, 0, 1), *z = draw_f32(h, true, n, 42, 7, 0, 1);
+    for (int i = 0; i < n; i++) {
+        uint64_t j = 7 + (uint64_t)i, counter; /* one Philox call per 4 uniforms or 4 normals */
+        const int k = clb_rng_locate(j, 4, &counter);
+        assert_true(counter == j / 64 * 16 + j % 16 && k == (int)(j % 64 / 16));
         clb_u32 w[4];
-        clb_philox(j / 4, 42, w);
-        int k = (int)(j % 4);
+        clb_philox(counter, 42, w);
         assert_true(u[i] == (float)(w[k] >> 8) * 0x1p-24f);
         assert_true(z[i] == clb_rng_normalf(w[k & 2], w[(k & 2) + 1], k & 1));
     }
@@ -49,18 +52,57 @@ static void test_host_is_the_formula(void **state)
     clb_context_release(h);
 }
 
+/* The float32 normal's own log and sine/cosine (cl/random.h) against libm's in
+   double: within 2 ulp of float over every angle's quadrant and the range of u1. */
+static void test_normal_formula_accuracy(void **state)
+{
+    (void)state;
+    double worst_log = 0, worst_trig = 0;
+    for (clb_u32 m = 1; m <= (1u << 24); m += (m < 4096 ? 1u : 4093u)) {
+        const double want = -2.0 * log((double)m * 0x1p-24);
+        const float got = clb_rng_m2log(m);
+        const double ulp = want > 0 ? nextafterf((float)want, INFINITY) - (float)want : 0x1p-149;
+        const double err = fabs(got - want) / ulp;
+        if (err > worst_log) worst_log = err;
+    }
+    assert_true(clb_rng_m2log(1u << 24) == 0.0f);
+    for (clb_u32 t = 0; t < (1u << 24); t += 997u) {
+        float c, s;
+        clb_rng_sincos(t, &c, &s);
+        const double a = 6.283185307179586476925 * (double)t * 0x1p-24;
+        const double ec = fabs(c - cos(a)) / 0x1p-24, es = fabs(s - sin(a)) / 0x1p-24;
+        if (ec > worst_trig) worst_trig = ec;
+        if (es > worst_trig) worst_trig = es;
+    }
+    print_message("normal formula: -2 ln(u1) within %.2f ulp, cos/sin within %.2f x 2^-24\n",
+                  worst_log, worst_trig);
+    assert_true(worst_log <= 2.0);
+    assert_true(worst_trig <= 2.0);
+}
+
+#if CLB_HAVE_OPENCL
+extern _Atomic int clb__cl_map_blocked; /* src/opencl/cl_launch.h: 1 CPU form, 0 GPU form */
+#endif
+
 /* Every device draws the host's stream. */
 static void devices_body(clb_context *ctx, const char *selector)
 {
     clb_context *h = clbt_host();
     const int64_t shape[2] = {317, 129};
     const clb_dtype dts[3] = {CLB_FLOAT16, CLB_FLOAT32, CLB_FLOAT64};
-    /* offset 99: group by group; float32 also at an offset a multiple of 4 whose
-       counters cross 2^32 (the 8-call lanes' carry), with a 64-bit seed */
+    /* offset 99: a block begun; float32 also at an offset whose counters cross
+       2^32 (the vector lanes' carry), with a 64-bit seed, each float32 case in
+       both of the device's forms (a call a work item, a block on vector lanes) */
     const uint64_t offs[2] = {99, ((uint64_t)1 << 34) - 12}, seeds[2] = {1234, 0x123456789abcULL};
-    for (int j = 0; j < 6; j++) {
-        const int k = j % 3, o = j / 3;
+    clb_device_info info;
+    CLBT_OK(clb_context_get_info(ctx, &info));
+    const bool cpu = info.type == CLB_DEVICE_CPU;
+    for (int j = 0; j < 10; j++) {
+        const int k = j % 5 < 3 ? j % 5 : 1, o = j / 5;
         if (o == 1 && dts[k] != CLB_FLOAT32) continue;
+#if CLB_HAVE_OPENCL
+        clb__cl_map_blocked = j % 5 < 3 ? -1 : j % 5 - 3;
+#endif
         for (int normal = 0; normal < 2; normal++) {
             clb_tensor *g = NULL, *w = NULL;
             const uint64_t off = offs[o], seed = seeds[o];
@@ -73,13 +115,20 @@ static void devices_body(clb_context *ctx, const char *selector)
             char what[96];
             snprintf(what, sizeof what, "%s %s at offset %llu on %s", normal ? "normal" : "uniform",
                      clb_dtype_name(dts[k]), (unsigned long long)off, selector);
-            /* uniform: bit for bit; normal: the devices' log/cos, a few ulp */
+            /* uniform: bit for bit; normal float16/32 (cl/random.h's own log and
+               sin/cos) too where sqrt rounds correctly, as on CPU devices; float64
+               (the device's log/cos) and other devices' float32: a few ulp */
+            const bool exact_normal = cpu && dts[k] != CLB_FLOAT64;
             double rtol = dts[k] == CLB_FLOAT16 ? 1e-3 : dts[k] == CLB_FLOAT32 ? 1e-6 : 1e-14;
-            clbt_assert_matches_host(g, w, normal ? rtol : CLBT_EXACT, normal ? rtol : 0, what);
+            clbt_assert_matches_host(g, w, normal && !exact_normal ? rtol : CLBT_EXACT,
+                                     normal && !exact_normal ? rtol : 0, what);
             clb_tensor_release(g);
             clb_tensor_release(w);
         }
     }
+#if CLB_HAVE_OPENCL
+    clb__cl_map_blocked = -1;
+#endif
     /* n then n more at offset n is one draw of 2n */
     const int64_t n = 1000, n2 = 2000;
     clb_tensor *a = NULL, *b = NULL, *ab = NULL, *both = NULL;
@@ -225,6 +274,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_philox_known_answer),
         cmocka_unit_test(test_host_is_the_formula),
+        cmocka_unit_test(test_normal_formula_accuracy),
         cmocka_unit_test(test_statistics),
         cmocka_unit_test(test_ranges_and_errors),
         cmocka_unit_test(test_devices_draw_the_host_stream),

@@ -227,8 +227,8 @@ static int warm_device(const char *sel, bool minimal, bool tty)
             failed = 1;
         }
     }
-    progress(tty, label, n, n, "waiting for the background builds");
-    clb_context_release(ctx); /* waits for the builds the tier queued */
+    progress(tty, label, n, n, "writing the disk cache");
+    clb_context_release(ctx); /* waits for the disk writes */
     if (tty) fputc('\n', stderr);
     if (clb_device_cached_programs(info.index, &after) != CLB_OK) after = before;
     printf("%s %s (%s): %d operations, %d programs in the cache (%d new)%s\n", label, info.name,
@@ -263,8 +263,11 @@ int cmd_warmup(int argc, char **argv)
     }
     /* Filling the disk cache is the point here: entries on every driver, PoCL
        too (whose processes otherwise leave it to PoCL's own kernel cache),
-       unless the user said never. */
+       unless the user said never. Every step launches its kernel (no cold-start
+       tier on the calling thread), so each program is built before the step
+       returns: clb_context_release drops the background builds not begun. */
     setenv("CLB_CACHE_WRITE", "always", 0);
+    setenv("CLB_HOST_TINY", "0", 1);
     bool tty = isatty(STDERR_FILENO) != 0;
     if (selector && strcmp(selector, "all") != 0) return warm_device(selector, minimal, tty);
     int count = 0, rc = 0;

@@ -226,6 +226,7 @@ clb_status clb_broadcast_shapes(int n, const int *ndims, const int64_t *const *s
 {
     /* Both outputs are cleared on every failure, whichever argument is bad. */
     clb_status st = clb__broadcast(n, ndims, shapes, out_ndim, out_shape);
+    if (st != CLB_OK) st = clb__fail_in("clb_broadcast_shapes", st, NULL);
     if (st != CLB_OK && out_ndim) *out_ndim = 0;
     return st;
 }

@@ -22,7 +22,9 @@ clb_status clb_device_get_info(int index, clb_device_info *out)
     if (!out) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "clb_device_get_info: out is NULL");
     memset(out, 0, sizeof *out);
     return clb__fail(CLB_ERR_INVALID_ARGUMENT,
-                     "no OpenCL device with index %d (this build has no OpenCL support)", index);
+                     "clb_device_get_info: no OpenCL device with index %d (this build has no "
+                     "OpenCL support)",
+                     index);
 }
 
 clb_status clb_device_cached_programs(int index, int *count)
@@ -30,7 +32,9 @@ clb_status clb_device_cached_programs(int index, int *count)
     if (!count) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "clb_device_cached_programs: count is NULL");
     *count = 0;
     return clb__fail(CLB_ERR_INVALID_ARGUMENT,
-                     "no OpenCL device with index %d (this build has no OpenCL support)", index);
+                     "clb_device_cached_programs: no OpenCL device with index %d (this build has "
+                     "no OpenCL support)",
+                     index);
 }
 
 clb_status clb__device_resolve(const char *selector, int *device_index)

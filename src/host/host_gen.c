@@ -32,13 +32,15 @@ static float round_half(float f)
     return clb__half_to_float(clb__half_from_float(f));
 }
 
-/* The words of element i's Philox call and its place k in the group. */
+/* The words of element i's Philox call and its slot k in the call (cl/random.h's
+   lanes). */
 static int words_of(const clb__gen_op *op, uint64_t i, clb_u32 *w)
 {
-    uint64_t g = (uint64_t)clb_rng_group(op->kind == CLB__GEN_NORMAL, op->dtype == CLB_FLOAT64);
-    uint64_t j = op->a[1] + i;
-    clb_philox(j / g, op->a[0], w);
-    return (int)(j % g);
+    int g = clb_rng_group(op->kind == CLB__GEN_NORMAL, op->dtype == CLB_FLOAT64);
+    uint64_t counter;
+    int k = clb_rng_locate(op->a[1] + i, g, &counter);
+    clb_philox(counter, op->a[0], w);
+    return k;
 }
 
 /* A float32 / float16 draw (float arithmetic, as the kernel). */

@@ -15,6 +15,7 @@
 #include "cl_generate.h"
 #include "cl_eval_reduce.h"
 #include "cl_index.h"
+#include "cl_park.h"
 #include "cl_quirks.h"
 #include "cl_device.h"
 #include "expr.h"
@@ -51,7 +52,8 @@ static void release_impl(clb__cl_context *cl)
     clb__cl_matmul_forget();
     clb__slabs_destroy(cl->slabs); /* every block came back with the pool */
     if (cl->device_retained) clReleaseDevice(cl->device);
-    if (cl->context) clReleaseContext(cl->context);
+    if (cl->context && !(cl->parkable && clb__cl_park_put(cl->device, cl->context)))
+        clReleaseContext(cl->context);
     free(cl);
 }
 
@@ -124,9 +126,13 @@ clb_status clb__cl_context_init(clb_context *ctx, int device_index)
     if (!cl) CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory creating an OpenCL context");
     CLB_TRY(clb__cl_device_lookup(device_index, &platform, &cl->device, &ctx->info));
 
-    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)platform, 0};
-    cl->context = clCreateContext(props, 1, &cl->device, NULL, NULL, &err);
-    CLB_CL_CHECK(err, "clCreateContext");
+    cl->parkable = clb__cl_park_wanted(ctx->info.platform);
+    if (cl->parkable) cl->context = clb__cl_park_take(cl->device);
+    if (!cl->context) {
+        cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)platform, 0};
+        cl->context = clCreateContext(props, 1, &cl->device, NULL, NULL, &err);
+        CLB_CL_CHECK(err, "clCreateContext");
+    }
     cl->queue = clCreateCommandQueue(cl->context, cl->device, 0, &err);
     CLB_CL_CHECK(err, "clCreateCommandQueue");
     CLB_TRY(setup(ctx, cl));

@@ -341,6 +341,7 @@ clb_status clb_device_get_info(int index, clb_device_info *out)
     if (!out) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "clb_device_get_info: out is NULL");
     memset(out, 0, sizeof *out);
     clb_status st = clb__cl_device_lookup(index, NULL, NULL, out);
+    if (st != CLB_OK) st = clb__fail_in("clb_device_get_info", st, NULL);
     if (st != CLB_OK) memset(out, 0, sizeof *out);
     return st;
 }
@@ -351,7 +352,8 @@ clb_status clb_device_cached_programs(int index, int *count)
     *count = 0;
     clb_device_info info;
     clb_status st = clb__cl_device_lookup(index, NULL, NULL, &info);
-    return st == CLB_OK ? clb__program_cache_count(&info, count) : st;
+    return st == CLB_OK ? clb__program_cache_count(&info, count)
+                        : clb__fail_in("clb_device_cached_programs", st, NULL);
 }
 
 /* ---- selectors ------------------------------------------------------------------ */

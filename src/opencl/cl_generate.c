@@ -1,6 +1,8 @@
-/* Driver of cl/generate.cl: full, arange, linspace and the random draws, one
- * work item an element, in pieces of at most 2^30 work items. The parameters
- * come from src/ops/op_generate.c as bit patterns (clb__gen_op.a). */
+/* Driver of cl/generate.cl: full, arange and linspace a work item an element
+ * (or 64 bytes), in pieces of at most 2^30 work items; the random draws a
+ * work item a Philox call (or a block of 16 on vector lanes), on a (lanes,
+ * blocks) grid. The parameters come from src/ops/op_generate.c as bit patterns
+ * (clb__gen_op.a). */
 #include "cl_generate.h"
 
 #include "cl_errors.h"
@@ -12,11 +14,12 @@
 #include "../../cl/random.h"
 
 #define PIECE ((int64_t)1 << 30)
-/* Units (16-byte stores) a work item writes before its one fence, with
-   streaming stores: 4 KiB, few enough for a loop-limited device. */
+/* Units (64-byte stores) a work item writes before its one fence, with
+   streaming stores: 16 KiB, few enough for a loop-limited device. */
 #define BLOCK 256
-/* The same for the 8-call draws' units (128-byte stores): 2 KiB. */
-#define BLOCK8 16
+/* Blocks of draws a work-group row takes at most (cl/random.h's lanes): 256
+   blocks of 16 lanes are 4096 work items, PoCL's work-group limit. */
+#define DRAW_ROWS 256
 
 /* full writes a bit pattern: one program per item size, not per dtype. */
 static clb_dtype program_dtype(const clb__gen_op *op)
@@ -28,6 +31,74 @@ static clb_dtype program_dtype(const clb__gen_op *op)
     case 4: return CLB_UINT32;
     default: return CLB_UINT64;
     }
+}
+
+/* full, arange, linspace: a work item a unit (an element, or 64 bytes). */
+static clb_status launch_units(clb__cl_context *cl, cl_kernel kernel, size_t wg_max,
+                               const clb__gen_op *op, bool nt, bool vec4)
+{
+    clb_status st = CLB_OK;
+    cl_int err = CL_SUCCESS;
+    int64_t items = op->numel;
+    if (op->kind == CLB__GEN_FULL) /* 64-byte chunks and one item for the tail */
+        items = op->numel * (int64_t)clb_dtype_size(op->dtype) / 64 + 1;
+    else if (vec4)
+        items = (op->numel + 15) / 16;
+    const cl_ulong per = nt && vec4 ? BLOCK : 1;
+    for (int64_t base = 0; base < items; base += PIECE) {
+        int64_t left = items - base;
+        cl_ulong b = (cl_ulong)base, n = (cl_ulong)(left < PIECE ? left : PIECE);
+        size_t global = (size_t)((n + per - 1) / per + 63) / 64 * 64;
+        err = clSetKernelArg(kernel, 1, sizeof b, &b);
+        if (err == CL_SUCCESS) err = clSetKernelArg(kernel, 2, sizeof n, &n);
+        CLB_CL_CHECK(err, "clSetKernelArg");
+        /* streaming blocks: work-groups of 64 items, so a core that falls behind
+           (a shared machine) leaves many groups to the others, not half the work */
+        size_t local = 64;
+        err = clEnqueueNDRangeKernel(cl->queue, kernel, 1, NULL, &global,
+                                     per > 1 && wg_max >= 64 ? &local : NULL, 0, NULL, NULL);
+        if (CLB__FAULT(CLB__FAULT_ENQUEUE)) err = CL_OUT_OF_RESOURCES;
+        CLB_CL_CHECK(err, "clEnqueueNDRangeKernel");
+    }
+cleanup:
+    return st;
+}
+
+/* The draws: work item (l, t) runs lane l of block t (cl/random.h), a
+   work-group (LANES, rows) with as many rows as the kernel's work-group limit
+   allows (at most DRAW_ROWS), the blocks padded to whole rows; with `lanes`
+   (clb_random_v), work item t runs block t, the work-group the runtime's. */
+static clb_status launch_draw(clb__cl_context *cl, const clb__cl_kernel *k, const clb__gen_op *op,
+                              bool lanes)
+{
+    clb_status st = CLB_OK;
+    cl_int err = CL_SUCCESS;
+    const int64_t per = (int64_t)CLB_RNG_LANES *
+                        clb_rng_group(op->kind == CLB__GEN_NORMAL, op->dtype == CLB_FLOAT64);
+    /* the blocks from the one holding the first element to the one holding the last */
+    const int64_t blocks = (int64_t)((op->a[1] + (uint64_t)op->numel - 1) / (uint64_t)per -
+                                     op->a[1] / (uint64_t)per) + 1;
+    size_t rows = k->wg_max / CLB_RNG_LANES;
+    if (rows > DRAW_ROWS) rows = DRAW_ROWS;
+    if (!lanes && rows < 1)
+        return clb__fail(CLB_ERR_OPENCL, "clb_random_*: the device's work-group limit (%zu) "
+                                   "is below the %d lanes of a draw", k->wg_max, CLB_RNG_LANES);
+    for (int64_t base = 0; base < blocks; base += PIECE) {
+        int64_t left = blocks - base;
+        cl_ulong b = (cl_ulong)base, n = (cl_ulong)(left < PIECE ? left : PIECE);
+        size_t global[2] = {CLB_RNG_LANES, (size_t)(n + rows - 1) / rows * rows};
+        size_t local[2] = {CLB_RNG_LANES, rows};
+        if (lanes) global[0] = (size_t)(n + 63) / 64 * 64;
+        err = clSetKernelArg(k->kernel, 1, sizeof b, &b);
+        if (err == CL_SUCCESS) err = clSetKernelArg(k->kernel, 2, sizeof n, &n);
+        CLB_CL_CHECK(err, "clSetKernelArg");
+        err = clEnqueueNDRangeKernel(cl->queue, k->kernel, lanes ? 1 : 2, NULL, global,
+                                     lanes ? NULL : local, 0, NULL, NULL);
+        if (CLB__FAULT(CLB__FAULT_ENQUEUE)) err = CL_OUT_OF_RESOURCES;
+        CLB_CL_CHECK(err, "clEnqueueNDRangeKernel");
+    }
+cleanup:
+    return st;
 }
 
 clb_status clb__cl_generate(clb_context *ctx, const clb__gen_op *op, void *handle)
@@ -45,13 +116,16 @@ clb_status clb__cl_generate(clb_context *ctx, const clb__gen_op *op, void *handl
                          "%s: float64 values need float64 arithmetic, which OpenCL device %s does "
                          "not support (no cl_khr_fp64); use float32 or the host backend",
                          what[op->kind], ctx->info.name);
-    /* 16-byte stores: full always; float32 arange and linspace, and float32 uniform
-       draws whose offset keeps the groups aligned, where stores stream. */
+    /* Wide stores: full (64 bytes) always; float32 arange and linspace (64) where stores stream. */
     const bool nt = clb__cl_streaming(cl, op->numel * (int64_t)clb_dtype_size(op->dtype));
-    /* float32 draws at an offset that keeps the groups aligned: 8 Philox calls
-       (32 elements) a work item on uint8 lanes, SIMD on a CPU device. */
-    const bool v8 = op->dtype == CLB_FLOAT32 && op->a[1] % 4 == 0 &&
-                    (op->kind == CLB__GEN_UNIFORM || op->kind == CLB__GEN_NORMAL);
+    const bool draw = op->kind == CLB__GEN_UNIFORM || op->kind == CLB__GEN_NORMAL;
+    /* float32 draws where a work-group is a loop on one core (PoCL's CPU
+       devices): a block a work item on 16 vector lanes (clb_random_v); elsewhere
+       a call a work item (clb_random; on llvmpipe, which runs work items on
+       SIMD lanes itself, 1.3x faster than the lanes form). Tests force either
+       form through clb__cl_map_blocked. */
+    const bool lanes = draw && op->dtype == CLB_FLOAT32 &&
+                       (clb__cl_map_blocked >= 0 ? clb__cl_map_blocked != 0 : cl->loops);
     const bool vec4 = op->kind == CLB__GEN_FULL ||
                       (nt && op->dtype == CLB_FLOAT32 &&
                        (op->kind == CLB__GEN_ARANGE || op->kind == CLB__GEN_LINSPACE));
@@ -59,14 +133,18 @@ clb_status clb__cl_generate(clb_context *ctx, const clb__gen_op *op, void *handl
                                  {"CLB_OUT_DTYPE", program_dtype(op)},
                                  {"CLB_GEN_F64", op->kind == CLB__GEN_LINSPACE && op->f64},
                                  {"CLB_GEN_VEC4", vec4},
-                                 {"CLB_GEN_V8", v8},
-                                 {"CLB_GEN_NT", nt && (vec4 || v8)},
-                                 {"CLB_GEN_BLOCK", nt && vec4 ? BLOCK : nt && v8 ? BLOCK8 : 1}};
+                                 {"CLB_GEN_NT", nt && vec4},
+                                 {"CLB_GEN_BLOCK", nt && vec4 ? BLOCK : 1},
+                                 {"CLB_GEN_IDX32", vec4 && op->numel <= ((int64_t)1 << 32)},
+                                 {"CLB_RNG_BUILTIN_SQRT", draw && cl->loops}};
     char options[CLB__KERNEL_OPTIONS_MAX];
-    CLB_TRY(clb__kernel_options(defs, 7, options, sizeof options));
+    CLB_TRY(clb__kernel_options(defs, 8, options, sizeof options));
     CLB_TRY(clb__program_cache_get(cl->programs, CLB__KERNEL_GENERATE, options, &program));
-    CLB_TRY(clb__cl_kernel_for(cl, CLB__KERNEL_GENERATE, program, 0,
-                               clb__kernel_function(CLB__KERNEL_GENERATE), &k));
+    CLB_TRY(clb__cl_kernel_for(cl, CLB__KERNEL_GENERATE, program, draw + lanes,
+                               lanes  ? "clb_random_v"
+                               : draw ? "clb_random"
+                                      : clb__kernel_function(CLB__KERNEL_GENERATE),
+                               &k));
     cl_kernel kernel = k->kernel;
     err = clSetKernelArg(kernel, 0, sizeof(cl_mem), &handle);
     for (cl_uint i = 0; i < 6 && err == CL_SUCCESS; i++)
@@ -74,30 +152,8 @@ clb_status clb__cl_generate(clb_context *ctx, const clb__gen_op *op, void *handl
     const cl_ulong total = (cl_ulong)op->numel;
     if (err == CL_SUCCESS) err = clSetKernelArg(kernel, 9, sizeof total, &total);
     CLB_CL_CHECK(err, "clSetKernelArg");
-    /* The draws run a work item per group of elements that share a Philox call. */
-    int64_t items = op->numel;
-    if (op->kind == CLB__GEN_FULL) /* 16-byte chunks and one item for the tail */
-        items = op->numel * (int64_t)clb_dtype_size(op->dtype) / 16 + 1;
-    else if (vec4)
-        items = (op->numel + 3) / 4;
-    else if (v8)
-        items = (op->numel + 31) / 32;
-    else if (op->kind == CLB__GEN_UNIFORM || op->kind == CLB__GEN_NORMAL) {
-        int64_t g = clb_rng_group(op->kind == CLB__GEN_NORMAL, op->dtype == CLB_FLOAT64);
-        items = ((int64_t)(op->a[1] % (uint64_t)g) + op->numel + g - 1) / g;
-    }
-    for (int64_t base = 0; base < items; base += PIECE) {
-        int64_t left = items - base;
-        cl_ulong b = (cl_ulong)base, n = (cl_ulong)(left < PIECE ? left : PIECE);
-        const cl_ulong per = nt && vec4 ? BLOCK : nt && v8 ? BLOCK8 : 1;
-        size_t global = (size_t)((n + per - 1) / per + 63) / 64 * 64;
-        err = clSetKernelArg(kernel, 1, sizeof b, &b);
-        if (err == CL_SUCCESS) err = clSetKernelArg(kernel, 2, sizeof n, &n);
-        CLB_CL_CHECK(err, "clSetKernelArg");
-        err = clEnqueueNDRangeKernel(cl->queue, kernel, 1, NULL, &global, NULL, 0, NULL, NULL);
-        if (CLB__FAULT(CLB__FAULT_ENQUEUE)) err = CL_OUT_OF_RESOURCES;
-        CLB_CL_CHECK(err, "clEnqueueNDRangeKernel");
-    }
+    if (draw) CLB_TRY(launch_draw(cl, k, op, lanes));
+    else CLB_TRY(launch_units(cl, kernel, k->wg_max, op, nt, vec4));
 cleanup:
     if (k) clb__cl_kernel_unlock(cl);
     return st;

@@ -4,6 +4,8 @@
 #include "cl_errors.h"
 #include "fault.h"
 
+_Atomic int clb__cl_index_runs = -1;
+
 clb_status clb__cl_index_kernel(clb__cl_context *cl, clb__kernel_id id,
                                 const clb__kernel_define *defs, int ndefs, int variant,
                                 const char *name, clb__cl_kernel **out)
@@ -32,7 +34,11 @@ clb_status clb__cl_index_args(clb__cl_kernel *k, cl_uint first, int nmem, const 
 
 clb_status clb__cl_index_launch(clb__cl_context *cl, cl_kernel k, int64_t n)
 {
-    if (!cl->loops) return clb__cl_launch(cl, k, n);
+    return cl->loops ? clb__cl_index_launch_ones(cl, k, n) : clb__cl_launch(cl, k, n);
+}
+
+clb_status clb__cl_index_launch_ones(clb__cl_context *cl, cl_kernel k, int64_t n)
+{
     const size_t local = 1, piece = (size_t)1 << 30;
     for (size_t start = 0; start < (size_t)n; start += piece) {
         size_t global = (size_t)n - start < piece ? (size_t)n - start : piece;
@@ -45,8 +51,15 @@ clb_status clb__cl_index_launch(clb__cl_context *cl, cl_kernel k, int64_t n)
 
 clb_status clb__cl_index_buffer(clb__cl_context *cl, size_t nbytes, const char *what, cl_mem *out)
 {
+    return clb__cl_index_buffer_from(cl, nbytes, NULL, what, out);
+}
+
+clb_status clb__cl_index_buffer_from(clb__cl_context *cl, size_t nbytes, const void *init,
+                                     const char *what, cl_mem *out)
+{
     cl_int err = CL_SUCCESS;
-    *out = clCreateBuffer(cl->context, CL_MEM_READ_WRITE, nbytes ? nbytes : 1, NULL, &err);
+    const cl_mem_flags flags = CL_MEM_READ_WRITE | (init ? CL_MEM_COPY_HOST_PTR : 0);
+    *out = clCreateBuffer(cl->context, flags, nbytes ? nbytes : 1, (void *)init, &err);
     if (CLB__FAULT(CLB__FAULT_BUFFER)) {
         if (*out) clReleaseMemObject(*out);
         *out = NULL;

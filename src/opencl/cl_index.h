@@ -19,9 +19,19 @@ clb_status clb__cl_index_args(clb__cl_kernel *k, cl_uint first, int nmem, const 
    sequential loop as written, rather than being vectorised across neighbours
    whose streams lie far apart (a gather per load). Elsewhere clb__cl_launch. */
 clb_status clb__cl_index_launch(clb__cl_context *cl, cl_kernel k, int64_t n);
+/* n work items of k in groups of one, on any device (the CPU form's launch). */
+clb_status clb__cl_index_launch_ones(clb__cl_context *cl, cl_kernel k, int64_t n);
 /* A device buffer of nbytes (at least 1) for scratch; what = its use, in messages. */
 clb_status clb__cl_index_buffer(clb__cl_context *cl, size_t nbytes, const char *what,
                                 cl_mem *out);
+/* The same holding a copy of nbytes (>= 1) at init (NULL: unset), with no
+   command of its own (CL_MEM_COPY_HOST_PTR). */
+clb_status clb__cl_index_buffer_from(clb__cl_context *cl, size_t nbytes, const void *init,
+                                     const char *what, cl_mem *out);
+/* Tests set it to force take's and the scans' form on every device: 1 the CPU
+   form (runs of units a work item, groups of one), 0 one unit a work item; -1
+   (the default) by the device (clb__cl_context.loops). */
+extern _Atomic int clb__cl_index_runs;
 /* CLB_ERR_DTYPE naming fn when dtype is float64 and the device lacks cl_khr_fp64. */
 clb_status clb__cl_index_fp64(clb_context *ctx, const char *fn, clb_dtype dtype);
 

@@ -8,10 +8,14 @@
  * neither row- nor column-major (a broadcast or gapped inner axis) is copied
  * to a contiguous buffer first, the one case where nothing else works.
  *
- * On CPU devices float matrices whose b rows are contiguous and whose n is a
+ * On PoCL float matrices whose b rows are contiguous and whose n is a
  * multiple of 16 go to our register-blocked kernel instead: with its
  * built-in parameters (none for PoCL) CLBlast reaches about a tenth of it
- * there (bench/bench_matmul). Integers, bool and float16 (accumulated in
+ * there (bench/bench_matmul); a transposed b (columns contiguous) with a's
+ * rows contiguous to clb_matmul_nt, read in place; larger products of other
+ * layouts to one of the two through copies (matmul_repacked), never to
+ * CLBlast, whose GEMM program takes seconds to build at first use (the
+ * table of paths: docs/pitfalls.md). Integers, bool and float16 (accumulated in
  * float, which is both more accurate than CLBlast's half GEMM and needs no
  * cl_khr_fp16) run on cl/matmul.cl's plain kernel, as does everything in
  * builds without CLBlast. CLBlast keeps its compiled kernels in memory only,
@@ -72,11 +76,11 @@ static bool blocked_fits(const clb__matmul_op *op)
            op->col_strides[2] == 1 && op->col_strides[0] == 1;
 }
 
-#if CLB_HAVE_CLBLAST
-/* GEMMs up to this many multiply-adds (all batches) run on the library's own
+/* GEMMs up to this many multiply-adds (all batches) run on the library's plain
    kernel when no tuning or option says otherwise: its program builds in about a
    second, CLBlast's GEMM program in several (9 s on PoCL for a (5,6)@(6,7)
-   product), and at this size both are bound by the launch, not the arithmetic. */
+   product), and at this size both are bound by the launch, not the arithmetic;
+   nor do they pay for a copy to reach a faster kernel. */
 #define SMALL_GEMM_FMAS ((int64_t)1 << 21)
 
 static bool small_gemm(const clb__matmul_op *op)
@@ -86,7 +90,18 @@ static bool small_gemm(const clb__matmul_op *op)
     double fmas = (double)op->m * (double)op->n * (double)op->k * (double)batch;
     return fmas <= (double)SMALL_GEMM_FMAS;
 }
-#endif
+
+/* Whether cl/matmul.cl's kernel for a transposed b covers op: float, b's
+   columns contiguous (rs 1: a permuted or swapped view of a row-major matrix)
+   where its rows are not, a's rows contiguous; any m, n and k. */
+static bool nt_fits(const clb__matmul_op *op)
+{
+    return (op->dtype == CLB_FLOAT32 || op->dtype == CLB_FLOAT64) && op->row_strides[2] == 1 &&
+           op->col_strides[2] != 1 && op->col_strides[1] == 1;
+}
+
+/* The kernels of cl/matmul.cl, by their number in the program. */
+enum { MM_PLAIN, MM_BLOCKED, MM_NT };
 
 /* Output rows per item of that kernel (CLB_MM_ROWS there). */
 static int64_t blocked_rows(clb_dtype dtype)
@@ -95,7 +110,7 @@ static int64_t blocked_rows(clb_dtype dtype)
 }
 
 static clb_status run_kernel(clb_context *ctx, const clb__matmul_op *op, const clb__plan *plan,
-                             void *const *handles, bool blocked, bool accumulate)
+                             void *const *handles, int variant, bool accumulate)
 {
     clb_status st = CLB_OK;
     clb__cl_context *cl = clb__cl_impl(ctx);
@@ -113,9 +128,8 @@ static clb_status run_kernel(clb_context *ctx, const clb__matmul_op *op, const c
     char options[CLB__KERNEL_OPTIONS_MAX];
     CLB_TRY(clb__kernel_options(defs, accumulate ? 4 : 3, options, sizeof options));
     CLB_TRY(clb__program_cache_get(cl->programs, CLB__KERNEL_MATMUL, options, &program));
-    CLB_TRY(clb__cl_kernel_for(cl, CLB__KERNEL_MATMUL, program, blocked ? 1 : 0,
-                               blocked ? "clb_matmul_blocked" : clb__kernel_function(CLB__KERNEL_MATMUL),
-                               &k));
+    static const char *const names[3] = {"clb_matmul", "clb_matmul_blocked", "clb_matmul_nt"};
+    CLB_TRY(clb__cl_kernel_for(cl, CLB__KERNEL_MATMUL, program, variant, names[variant], &k));
     kernel = k->kernel;
 
     cl_uint arg = 0;
@@ -145,11 +159,15 @@ static clb_status run_kernel(clb_context *ctx, const clb__matmul_op *op, const c
                                           &kmax, NULL),
                  "clGetKernelWorkGroupInfo");
     if (kmax < 16 || cl->max_item_size < 16) local[0] = 1;
-    if (blocked) {
+    if (variant == MM_BLOCKED) {
         int64_t rows = blocked_rows(op->dtype);
         global[0] = (size_t)op->n / 16, global[1] = (size_t)((op->m + rows - 1) / rows);
+    } else if (variant == MM_NT) { /* CLB_NT_ROWS x 4 tiles */
+        int64_t rows = op->dtype == CLB_FLOAT64 ? 2 : 4;
+        global[0] = (size_t)((op->n + 3) / 4), global[1] = (size_t)((op->m + rows - 1) / rows);
     }
-    err = clEnqueueNDRangeKernel(cl->queue, kernel, 3, NULL, global, blocked ? NULL : local, 0, NULL, NULL);
+    err = clEnqueueNDRangeKernel(cl->queue, kernel, 3, NULL, global,
+                                 variant == MM_PLAIN ? local : NULL, 0, NULL, NULL);
     if (CLB__FAULT(CLB__FAULT_ENQUEUE)) err = CL_OUT_OF_RESOURCES;
     CLB_CL_CHECK(err, "clEnqueueNDRangeKernel");
 cleanup:
@@ -159,9 +177,10 @@ cleanup:
 }
 
 /* Copies operand k (1 = a, 2 = b) of op into a fresh contiguous buffer holding
-   every matrix of the broadcast batch, and points op at it. */
-static clb_status make_contiguous(clb_context *ctx, clb__matmul_op *op, int k, void **handles,
-                                  cl_mem *owned)
+   every matrix of the broadcast batch, row-major or (`by_column`) each matrix
+   column-major, and points op at it. */
+static clb_status make_contiguous(clb_context *ctx, clb__matmul_op *op, int k, bool by_column,
+                                  void **handles, cl_mem *owned)
 {
     clb_status st = CLB_OK;
     cl_int err = CL_SUCCESS;
@@ -173,8 +192,9 @@ static clb_status make_contiguous(clb_context *ctx, clb__matmul_op *op, int k, v
     memcpy(src, op->batch_strides[k], (size_t)op->batch_ndim * sizeof(int64_t));
     shape[nd - 2] = rows, shape[nd - 1] = cols;
     src[nd - 2] = op->row_strides[k], src[nd - 1] = op->col_strides[k];
-    int64_t total = 1;
-    for (int d = nd - 1; d >= 0; d--) {
+    int64_t total = rows * cols;
+    dst[nd - 2] = by_column ? 1 : cols, dst[nd - 1] = by_column ? rows : 1;
+    for (int d = nd - 3; d >= 0; d--) {
         dst[d] = total;
         total *= shape[d];
     }
@@ -194,7 +214,7 @@ static clb_status make_contiguous(clb_context *ctx, clb__matmul_op *op, int k, v
     handles[k] = *owned;
     op->offsets[k] = 0;
     memcpy(op->batch_strides[k], dst, (size_t)op->batch_ndim * sizeof(int64_t));
-    op->row_strides[k] = cols, op->col_strides[k] = 1;
+    op->row_strides[k] = dst[nd - 2], op->col_strides[k] = dst[nd - 1];
 cleanup:
     free(plan);
     return st;
@@ -323,9 +343,9 @@ static clb_status run_clblast(clb_context *ctx, const clb__matmul_op *op_in, voi
     CLBlastTranspose ta, tb;
     size_t lda = 0, ldb = 0, ldc = (size_t)op->n;
     if (!gemm_layout(op->m, op->k, op->row_strides[1], op->col_strides[1], &ta, &lda))
-        CLB_TRY(make_contiguous(ctx, op, 1, handles, &owned[1]));
+        CLB_TRY(make_contiguous(ctx, op, 1, false, handles, &owned[1]));
     if (!gemm_layout(op->k, op->n, op->row_strides[2], op->col_strides[2], &tb, &ldb))
-        CLB_TRY(make_contiguous(ctx, op, 2, handles, &owned[2]));
+        CLB_TRY(make_contiguous(ctx, op, 2, false, handles, &owned[2]));
     gemm_layout(op->m, op->k, op->row_strides[1], op->col_strides[1], &ta, &lda);
     gemm_layout(op->k, op->n, op->row_strides[2], op->col_strides[2], &tb, &ldb);
 
@@ -427,29 +447,44 @@ static clb_status fill_zero(clb_context *ctx, const clb__matmul_op *op, void *ou
                         (size_t)count * esz, 0);
 }
 
-/* op with b copied to a contiguous buffer, on the blocked kernel (see below). */
-static clb_status matmul_restrided(clb_context *ctx, const clb__matmul_op *op,
-                                   void *const *handles_in, clb__matmul_op *copy)
+/* op on the own kernels through copies, for a layout neither takes in place:
+   with n a multiple of 16, b copied row-major for the blocked kernel; else a
+   copied row-major (unless its rows are contiguous) and b column-major (unless
+   its columns are) for clb_matmul_nt, which takes any n. */
+static clb_status matmul_repacked(clb_context *ctx, const clb__matmul_op *op,
+                                  void *const *handles_in)
 {
     clb_status st = CLB_OK;
-    cl_mem owned = NULL;
+    cl_mem owned[2] = {NULL, NULL};
     clb__plan *plan = NULL;
     void *handles[3] = {handles_in[0], handles_in[1], handles_in[2]};
-    *copy = *op;
-    if (op->k > clb__cl_impl(ctx)->max_trips) /* the loop-limit message comes from below */
-        return clb__fail(CLB_ERR_UNSUPPORTED,
-                         "matmul with an inner dimension of %lld on OpenCL device %s: its driver "
-                         "ends a work item's loop after %lld iterations (quirk loop-limit); use "
-                         "CLB_MATMUL_IMPL=clblast, split the inner dimension, or the host backend",
-                         (long long)op->k, ctx->info.name,
-                         (long long)clb__cl_impl(ctx)->max_trips);
-    CLB_TRY(make_contiguous(ctx, copy, 2, handles, &owned));
-    plan = batch_plan(copy);
+    clb__matmul_op copy = *op;
+    int variant = MM_BLOCKED;
+    if (op->n % 16 == 0 && op->col_strides[0] == 1) {
+        CLB_TRY(make_contiguous(ctx, &copy, 2, false, handles, &owned[1]));
+    } else {
+        variant = MM_NT;
+        if (copy.col_strides[1] != 1) CLB_TRY(make_contiguous(ctx, &copy, 1, false, handles, &owned[0]));
+        if (copy.row_strides[2] != 1 || copy.col_strides[2] == 1)
+            CLB_TRY(make_contiguous(ctx, &copy, 2, true, handles, &owned[1]));
+    }
+    plan = batch_plan(&copy);
     if (!plan) CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a matmul batch plan");
-    CLB_TRY(run_kernel(ctx, copy, plan, handles, blocked_fits(copy), false));
+    CLB_TRY(run_kernel(ctx, &copy, plan, handles, variant, false));
 cleanup:
     free(plan);
-    if (owned) clReleaseMemObject(owned); /* the queue keeps it until the kernel ran */
+    for (int q = 0; q < 2; q++) /* the queue keeps them until the kernel ran */
+        if (owned[q]) clReleaseMemObject(owned[q]);
+    return st;
+}
+
+/* op on clb_matmul_nt in place (nt_fits). */
+static clb_status matmul_nt(clb_context *ctx, const clb__matmul_op *op, void *const *handles)
+{
+    clb__plan *plan = batch_plan(op);
+    if (!plan) return clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a matmul batch plan");
+    clb_status st = run_kernel(ctx, op, plan, handles, MM_NT, false);
+    free(plan);
     return st;
 }
 
@@ -481,15 +516,18 @@ clb_status clb__cl_matmul(clb_context *ctx, const clb__matmul_op *op, void *cons
                       (choice == CLB__MM_CHOICE_NONE && cl->loops);
     bool blocked = blocked_fits(op) && !force_clblast &&
                    (force_own || prefer_own || !CLB_HAVE_CLBLAST);
-    /* A b whose rows are not contiguous (a transposed or permuted view, K^T in
-       attention) where the own kernel is preferred: one copy of b, then the
-       blocked kernel. Before, such a b went to CLBlast, whose GEMM program takes
-       17-22 s to build on PoCL at first use; the copy costs one pass over b. */
-    clb__matmul_op restrided;
-    if (!blocked && !force_clblast && (force_own || prefer_own || !CLB_HAVE_CLBLAST) &&
-        (op->dtype == CLB_FLOAT32 || op->dtype == CLB_FLOAT64) && op->n % 16 == 0 &&
-        op->col_strides[0] == 1 && op->col_strides[2] != 1 && op->k <= cl->max_trips)
-        return matmul_restrided(ctx, op, handles, &restrided);
+    /* Where the own kernels are preferred, a float layout the blocked kernel does
+       not take: a transposed b (K^T in attention) with a's rows contiguous runs
+       in place on clb_matmul_nt, the same program as the blocked kernel (one
+       build at first use, no copy); small products on the plain kernel (below);
+       any other layout through copies (matmul_repacked), never on CLBlast, whose
+       GEMM program takes 17-22 s to build on PoCL at first use. */
+    bool own = !force_clblast && (force_own || prefer_own || !CLB_HAVE_CLBLAST);
+    bool fl = op->dtype == CLB_FLOAT32 || op->dtype == CLB_FLOAT64;
+    if (!blocked && own && fl && op->k <= cl->max_trips) {
+        if (nt_fits(op)) return matmul_nt(ctx, op, handles);
+        if (!small_gemm(op)) return matmul_repacked(ctx, op, handles);
+    }
 #if CLB_HAVE_CLBLAST
     bool own_small = !force_clblast && choice != CLB__MM_CHOICE_CLBLAST && small_gemm(op) &&
                      op->k <= cl->max_trips;
@@ -513,7 +551,7 @@ clb_status clb__cl_matmul(clb_context *ctx, const clb__matmul_op *op, void *cons
         clb__plan *plan = batch_plan(&part);
         if (!plan)
             return clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a matmul batch plan");
-        st = run_kernel(ctx, &part, plan, handles, blocked, k0 > 0);
+        st = run_kernel(ctx, &part, plan, handles, blocked ? MM_BLOCKED : MM_PLAIN, k0 > 0);
         free(plan);
     }
     return st;

@@ -41,6 +41,16 @@
 #define MARK_MAGIC "CLBMRK01"
 #define DISK_MAX_BYTES ((size_t)256 << 20) /* larger files are not ours */
 #define PATH_CAP 4096
+/* How long after the cache's creation the background thread begins its first
+   job. A build it has begun cannot be stopped, and clb_context_release waits
+   for it; one not begun is dropped there (clb__program_cache_destroy). A short
+   first program (a cold-start tier map on the host, the result, exit) thus ends
+   without starting a build it would wait 1-5 s for at release (issue 25,
+   item 2: a single add on PoCL released in 5.0 s); its next run takes the
+   tier again. A longer-lived process gets its builds from then on. */
+#define FIRST_BUILD_DELAY_S 2.0
+
+static double monotonic_s(void);
 
 typedef struct entry {
     struct entry *next;
@@ -385,6 +395,8 @@ clb_status clb__program_cache_create(cl_context context, cl_device_id device,
         return clb__fail(CLB_ERR_OUT_OF_MEMORY, "cannot create the program cache's condition");
     }
     c->jobs_tail = &c->jobs;
+    /* No background build in a process's first seconds (see FIRST_BUILD_DELAY_S). */
+    c->busy_until = monotonic_s() + FIRST_BUILD_DELAY_S;
     c->idle_tail = &c->idle_saves;
     c->context = context;
     c->device = device;
@@ -398,13 +410,34 @@ clb_status clb__program_cache_create(cl_context context, cl_device_id device,
     return CLB_OK;
 }
 
+/* Removes the queued builds (clb__program_cache_prefetch) the background thread
+   has not begun; the queued disk writes stay. Called with the lock held. */
+static void drop_prefetches_locked(clb__program_cache *c)
+{
+    job **link = &c->jobs;
+    c->jobs_tail = &c->jobs;
+    while (*link) {
+        job *j = *link;
+        if (!j->save) {
+            *link = j->next;
+            free(j);
+        } else {
+            link = &j->next;
+            c->jobs_tail = link;
+        }
+    }
+}
+
 void clb__program_cache_destroy(clb__program_cache *c)
 {
     if (!c) return;
-    /* The worker drains its queue of builds and SAVE_NOW writes first (the
-       context must outlive its builds), so the next process starts warm; the
-       SAVE_IDLE writes not begun are dropped (their markers stay). */
+    /* The builds queued for the background thread and not begun are dropped
+       (the next process takes the cold-start tier again; a build under way is
+       finished: the context must outlive it); then the worker drains its SAVE_NOW
+       writes, so the next process starts warm; the SAVE_IDLE writes not begun are
+       dropped (their markers stay). */
     pthread_mutex_lock(&c->lock);
+    drop_prefetches_locked(c);
     c->stopping = true;
     pthread_cond_broadcast(&c->queued);
     bool started = c->worker_started;

@@ -13,6 +13,8 @@
 
 typedef struct scan_level {
     bool prod;
+    bool runs; /* the CPU forms (clb__cl_context.loops, or forced by clb__cl_index_runs) */
+    bool nt;   /* streaming stores of the output (the top level of a large output) */
     clb_dtype in, out, acc;
     int64_t outer, len, inner, in_offset, out_offset;
 } scan_level;
@@ -23,7 +25,7 @@ static int64_t block_of(const clb__cl_context *cl, const scan_level *s, int64_t 
 {
     int64_t lines = s->outer * ((s->inner + cols - 1) / cols);
     int64_t units = (int64_t)clb__cl_compute_units(cl);
-    int64_t want = cl->loops ? 64 * units : 32768;
+    int64_t want = s->runs ? 64 * units : 32768;
     int64_t nb = lines >= want ? 1 : (want + lines - 1) / lines;
     int64_t block = (s->len + nb - 1) / nb;
     if (block < SCAN_MIN_BLOCK) block = SCAN_MIN_BLOCK;
@@ -32,15 +34,30 @@ static int64_t block_of(const clb__cl_context *cl, const scan_level *s, int64_t 
     return block < most ? block : most;
 }
 
+/* units work items: groups of one for the CPU forms. */
+static clb_status launch(clb__cl_context *cl, const scan_level *s, cl_kernel k, int64_t units)
+{
+    return s->runs ? clb__cl_index_launch_ones(cl, k, units) : clb__cl_launch(cl, k, units);
+}
+
 static clb_status scan_rows_vec(clb__cl_context *cl, const scan_level *s, cl_mem in,
                                 cl_mem out, int depth);
+static clb_status scan_tiles(clb__cl_context *cl, const scan_level *s, cl_mem in, cl_mem out,
+                             int depth);
+
+/* Widest row (inner elements) the whole-row form takes: its running totals, two
+   rows' worth a work item, stay in the core's cache. */
+#define TILES_MAX_ROW_BYTES (64 * 1024)
 
 static clb_status scan_run(clb__cl_context *cl, const scan_level *s, cl_mem in, cl_mem out,
                            int depth)
 {
-    if (cl->loops && s->inner == 1 && s->in == s->acc && s->out == s->acc &&
-        (s->acc == CLB_FLOAT32 || s->acc == CLB_FLOAT64) && s->len >= 64)
-        return scan_rows_vec(cl, s, in, out, depth);
+    const bool vec = s->runs && s->in == s->acc && s->out == s->acc &&
+                     (s->acc == CLB_FLOAT32 || s->acc == CLB_FLOAT64);
+    if (vec && s->inner == 1 && s->len >= 64) return scan_rows_vec(cl, s, in, out, depth);
+    if (vec && s->inner > 1 && cl->max_trips == INT64_MAX &&
+        s->inner * (int64_t)clb_dtype_size(s->acc) <= TILES_MAX_ROW_BYTES)
+        return scan_tiles(cl, s, in, out, depth);
     clb_status st = CLB_OK;
     clb__cl_kernel *k = NULL;
     cl_mem totals = NULL;
@@ -48,13 +65,13 @@ static clb_status scan_run(clb__cl_context *cl, const scan_level *s, cl_mem in, 
        its block row by row over a run of columns): 256 (1 KiB of float32) where the
        rows are that wide, 16 on narrower ones. (16384, 4096) float32 along axis 0
        on PoCL: 16 columns 347 ms, 64 280 ms, 256 220 ms, measured in one run. */
-    const int64_t cols = !cl->loops ? 1 : s->inner >= 256 ? 256 : s->inner >= 16 ? 16 : 1;
+    const int64_t cols = !s->runs ? 1 : s->inner >= 256 ? 256 : s->inner >= 16 ? 16 : 1;
     const int64_t ichunks = (s->inner + cols - 1) / cols;
     const int64_t block = block_of(cl, s, cols), nb = (s->len + block - 1) / block;
     const int64_t units = s->outer * nb * ichunks;
     clb__kernel_define defs[] = {{"CLB_IN_DTYPE", s->in},   {"CLB_OUT_DTYPE", s->out},
                                  {"CLB_ACC_DTYPE", s->acc}, {"CLB_SCAN_PROD", s->prod},
-                                 {"CLB_SCAN_COLS", cols}};
+                                 {"CLB_SCAN_COLS", cols},   {"CLB_SCAN_NT", s->nt && depth == 0}};
     if (depth > 8)
         return clb__fail(CLB_ERR_UNSUPPORTED, "cumsum/cumprod: an axis of %lld elements needs "
                                               "more scan levels than this device allows",
@@ -62,24 +79,24 @@ static clb_status scan_run(clb__cl_context *cl, const scan_level *s, cl_mem in, 
     if (nb > 1) {
         CLB_TRY(clb__cl_index_buffer(cl, (size_t)(s->outer * nb * s->inner) * clb_dtype_size(s->acc),
                                      "the scan's block totals", &totals));
-        CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_SCAN, defs, 5, 0, "clb_scan_totals", &k));
+        CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_SCAN, defs, 6, 0, "clb_scan_totals", &k));
         const cl_mem mem[2] = {in, totals};
         const int64_t longs[7] = {s->in_offset, s->len, s->inner, block, nb, ichunks, units};
         CLB_TRY(clb__cl_index_args(k, 0, 2, mem, 7, longs));
-        CLB_TRY(clb__cl_index_launch(cl, k->kernel, units));
+        CLB_TRY(launch(cl, s, k->kernel, units));
         clb__cl_kernel_unlock(cl);
         k = NULL;
         /* The totals' own inclusive scan, in place: (outer, nb, inner) of acc. */
-        const scan_level t = {.prod = s->prod, .in = s->acc, .out = s->acc, .acc = s->acc,
-                              .outer = s->outer, .len = nb, .inner = s->inner};
+        const scan_level t = {.prod = s->prod, .runs = s->runs, .in = s->acc, .out = s->acc,
+                              .acc = s->acc, .outer = s->outer, .len = nb, .inner = s->inner};
         CLB_TRY(scan_run(cl, &t, totals, totals, depth + 1));
     }
-    CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_SCAN, defs, 5, 1, "clb_scan_apply", &k));
+    CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_SCAN, defs, 6, 1, "clb_scan_apply", &k));
     const cl_mem mem[3] = {in, out, totals ? totals : out};
     const int64_t longs[9] = {s->in_offset, s->out_offset, s->len,  s->inner, block,
                               nb,           ichunks,       nb > 1, units};
     CLB_TRY(clb__cl_index_args(k, 0, 3, mem, 9, longs));
-    CLB_TRY(clb__cl_index_launch(cl, k->kernel, units));
+    CLB_TRY(launch(cl, s, k->kernel, units));
 cleanup:
     if (k) clb__cl_kernel_unlock(cl);
     if (totals) clReleaseMemObject(totals); /* the queue keeps it until its kernels ran */
@@ -98,29 +115,79 @@ static clb_status scan_rows_vec(clb__cl_context *cl, const scan_level *s, cl_mem
     const int64_t nb = (s->len + block - 1) / block, units = s->outer * nb;
     clb__kernel_define defs[] = {{"CLB_IN_DTYPE", s->in},   {"CLB_OUT_DTYPE", s->out},
                                  {"CLB_ACC_DTYPE", s->acc}, {"CLB_SCAN_PROD", s->prod},
-                                 {"CLB_SCAN_VEC", 1}};
+                                 {"CLB_SCAN_VEC", 1},       {"CLB_SCAN_NT", s->nt && depth == 0}};
     if (nb > 1) {
         CLB_TRY(clb__cl_index_buffer(cl, (size_t)units * clb_dtype_size(s->acc),
                                      "the scan's block totals", &totals));
-        CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_SCAN, defs, 5, 2, "clb_scan_totals_vec", &k));
+        CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_SCAN, defs, 6, 2, "clb_scan_totals_vec", &k));
         const cl_mem tm[2] = {in, totals};
         const int64_t tl[5] = {s->in_offset, s->len, block, nb, units};
         CLB_TRY(clb__cl_index_args(k, 0, 2, tm, 5, tl));
-        CLB_TRY(clb__cl_index_launch(cl, k->kernel, units));
+        CLB_TRY(launch(cl, s, k->kernel, units));
         clb__cl_kernel_unlock(cl);
         k = NULL;
-        const scan_level t = {.prod = s->prod, .in = s->acc, .out = s->acc, .acc = s->acc,
-                              .outer = s->outer, .len = nb, .inner = 1};
+        const scan_level t = {.prod = s->prod, .runs = s->runs, .in = s->acc, .out = s->acc,
+                              .acc = s->acc, .outer = s->outer, .len = nb, .inner = 1};
         CLB_TRY(scan_run(cl, &t, totals, totals, depth + 1));
     }
-    CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_SCAN, defs, 5, 3, "clb_scan_apply_vec", &k));
+    CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_SCAN, defs, 6, 3, "clb_scan_apply_vec", &k));
     const cl_mem am[3] = {in, out, totals ? totals : out};
     const int64_t al[7] = {s->in_offset, s->out_offset, s->len, block, nb, nb > 1, units};
     CLB_TRY(clb__cl_index_args(k, 0, 3, am, 7, al));
-    CLB_TRY(clb__cl_index_launch(cl, k->kernel, units));
+    CLB_TRY(launch(cl, s, k->kernel, units));
 cleanup:
     if (k) clb__cl_kernel_unlock(cl);
     if (totals) clReleaseMemObject(totals);
+    return st;
+}
+
+/* Float columns on a CPU device: cl/scan.cl's blocked scan over runs of whole
+   rows (CLB_SCAN_VEC=2), about 8 blocks a compute unit ((16384, 4096) float32
+   along axis 0, PoCL, one run: 8 a compute unit 29-32 % of the copy, 16 or 32
+   27 %, 64 26 %: fewer, longer blocks, fewer totals). */
+static clb_status scan_tiles(clb__cl_context *cl, const scan_level *s, cl_mem in, cl_mem out,
+                             int depth)
+{
+    clb_status st = CLB_OK;
+    clb__cl_kernel *k = NULL;
+    cl_mem totals = NULL, scratch = NULL;
+    const int64_t esize = (int64_t)clb_dtype_size(s->acc), want = 8 * (int64_t)clb__cl_compute_units(cl);
+    int64_t nb = (want + s->outer - 1) / s->outer, block = (s->len + nb - 1) / nb;
+    if (block < SCAN_MIN_BLOCK) block = SCAN_MIN_BLOCK;
+    nb = (s->len + block - 1) / block;
+    const int64_t units = s->outer * nb;
+    clb__kernel_define defs[] = {{"CLB_IN_DTYPE", s->in},   {"CLB_OUT_DTYPE", s->out},
+                                 {"CLB_ACC_DTYPE", s->acc}, {"CLB_SCAN_PROD", s->prod},
+                                 {"CLB_SCAN_VEC", 2},       {"CLB_SCAN_NT", s->nt && depth == 0}};
+    if (depth > 8)
+        return clb__fail(CLB_ERR_UNSUPPORTED, "cumsum/cumprod: an axis of %lld elements needs "
+                                              "more scan levels than this device allows",
+                         (long long)s->len);
+    CLB_TRY(clb__cl_index_buffer(cl, (size_t)(units * 2 * s->inner * esize),
+                                 "the scan's running totals", &scratch));
+    if (nb > 1) {
+        CLB_TRY(clb__cl_index_buffer(cl, (size_t)(units * s->inner * esize),
+                                     "the scan's block totals", &totals));
+        CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_SCAN, defs, 6, 4, "clb_scan_tile_sums", &k));
+        const cl_mem tm[3] = {in, totals, scratch};
+        const int64_t tl[6] = {s->in_offset, s->len, s->inner, block, nb, units};
+        CLB_TRY(clb__cl_index_args(k, 0, 3, tm, 6, tl));
+        CLB_TRY(launch(cl, s, k->kernel, units));
+        clb__cl_kernel_unlock(cl);
+        k = NULL;
+        const scan_level t = {.prod = s->prod, .runs = s->runs, .in = s->acc, .out = s->acc,
+                              .acc = s->acc, .outer = s->outer, .len = nb, .inner = s->inner};
+        CLB_TRY(scan_run(cl, &t, totals, totals, depth + 1));
+    }
+    CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_SCAN, defs, 6, 5, "clb_scan_tile_apply", &k));
+    const cl_mem am[4] = {in, out, totals ? totals : out, scratch};
+    const int64_t al[8] = {s->in_offset, s->out_offset, s->len, s->inner, block, nb, nb > 1, units};
+    CLB_TRY(clb__cl_index_args(k, 0, 4, am, 8, al));
+    CLB_TRY(launch(cl, s, k->kernel, units));
+cleanup:
+    if (k) clb__cl_kernel_unlock(cl);
+    if (totals) clReleaseMemObject(totals); /* the queue keeps them until their kernels ran */
+    if (scratch) clReleaseMemObject(scratch);
     return st;
 }
 
@@ -129,11 +196,15 @@ clb_status clb__cl_scan(clb_context *ctx, const clb__scan_op *op, void *const *h
     const char *fn = op->prod ? "cumprod" : "cumsum";
     clb_status st = clb__cl_index_fp64(ctx, fn, op->out);
     if (st != CLB_OK) return st;
-    scan_level s = {.prod = op->prod, .in = op->in, .out = op->out,
+    clb__cl_context *cl = clb__cl_impl(ctx);
+    const int forced = clb__cl_index_runs;
+    const int64_t out_bytes = op->outer * op->len * op->inner * (int64_t)clb_dtype_size(op->out);
+    scan_level s = {.prod = op->prod, .runs = forced >= 0 ? forced != 0 : cl->loops,
+                    .nt = clb__cl_streaming(cl, out_bytes), .in = op->in, .out = op->out,
                     .acc = op->out == CLB_FLOAT16 ? CLB_FLOAT32 : op->out,
                     .outer = op->outer, .len = op->len, .inner = op->inner,
                     .in_offset = op->in_offset, .out_offset = op->out_offset};
-    return scan_run(clb__cl_impl(ctx), &s, (cl_mem)handles[1], (cl_mem)handles[0], 0);
+    return scan_run(cl, &s, (cl_mem)handles[1], (cl_mem)handles[0], 0);
 }
 
 clb_status clb__cl_compact(clb_context *ctx, const clb__compact_op *op, void *const *handles)

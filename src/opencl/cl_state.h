@@ -18,6 +18,7 @@ typedef struct clb__cl_context {
     cl_command_queue queue;
     cl_device_id device;
     bool device_retained; /* the application's device (clb_context_create_from_cl) */
+    bool parkable;        /* the library's own PoCL context: parked at release (cl_park.h) */
     size_t max_item_size; /* CL_DEVICE_MAX_WORK_ITEM_SIZES[0] */
     uint64_t local_mem_bytes; /* CL_DEVICE_LOCAL_MEM_SIZE */
     clb__buffer_env buffers;

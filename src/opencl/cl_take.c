@@ -5,6 +5,44 @@
 #include "cl_errors.h"
 #include "dtype.h"
 
+/* The split of a runs launch (cl/take.cl, CLB_TAKE_RUNS): units of `chunk`
+   elements of an output row, `per` units a work item. */
+typedef struct take_geometry {
+    int64_t chunk, chunks, units, per;
+} take_geometry;
+
+/* Whole rows when there are enough of them to give each compute unit about 64
+   work items (a group of one work item costs PoCL one dispatch; 64 a compute
+   unit share the rows evenly on a loaded machine); otherwise rows cut into
+   chunks of a multiple of 16 elements (the kernel's vectors) until there are. */
+static take_geometry runs_geometry(const clb__cl_context *cl, const clb__gather_op *op, bool row)
+{
+    const int64_t rows = op->outer * op->m, want = 64 * (int64_t)clb__cl_compute_units(cl);
+    take_geometry g = {.chunk = op->inner, .chunks = 1};
+    if (!row) {
+        g.chunk = 1, g.chunks = op->inner;
+    } else if (rows < want && op->inner > 16) {
+        int64_t cut = (want + rows - 1) / rows, most = (op->inner + 15) / 16;
+        if (cut > most) cut = most;
+        g.chunk = ((op->inner + cut - 1) / cut + 15) / 16 * 16;
+        g.chunks = (op->inner + g.chunk - 1) / g.chunk;
+    }
+    g.units = rows * g.chunks;
+    g.per = (g.units + want - 1) / want;
+    /* Single elements: at least 1024 a work item, whose batches then keep misses
+       in flight, rather than dispatches of a few. */
+    if (!row && g.per < 1024) g.per = 1024;
+    return g;
+}
+
+/* Whether a work item of the runs form stays within the device's loop budget
+   (every loop counted as if it ran its full length). */
+static bool runs_fit(const clb__cl_context *cl, const take_geometry *g, bool row)
+{
+    const int64_t trips = row ? g->chunk / 16 + 16 + 2 : 4;
+    return cl->max_trips == INT64_MAX || g->per <= cl->max_trips / trips;
+}
+
 clb_status clb__cl_gather(clb_context *ctx, const clb__gather_op *op, void *const *handles,
                           bool *bad)
 {
@@ -14,27 +52,33 @@ clb_status clb__cl_gather(clb_context *ctx, const clb__gather_op *op, void *cons
     cl_mem flag = NULL;
     cl_int zero = 0, got = 0, err = CL_SUCCESS;
     *bad = false;
-    /* CPU devices that loop over a work-group copy runs; elsewhere one element a work item. */
-    const int64_t chunk = cl->loops ? 1024 : 1;
     const bool row = op->idx_strides[2] == 0;
-    const int64_t chunks = (op->inner + chunk - 1) / chunk, rows = op->outer * op->m;
-    clb__kernel_define defs[] = {{"CLB_ELEM_BYTES", (int64_t)clb_dtype_size(op->dtype)},
-                                 {"CLB_IDX_UNSIGNED", op->idx_unsigned},
-                                 {"CLB_TAKE_CHUNK", chunk}, {"CLB_TAKE_ROW", row}};
-    CLB_TRY(clb__cl_index_buffer(cl, sizeof zero, "take's index check", &flag));
-    err = clEnqueueWriteBuffer(cl->queue, flag, CL_FALSE, 0, sizeof zero, &zero, 0, NULL, NULL);
-    CLB_CL_CHECK(err, "clEnqueueWriteBuffer (take's index check)");
-    CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_TAKE, defs, 4, 0, "clb_take", &k));
+    const int64_t rows = op->outer * op->m, esize = (int64_t)clb_dtype_size(op->dtype);
+    take_geometry g = runs_geometry(cl, op, row);
+    const int forced = clb__cl_index_runs;
+    const bool runs = (forced >= 0 ? forced != 0 : cl->loops) && runs_fit(cl, &g, row);
+    if (!runs) /* one element a work item */
+        g = (take_geometry){.chunk = 1, .chunks = op->inner, .units = rows * op->inner, .per = 1};
+    clb__kernel_define defs[] = {
+        {"CLB_ELEM_BYTES", esize},
+        {"CLB_IDX_UNSIGNED", op->idx_unsigned},
+        {"CLB_TAKE_ROW", row},
+        {"CLB_TAKE_RUNS", runs},
+        {"CLB_TAKE_NT", runs && row && clb__cl_streaming(cl, rows * op->inner * esize)},
+        {"CLB_TAKE_PREFETCH", runs && row && cl->loops}};
+    /* The flag starts as zero without a command of its own. */
+    CLB_TRY(clb__cl_index_buffer_from(cl, sizeof zero, &zero, "take's index check", &flag));
+    CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_TAKE, defs, 6, 0, "clb_take", &k));
     const cl_mem mem[4] = {(cl_mem)handles[0], (cl_mem)handles[1], (cl_mem)handles[2], flag};
-    /* Units a work item: on a CPU enough that about 64 work items a compute unit
-       share the rows (a group of one work item costs PoCL a dispatch each). */
-    const int64_t units = rows * chunks, cus = (int64_t)clb__cl_compute_units(cl);
-    const int64_t per = cl->loops ? (units + 64 * cus - 1) / (64 * cus) : 1;
-    const int64_t longs[12] = {op->n,          op->m,          op->inner,      chunks,
-                               op->idx_strides[0], op->idx_strides[1], op->idx_strides[2],
-                               op->src_offset, op->idx_offset, op->out_offset, units, per};
-    CLB_TRY(clb__cl_index_args(k, 0, 4, mem, 12, longs));
-    CLB_TRY(clb__cl_index_launch(cl, k->kernel, (units + per - 1) / per));
+    const int64_t longs[13] = {op->n,          op->m,          op->inner,      g.chunk,
+                               g.chunks,       op->idx_strides[0], op->idx_strides[1],
+                               op->idx_strides[2], op->src_offset, op->idx_offset,
+                               op->out_offset, g.units,        g.per};
+    CLB_TRY(clb__cl_index_args(k, 0, 4, mem, 13, longs));
+    if (runs)
+        CLB_TRY(clb__cl_index_launch_ones(cl, k->kernel, (g.units + g.per - 1) / g.per));
+    else
+        CLB_TRY(clb__cl_launch(cl, k->kernel, g.units));
     clb__cl_kernel_unlock(cl);
     k = NULL;
     err = clEnqueueReadBuffer(cl->queue, flag, CL_TRUE, 0, sizeof got, &got, 0, NULL, NULL);
@@ -42,9 +86,6 @@ clb_status clb__cl_gather(clb_context *ctx, const clb__gather_op *op, void *cons
     *bad = got != 0;
 cleanup:
     if (k) clb__cl_kernel_unlock(cl);
-    if (flag) {
-        if (st != CLB_OK) clFinish(cl->queue); /* the write may still read `zero` */
-        clReleaseMemObject(flag);
-    }
+    if (flag) clReleaseMemObject(flag);
     return st;
 }

@@ -25,19 +25,17 @@ cleanup:
     return st;
 }
 
-/* clb_full and its fixed-value forms, whose messages name fn. */
-static clb_status full_in(const char *fn, clb_context *ctx, clb_dtype dtype, int ndim,
-                          const int64_t *shape, clb_scalar value, clb_tensor **out)
+/* clb_full, clb_zeros and clb_ones, whose messages name `fn`. */
+static clb_status full(const char *fn, clb_context *ctx, clb_dtype dtype, int ndim,
+                       const int64_t *shape, clb_scalar value, clb_tensor **out)
 {
     clb_status st = CLB_OK;
     clb__gen_op op;
-    char what[64];
     if (!out) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "%s: out is NULL", fn);
     *out = NULL;
-    snprintf(what, sizeof what, "%s: ctx", fn);
-    CLB_TRY(clb__check_context(ctx, what));
+    CLB_TRY_IN(fn, NULL, clb__check_context(ctx, "ctx"));
     CLB_TRY(clb__gen_full(fn, dtype, value, &op));
-    CLB_TRY(make(ctx, &op, ndim, shape, out));
+    CLB_TRY_IN(fn, NULL, make(ctx, &op, ndim, shape, out));
 cleanup:
     return st;
 }
@@ -45,21 +43,21 @@ cleanup:
 clb_status clb_full(clb_context *ctx, clb_dtype dtype, int ndim, const int64_t *shape,
                     clb_scalar value, clb_tensor **out)
 {
-    return full_in("clb_full", ctx, dtype, ndim, shape, value, out);
+    return full("clb_full", ctx, dtype, ndim, shape, value, out);
 }
 
 clb_status clb_zeros(clb_context *ctx, clb_dtype dtype, int ndim, const int64_t *shape,
                      clb_tensor **out)
 {
     const clb_scalar zero = {.kind = CLB_SCALAR_INT, .i = 0};
-    return full_in("clb_zeros", ctx, dtype, ndim, shape, zero, out);
+    return full("clb_zeros", ctx, dtype, ndim, shape, zero, out);
 }
 
 clb_status clb_ones(clb_context *ctx, clb_dtype dtype, int ndim, const int64_t *shape,
                     clb_tensor **out)
 {
     const clb_scalar one = {.kind = CLB_SCALAR_INT, .i = 1};
-    return full_in("clb_ones", ctx, dtype, ndim, shape, one, out);
+    return full("clb_ones", ctx, dtype, ndim, shape, one, out);
 }
 
 static clb_status full_like(const char *fn, const clb_tensor *t, int64_t v, clb_tensor **out)
@@ -126,7 +124,7 @@ static clb_status draw(const char *fn, clb_context *ctx, clb_dtype dtype, int nd
     snprintf(what, sizeof what, "%s: ctx", fn);
     CLB_TRY(clb__check_context(ctx, what));
     CLB_TRY(clb__gen_random(fn, dtype, normal, seed, offset, a, b, &op));
-    CLB_TRY(make(ctx, &op, ndim, shape, out));
+    CLB_TRY_IN(fn, NULL, make(ctx, &op, ndim, shape, out));
 cleanup:
     return st;
 }

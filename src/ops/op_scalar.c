@@ -96,6 +96,7 @@ clb_status clb_binary_scalar(clb_binary_op op, const clb_tensor *a, clb_scalar s
     CLB_TRY(clb_tensor_from_host(ctx, sdt, 0, NULL, bytes, &t));
     st = s_first ? clb_binary(op, t, a, out) : clb_binary(op, a, t, out);
 cleanup:
+    if (st != CLB_OK) st = clb__fail_in(fn, st, NULL);
     clb_tensor_release(t);
     return st;
 }

@@ -375,7 +375,7 @@ static clb_status argreduce(const char *fn, bool is_min, const clb_tensor *t, in
     CLB_TRY(clb__check_tensor(t, fn));
     CLB_TRY(check_keepdim(fn, keepdim));
     int a = 0;
-    CLB_TRY(clb__normalize_axis(axis, t->ndim, &a));
+    CLB_TRY_IN(fn, NULL, clb__normalize_axis(axis, t->ndim, &a));
     if (t->shape[a] == 0)
         CLB_FAIL(CLB_ERR_INVALID_ARGUMENT,
                  "%s: attempt to get %s of an empty sequence (axis %d has size 0)", fn,

@@ -18,7 +18,7 @@ clb_status clb_tensor_empty(clb_context *ctx, clb_dtype dtype, int ndim, const i
     *out = NULL;
     CLB_TRY(clb__check_context(ctx, "clb_tensor_empty: ctx"));
     CLB_TRY(clb__check_dtype(dtype, "clb_tensor_empty: dtype"));
-    CLB_TRY(clb__tensor_new(ctx, dtype, ndim, shape, out));
+    CLB_TRY_IN("clb_tensor_empty", NULL, clb__tensor_new(ctx, dtype, ndim, shape, out));
 cleanup:
     return st;
 }
@@ -32,7 +32,7 @@ clb_status clb_tensor_from_host(clb_context *ctx, clb_dtype dtype, int ndim, con
     *out = NULL;
     CLB_TRY(clb__check_context(ctx, "clb_tensor_from_host: ctx"));
     CLB_TRY(clb__check_dtype(dtype, "clb_tensor_from_host: dtype"));
-    CLB_TRY(clb__tensor_new(ctx, dtype, ndim, shape, &t));
+    CLB_TRY_IN("clb_tensor_from_host", NULL, clb__tensor_new(ctx, dtype, ndim, shape, &t));
     if (t->storage->nbytes > 0) {
         if (!data)
             CLB_FAIL(CLB_ERR_INVALID_ARGUMENT,

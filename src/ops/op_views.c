@@ -134,7 +134,7 @@ clb_status clb_unsqueeze(const clb_tensor *t, int axis, clb_tensor **out)
                          CLB_MAX_DIMS);
     int a = 0;
     clb_status st = clb__normalize_axis(axis, t->ndim + 1, &a);
-    if (st != CLB_OK) return st;
+    if (st != CLB_OK) return clb__fail_in("clb_unsqueeze", st, NULL);
     int64_t shape[CLB_MAX_DIMS], strides[CLB_MAX_DIMS];
     for (int d = 0, s = 0; d <= t->ndim; d++) {
         if (d == a) {
@@ -154,7 +154,7 @@ clb_status clb_squeeze(const clb_tensor *t, int axis, clb_tensor **out)
     VIEW_PROLOGUE("clb_squeeze", t, out);
     int a = 0;
     clb_status st = clb__normalize_axis(axis, t->ndim, &a);
-    if (st != CLB_OK) return st;
+    if (st != CLB_OK) return clb__fail_in("clb_squeeze", st, NULL);
     if (t->shape[a] != 1) {
         char have[512];
         return clb__fail(CLB_ERR_INVALID_ARGUMENT,
@@ -181,7 +181,7 @@ clb_status clb_permute(const clb_tensor *t, const int *perm, clb_tensor **out)
     for (int d = 0; d < t->ndim; d++) {
         int a = 0;
         clb_status st = clb__normalize_axis(perm[d], t->ndim, &a);
-        if (st != CLB_OK) return st;
+        if (st != CLB_OK) return clb__fail_in("clb_permute", st, NULL);
         if (seen[a])
             return clb__fail(CLB_ERR_INVALID_ARGUMENT,
                              "clb_permute: axis %d appears twice in perm (it must be a "
@@ -326,7 +326,7 @@ clb_status clb_swapaxes(const clb_tensor *t, int axis1, int axis2, clb_tensor **
     int a = 0, b = 0;
     clb_status st = clb__normalize_axis(axis1, t->ndim, &a);
     if (st == CLB_OK) st = clb__normalize_axis(axis2, t->ndim, &b);
-    if (st != CLB_OK) return st;
+    if (st != CLB_OK) return clb__fail_in("clb_swapaxes", st, NULL);
     int64_t shape[CLB_MAX_DIMS], strides[CLB_MAX_DIMS];
     for (int d = 0; d < t->ndim; d++) {
         int from = d == a ? b : d == b ? a : d;

@@ -1,8 +1,8 @@
 /* bench_ab's pieces: one build of the library loaded with dlopen (its entry
  * points, the optional ones NULL where that build predates them) and the
  * pattern table both builds run. */
-#ifndef CLB_BENCH_AB_H
-#define CLB_BENCH_AB_H
+#ifndef CLB_BENCH_AB_CASES_H
+#define CLB_BENCH_AB_CASES_H
 
 #include <clbroadcast.h>
 
@@ -73,4 +73,4 @@ void ab_teardown(ab_lib *l, ab_inst *t);
 /* The largest input element count of the table. */
 int64_t ab_max_numel(void);
 
-#endif /* CLB_BENCH_AB_H */
+#endif /* CLB_BENCH_AB_CASES_H */

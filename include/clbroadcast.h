@@ -117,6 +117,9 @@ CLB_API clb_status clb_tensor_empty(clb_context *ctx, clb_dtype dtype, int ndim,
 /* Writes the tensor's logical values, C-contiguous row-major, materializing any broadcast;
    blocks until done. dst_bytes smaller than numel*itemsize -> CLB_ERR_INVALID_ARGUMENT. */
 CLB_API clb_status clb_tensor_to_host(const clb_tensor *t, void *dst, size_t dst_bytes);
+/* NULL-safe. A tensor already released (a double release, a retain after the last
+   release) is left alone, and clb_last_error() says so; every function given a
+   released tensor or context returns CLB_ERR_INVALID_ARGUMENT naming itself. */
 CLB_API void clb_tensor_retain(clb_tensor *t);
 CLB_API void clb_tensor_release(clb_tensor *t); /* NULL-safe */
 CLB_API int clb_tensor_ndim(const clb_tensor *t);

@@ -8,6 +8,9 @@
  *
  * Runs on every OpenCL device clb_device_count lists (the host backend has no
  * OpenCL objects and only appears in the to_context pairs and its refusals). */
+/* OpenCL 2.0 for the SVM capabilities query (test_library_blocks) */
+#define CL_TARGET_OPENCL_VERSION 200
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include "clbroadcast_cl.h"
 
 #include "testutil.h"
@@ -768,6 +771,148 @@ static void test_aliasing_by_memory(void **state)
     }
 }
 
+/* ---- the library's blocks as the application sees them (issue 26, finding 14) ------- */
+
+/* Whether the device shares fine-grained SVM buffers with the host (PoCL): its
+   storage is SVM, and small blocks come from slabs. */
+static bool fine_grain_svm(cl_device_id device)
+{
+    cl_device_svm_capabilities caps = 0;
+    cl_device_type type = 0;
+    if (clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof type, &type, NULL) != CL_SUCCESS ||
+        !(type & CL_DEVICE_TYPE_CPU) ||
+        clGetDeviceInfo(device, CL_DEVICE_SVM_CAPABILITIES, sizeof caps, &caps, NULL) != CL_SUCCESS)
+        return false;
+    return (caps & CL_DEVICE_SVM_FINE_GRAIN_BUFFER) != 0;
+}
+
+/* PoCL 3.1 looks every SVM block up in a list when a buffer is made over it
+   (quirk svm-lookup): one SVM block per tensor made the 20,000th tensor cost
+   18 ms. Small tensors on such devices are sub-buffers of shared slabs, so the
+   driver sees few memory objects however many tensors live; and the cl_mem a
+   tensor hands out is still its own: offset 0 at its first element, the
+   application's kernels see its values, a wrap of it shares storage with it and
+   with nothing else, and in-place / overlapping writes through the wrap are told
+   apart exactly as for any buffer. */
+static void test_library_blocks(void **state)
+{
+    (void)state;
+    enum { LIVE = 4096, ELEMS = 16 };
+    int n = opencl_devices();
+    for (int d = 0; d < n; d++) {
+        app a;
+        app_open(d, &a);
+        clb_context *ctx = NULL;
+        CLBT_OK(clb_context_create_from_cl(a.context, a.device, a.queue, &ctx));
+        clb_tensor **t = calloc(LIVE, sizeof *t);
+        cl_mem *objects = calloc(LIVE, sizeof *objects);
+        assert_non_null(t);
+        assert_non_null(objects);
+        const int64_t shape[1] = {ELEMS};
+        float vals[ELEMS];
+        int distinct = 0;
+        for (int i = 0; i < LIVE; i++) {
+            for (int k = 0; k < ELEMS; k++) vals[k] = (float)(i * ELEMS + k);
+            CLBT_OK(clb_tensor_from_host(ctx, CLB_FLOAT32, 1, shape, vals, &t[i]));
+            cl_mem m = NULL, parent = NULL;
+            size_t off = 1;
+            CLBT_OK(clb_tensor_get_cl_buffer(t[i], &m, &off));
+            assert_int_equal(off, 0);
+            assert_int_equal(clGetMemObjectInfo(m, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent,
+                                                &parent, NULL), CL_SUCCESS);
+            cl_mem object = parent ? parent : m; /* the memory object the driver tracks */
+            bool seen = false;
+            for (int j = distinct - 1; j >= 0 && j >= distinct - 4 && !seen; j--)
+                seen = objects[j] == object;
+            if (!seen) objects[distinct++] = object;
+        }
+        printf("  %s: %d tensors of %zu bytes in %d memory objects\n", a.name, LIVE,
+               ELEMS * sizeof(float), distinct);
+        if (fine_grain_svm(a.device) && distinct > LIVE / 64)
+            fail_msg("%s: %d small tensors are %d memory objects of the driver: SVM storage "
+                     "must come from slabs (quirk svm-lookup)", a.name, LIVE, distinct);
+        /* the application's kernel on tensor 5's cl_mem sees (and changes) its values */
+        cl_mem m5 = NULL;
+        CLBT_OK(clb_tensor_get_cl_buffer(t[5], &m5, NULL));
+        cl_int err = CL_SUCCESS;
+        cl_program prog = clCreateProgramWithSource(a.context, 1, &APP_SRC, NULL, &err);
+        assert_int_equal(err, CL_SUCCESS);
+        assert_int_equal(clBuildProgram(prog, 1, &a.device, "", NULL, NULL), CL_SUCCESS);
+        cl_kernel twice = clCreateKernel(prog, "twice", &err);
+        assert_int_equal(err, CL_SUCCESS);
+        assert_int_equal(clSetKernelArg(twice, 0, sizeof m5, &m5), CL_SUCCESS);
+        size_t global = ELEMS;
+        assert_int_equal(clEnqueueNDRangeKernel(a.queue, twice, 1, NULL, &global, NULL, 0, NULL,
+                                                NULL), CL_SUCCESS);
+        float got[ELEMS];
+        CLBT_OK(clb_tensor_to_host(t[5], got, sizeof got));
+        for (int k = 0; k < ELEMS; k++) assert_true(got[k] == 2.0f * (float)(5 * ELEMS + k));
+        CLBT_OK(clb_tensor_to_host(t[4], got, sizeof got)); /* the neighbours untouched */
+        for (int k = 0; k < ELEMS; k++) assert_true(got[k] == (float)(4 * ELEMS + k));
+        CLBT_OK(clb_tensor_to_host(t[6], got, sizeof got));
+        for (int k = 0; k < ELEMS; k++) assert_true(got[k] == (float)(6 * ELEMS + k));
+        /* a wrap of it is the same memory; its neighbours are not */
+        clb_tensor *w = NULL, *shifted = NULL;
+        CLBT_OK(clb_tensor_from_cl_buffer(ctx, m5, 0, CLB_FLOAT32, 1, shape, NULL, &w));
+        assert_int_equal(clb_tensor_shares_storage(w, t[5]), 1);
+        assert_int_equal(clb_tensor_shares_storage(w, t[4]), 0);
+        assert_int_equal(clb_tensor_shares_storage(w, t[6]), 0);
+        assert_int_equal(clb_tensor_shares_storage(t[4], t[5]), 0);
+        CLBT_OK(clb_binary_into(CLB_ADD, t[4], t[6], t[5])); /* neighbours: no overlap */
+        CLBT_OK(clb_binary_into(CLB_ADD, w, w, t[5]));       /* the same elements: in place */
+        CLBT_OK(clb_tensor_to_host(t[5], got, sizeof got));
+        for (int k = 0; k < ELEMS; k++)
+            assert_true(got[k] == 2.0f * (float)(4 * ELEMS + k + 6 * ELEMS + k));
+        const int64_t part[1] = {ELEMS - 1};
+        CLBT_OK(clb_tensor_from_cl_buffer(ctx, m5, sizeof(float), CLB_FLOAT32, 1, part, NULL,
+                                          &shifted));
+        clb_tensor *head = NULL;
+        CLBT_OK(clb_slice(t[5], 0, 0, ELEMS - 1, 1, &head));
+        EXPECT_MSG(CLB_ERR_ALIASING, clb_binary_into(CLB_ADD, shifted, shifted, head), "overlaps");
+        clb_tensor_release(head);
+        clb_tensor_release(shifted);
+        clb_tensor_release(w);
+        /* the edge: 64 KiB is a slab's block, one byte more a buffer of its own */
+        for (int64_t bytes = 65535; bytes <= 65537; bytes++) {
+            unsigned char *v = malloc((size_t)bytes), *back = malloc((size_t)bytes);
+            assert_non_null(v);
+            assert_non_null(back);
+            for (int64_t k = 0; k < bytes; k++) v[k] = (unsigned char)(k * 7 + bytes);
+            clb_tensor *big = NULL, *twice_big = NULL;
+            CLBT_OK(clb_tensor_from_host(ctx, CLB_UINT8, 1, &bytes, v, &big));
+            cl_mem m = NULL, parent = NULL;
+            CLBT_OK(clb_tensor_get_cl_buffer(big, &m, NULL));
+            assert_int_equal(clGetMemObjectInfo(m, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent,
+                                                &parent, NULL), CL_SUCCESS);
+            if (fine_grain_svm(a.device) && (parent != NULL) != (bytes <= 65536))
+                fail_msg("%s: a %lld-byte tensor is %s sub-buffer", a.name, (long long)bytes,
+                         parent ? "a" : "not a");
+            CLBT_OK(clb_binary(CLB_ADD, big, big, &twice_big));
+            CLBT_OK(clb_tensor_to_host(twice_big, back, (size_t)bytes));
+            for (int64_t k = 0; k < bytes; k++)
+                if (back[k] != (unsigned char)(2 * v[k])) fail_msg("%s: byte %lld", a.name, (long long)k);
+            clb_tensor_release(twice_big);
+            clb_tensor_release(big);
+            free(v);
+            free(back);
+        }
+        /* released in an interleaved order, the rest keep their values */
+        for (int i = 1; i < LIVE; i += 2) clb_tensor_release(t[i]);
+        for (int i = 0; i < LIVE; i += 2 * 31) {
+            CLBT_OK(clb_tensor_to_host(t[i], got, sizeof got));
+            for (int k = 0; k < ELEMS; k++) assert_true(got[k] == (float)(i * ELEMS + k));
+        }
+        for (int i = 0; i < LIVE; i += 2) clb_tensor_release(t[i]);
+        assert_int_equal(clb_memory_allocated(ctx), 0);
+        clReleaseKernel(twice);
+        clReleaseProgram(prog);
+        clb_context_release(ctx);
+        free(objects);
+        free(t);
+        app_close(&a);
+    }
+}
+
 /* ---- tensors between contexts ----------------------------------------------------- */
 
 static void check_moved(clb_tensor *src, clb_context *dst, const char *what, const char *from)
@@ -930,6 +1075,7 @@ int main(void)
         cmocka_unit_test(test_app_buffers),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_aliasing_by_memory),
+        cmocka_unit_test(test_library_blocks),
         cmocka_unit_test(test_to_context),
         cmocka_unit_test(test_to_context_ordering),
     };

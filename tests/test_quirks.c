@@ -56,7 +56,7 @@ static void test_keys(void **state)
                      CLB__QUIRK_NAN_SAT_SELECT | CLB__QUIRK_LOOP_LIMIT | CLB__QUIRK_LITERAL_FOLDING |
                          CLB__QUIRK_SEXT_COMPARE);
     assert_int_equal(clb__quirk_mask("Portable Computing Language", "3.1+debian"),
-                     CLB__QUIRK_TANH_INF | CLB__QUIRK_CONCURRENT_MAP);
+                     CLB__QUIRK_TANH_INF | CLB__QUIRK_CONCURRENT_MAP | CLB__QUIRK_SVM_LOOKUP);
     assert_true(clb__quirk_applies(sat, "rusticl", "22.3.6"));
     assert_true(clb__quirk_applies(sat, "RUSTICL", "22.0.0"));
     assert_false(clb__quirk_applies(sat, "rusticl", "23.0.0"));
@@ -75,7 +75,7 @@ static void test_names_and_options(void **state)
     assert_string_equal(options, " -DCLB_QUIRK_NAN_SAT_SELECT=1 -DCLB_QUIRK_LITERAL_FOLDING=1");
     clb__quirks_for("Portable Computing Language", "3.1+debian", names, sizeof names, options,
                     sizeof options);
-    assert_string_equal(names, "tanh-inf,concurrent-map");
+    assert_string_equal(names, "tanh-inf,concurrent-map,svm-lookup");
     assert_string_equal(options, "");
     /* Either buffer may be left out; a short one is cut, never overrun. */
     clb__quirks_for("rusticl", "22.3.6", NULL, 0, options, sizeof options);

@@ -175,6 +175,10 @@ typedef struct clb__backend {
        last view goes (NULL: free). The OpenCL backend first drops the references
        its cached kernel objects' arguments hold on it (rusticl retains them). */
     void (*free_wrapped)(clb_context *ctx, void *handle);
+    /* Optional: where a block of alloc lies, when it is part of a larger memory
+       object (OpenCL: a slab's sub-buffer lies in the slab from its origin on);
+       left alone, the block is its own memory (base = handle, offset 0). */
+    void (*memory_of)(clb_context *ctx, void *handle, const void **base, size_t *offset);
     /* Blocking transfers of plain bytes between host memory and storage. */
     clb_status (*write)(clb_context *ctx, void *handle, size_t offset, const void *src, size_t nbytes);
     clb_status (*read)(clb_context *ctx, void *handle, size_t offset, void *dst, size_t nbytes);

@@ -44,9 +44,11 @@ typedef struct clb__storage {
                          and release gives it to nobody (the application frees it) */
     bool read_only;   /* the device may not write it (a CL_MEM_READ_ONLY buffer): never an out */
     /* The memory itself, whatever record describes it: the handle, or for an OpenCL
-       sub-buffer its parent buffer; base_offset is where handle's byte 0 lies in
-       base. Overlap and sharing are decided on (base, bytes), so that two wraps of
-       one cl_mem, or a wrap of a sub-buffer and of its parent, alias. */
+       sub-buffer (a wrapped one, or a library block carved from a slab) its parent
+       buffer; base_offset is where handle's byte 0 lies in base, and the record
+       covers capacity bytes from there. Overlap and sharing are decided on (base,
+       bytes), so that two wraps of one cl_mem, or a wrap of a sub-buffer and of its
+       parent, alias, while two blocks of one slab do not. */
     const void *base;
     size_t base_offset;
 } clb__storage;

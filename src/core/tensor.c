@@ -4,6 +4,7 @@
 #include "fault.h"
 #include "internal.h"
 #include "pool.h"
+#include "registry.h"
 #include "shape.h"
 
 #include <stdlib.h>
@@ -11,12 +12,23 @@
 
 /* ---- argument checks ----------------------------------------------------- */
 
+/* Asked of the live set before the record is read (registry.h): a released
+   tensor, a stray pointer and a double release are errors, never a read of
+   freed memory. */
+static bool live(const clb_tensor *t)
+{
+    return clb__live_has(CLB__LIVE_TENSOR, t);
+}
+
 clb_status clb__check_tensor(const clb_tensor *t, const char *what)
 {
     if (!t) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "%s is NULL", what);
-    if (t->magic != CLB__TENSOR_MAGIC)
+    if (!live(t))
         return clb__fail(CLB_ERR_INVALID_ARGUMENT,
-                         "%s is not a live tensor (already released, or not a clb_tensor)", what);
+                         "%s is not a live tensor: it was released (its last reference went "
+                         "with clb_tensor_release) or is not a clb_tensor; keep a reference "
+                         "(clb_tensor_retain) while you use it",
+                         what);
     return CLB_OK;
 }
 
@@ -37,6 +49,7 @@ clb_status clb__storage_alloc(clb_context *ctx, size_t nbytes, clb__storage **ou
     s->ctx = ctx;
     s->nbytes = nbytes;
     s->base = s->handle;
+    if (ctx->backend->memory_of) ctx->backend->memory_of(ctx, s->handle, &s->base, &s->base_offset);
     clb__context_retain(ctx);
     atomic_fetch_add(&ctx->allocated, nbytes);
     *out = s;
@@ -48,15 +61,20 @@ void clb__storage_retain(clb__storage *s)
     atomic_fetch_add(&s->refs, 1);
 }
 
+/* Gives back the application's handle: never to the pool, nor to a slab (a
+   wrap of a tensor's own sub-buffer is still that tensor's block). */
+static void free_wrapped(clb_context *ctx, void *handle)
+{
+    (ctx->backend->free_wrapped ? ctx->backend->free_wrapped : ctx->backend->free)(ctx, handle);
+}
+
 void clb__storage_release(clb__storage *s)
 {
     if (!s || atomic_fetch_sub(&s->refs, 1) != 1) return;
     clb_context *ctx = s->ctx;
     if (s->wrapped) {
         /* the application's buffer: exactly one release; its host memory: never ours */
-        if (!s->borrowed)
-            (ctx->backend->free_wrapped ? ctx->backend->free_wrapped : ctx->backend->free)(
-                ctx, s->handle);
+        if (!s->borrowed) free_wrapped(ctx, s->handle);
     } else {
         clb__pool_free(ctx, s->handle, s->capacity);
     }
@@ -74,6 +92,10 @@ static clb_tensor *tensor_record(clb__storage *storage, clb_dtype dtype, int ndi
     CLB__FAULT_FREE(t, CLB__FAULT_HOST_ALLOC);
     if (!t) return NULL;
     t->magic = CLB__TENSOR_MAGIC;
+    if (!clb__live_add(CLB__LIVE_TENSOR, t)) {
+        free(t);
+        return NULL;
+    }
     atomic_init(&t->refs, 1);
     t->storage = storage;
     t->dtype = dtype;
@@ -118,7 +140,7 @@ static clb_status tensor_over(clb_context *ctx, void *handle, bool borrowed,
     clb__storage *s = calloc(1, sizeof *s);
     CLB__FAULT_FREE(s, CLB__FAULT_HOST_ALLOC);
     if (!s) {
-        if (!borrowed) ctx->backend->free(ctx, handle);
+        if (!borrowed) free_wrapped(ctx, handle);
         return clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a storage record");
     }
     atomic_init(&s->refs, 1);
@@ -180,59 +202,87 @@ void clb__tensor_extent(const clb_tensor *t, int64_t *lo, int64_t *hi)
 
 void clb_tensor_retain(clb_tensor *t)
 {
-    if (t && t->magic == CLB__TENSOR_MAGIC) atomic_fetch_add(&t->refs, 1);
+    if (!t) return;
+    if (clb__check_tensor(t, "clb_tensor_retain: t") != CLB_OK) return; /* the message stays */
+    atomic_fetch_add(&t->refs, 1);
+}
+
+/* Drops one reference (under the live set's lock); true for the last. */
+static bool drop_ref(const void *p)
+{
+    return atomic_fetch_sub(&((clb_tensor *)p)->refs, 1) == 1;
 }
 
 void clb_tensor_release(clb_tensor *t)
 {
-    if (!t || t->magic != CLB__TENSOR_MAGIC) return;
-    if (atomic_fetch_sub(&t->refs, 1) != 1) return;
+    if (!t) return;
+    /* the record is read only once the set says it is alive */
+    clb__drop drop = clb__live_drop(CLB__LIVE_TENSOR, t, drop_ref);
+    if (drop == CLB__DROP_NOT_LIVE) {
+        /* void: clb_last_error() is all the caller can be told */
+        clb__fail(CLB_ERR_INVALID_ARGUMENT,
+                  "clb_tensor_release: t is not a live tensor: released already (a double "
+                  "release) or not a clb_tensor; nothing was done");
+        return;
+    }
+    if (drop == CLB__DROP_KEPT) return; /* other references remain */
     t->magic = 0;
     clb__storage_release(t->storage);
     free(t);
 }
 
 /* ---- accessors ------------------------------------------------------------ */
-/* NULL-tolerant so a caller's error path cannot crash on them. */
+/* NULL-tolerant so a caller's error path cannot crash on them; a released
+   tensor reads as NULL does, and clb_last_error() says which call got it. */
+
+static bool accessible(const clb_tensor *t, const char *fn)
+{
+    if (!t) return false;
+    if (live(t)) return true;
+    clb__fail(CLB_ERR_INVALID_ARGUMENT,
+              "%s: t is not a live tensor (released already, or not a clb_tensor)", fn);
+    return false;
+}
 
 int clb_tensor_ndim(const clb_tensor *t)
 {
-    return t ? t->ndim : 0;
+    return accessible(t, "clb_tensor_ndim") ? t->ndim : 0;
 }
 
 const int64_t *clb_tensor_shape(const clb_tensor *t)
 {
-    return t ? t->shape : NULL;
+    return accessible(t, "clb_tensor_shape") ? t->shape : NULL;
 }
 
 const int64_t *clb_tensor_strides(const clb_tensor *t)
 {
-    return t ? t->strides : NULL;
+    return accessible(t, "clb_tensor_strides") ? t->strides : NULL;
 }
 
 clb_dtype clb_tensor_dtype(const clb_tensor *t)
 {
-    return t ? t->dtype : (clb_dtype)-1; /* invalid: clb_dtype_size() of it is 0 */
+    /* invalid: clb_dtype_size() of it is 0 */
+    return accessible(t, "clb_tensor_dtype") ? t->dtype : (clb_dtype)-1;
 }
 
 int64_t clb_tensor_numel(const clb_tensor *t)
 {
-    return t ? t->numel : 0;
+    return accessible(t, "clb_tensor_numel") ? t->numel : 0;
 }
 
 int64_t clb_tensor_offset(const clb_tensor *t)
 {
-    return t ? t->offset : 0;
+    return accessible(t, "clb_tensor_offset") ? t->offset : 0;
 }
 
 clb_context *clb_tensor_context(const clb_tensor *t)
 {
-    return t ? t->storage->ctx : NULL;
+    return accessible(t, "clb_tensor_context") ? t->storage->ctx : NULL;
 }
 
 int clb_tensor_is_contiguous(const clb_tensor *t)
 {
-    if (!t) return 0;
+    if (!accessible(t, "clb_tensor_is_contiguous")) return 0;
     if (t->numel == 0) return 1;
     int64_t expected = 1;
     for (int d = t->ndim - 1; d >= 0; d--) {
@@ -245,13 +295,19 @@ int clb_tensor_is_contiguous(const clb_tensor *t)
 
 bool clb__same_memory(const clb_tensor *a, const clb_tensor *b)
 {
-    return a->storage == b->storage || a->storage->base == b->storage->base;
+    const clb__storage *s = a->storage, *r = b->storage;
+    if (s == r) return true;
+    if (s->base != r->base) return false;
+    /* One memory object: the records' bytes must meet (the library's blocks that
+       are neighbouring sub-buffers of one slab do not). */
+    size_t slen = s->capacity ? s->capacity : 1, rlen = r->capacity ? r->capacity : 1;
+    return s->base_offset < r->base_offset + rlen && r->base_offset < s->base_offset + slen;
 }
 
 int clb_tensor_shares_storage(const clb_tensor *a, const clb_tensor *b)
 {
-    return a && b && a->magic == CLB__TENSOR_MAGIC && b->magic == CLB__TENSOR_MAGIC &&
-           clb__same_memory(a, b);
+    return accessible(a, "clb_tensor_shares_storage") &&
+           accessible(b, "clb_tensor_shares_storage") && clb__same_memory(a, b);
 }
 
 /* The bytes [lo, hi) of its memory object (clb__storage.base) that t touches. */

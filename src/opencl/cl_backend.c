@@ -21,6 +21,7 @@
 #include "expr.h"
 #include "cl_kernels.h"
 #include "cl_program_cache.h"
+#include "cl_slab.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,7 @@ static void release_impl(clb__cl_context *cl)
         clReleaseCommandQueue(cl->queue);
     }
     clb__cl_matmul_forget();
+    clb__slabs_destroy(cl->slabs); /* every block came back with the pool */
     if (cl->device_retained) clReleaseDevice(cl->device);
     if (cl->context && !(cl->parkable && clb__cl_park_put(cl->device, cl->context)))
         clReleaseContext(cl->context);
@@ -75,6 +77,14 @@ static clb_status setup(clb_context *ctx, clb__cl_context *cl, const clb__cl_cap
     cl->host_tiny_max = cl->buffers.svm ? ctx->options.host_tiny : 0;
     cl->buffers.max_alloc = ctx->info.max_alloc_bytes;
     cl->buffers.device_name = ctx->info.name; /* ctx outlives its impl */
+    /* SVM storage: small blocks from slabs (cl_slab.h; PoCL 3.1 slows down with
+       every SVM block that lives, quirk svm-lookup). Without the memory for the
+       set, every block is a buffer of its own. */
+    cl_uint align_bits = 0;
+    if (cl->buffers.svm &&
+        clGetDeviceInfo(cl->device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits, &align_bits,
+                        NULL) == CL_SUCCESS)
+        cl->slabs = clb__slabs_create(align_bits / 8 ? align_bits / 8 : 1);
     CLB_TRY(clb__program_cache_create(cl->context, cl->device, &ctx->info, &cl->programs));
     cl->quirks = dev->quirks;
     cl->loops = clb__cl_launch_style(ctx->info.type, ctx->info.platform, cl->quirks);
@@ -224,24 +234,46 @@ static clb_status cl_finish(clb_context *ctx)
 
 /* ---- storage ------------------------------------------------------------------------ */
 
+/* Small SVM blocks from the slabs (cl_slab.h), the rest a buffer each. */
 static clb_status cl_alloc(clb_context *ctx, size_t nbytes, void **handle)
 {
+    clb__cl_context *cl = impl_of(ctx);
     cl_mem mem = NULL;
-    clb_status st = clb__buffer_alloc(&impl_of(ctx)->buffers, nbytes, &mem);
+    clb_status st = cl->slabs && nbytes <= CLB__SLAB_MAX
+                        ? clb__slab_alloc(cl->slabs, &cl->buffers, nbytes, &mem)
+                        : clb__buffer_alloc(&cl->buffers, nbytes, &mem);
     *handle = mem;
     return st;
 }
 
 static void cl_free(clb_context *ctx, void *handle)
 {
-    (void)ctx;
-    clb__buffer_free((cl_mem)handle);
+    if (!clb__slab_free(impl_of(ctx)->slabs, (cl_mem)handle)) clb__buffer_free((cl_mem)handle);
 }
 
+/* A slab's sub-buffer is the slab's memory from its origin on (cl_slab.h): wraps
+   of it and of its neighbours are then told apart by their bytes. */
+static void cl_memory_of(clb_context *ctx, void *handle, const void **base, size_t *offset)
+{
+    (void)ctx;
+    cl_mem parent = NULL;
+    size_t origin = 0;
+    if (clGetMemObjectInfo((cl_mem)handle, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent,
+                           NULL) != CL_SUCCESS ||
+        !parent ||
+        clGetMemObjectInfo((cl_mem)handle, CL_MEM_OFFSET, sizeof origin, &origin, NULL) !=
+            CL_SUCCESS)
+        return;
+    *base = parent;
+    *offset = origin;
+}
+
+/* The application's buffer: one reference given back, never to a slab (a wrap
+   of a tensor's sub-buffer is still the tensor's block). */
 static void cl_free_wrapped(clb_context *ctx, void *handle)
 {
     clb__cl_kernels_forget(impl_of(ctx), (cl_mem)handle);
-    clb__buffer_free((cl_mem)handle);
+    clReleaseMemObject((cl_mem)handle);
 }
 
 static clb_status cl_write(clb_context *ctx, void *handle, size_t offset, const void *src,
@@ -384,6 +416,7 @@ static const clb__backend cl_backend = {
     .alloc = cl_alloc,
     .free = cl_free,
     .free_wrapped = cl_free_wrapped,
+    .memory_of = cl_memory_of,
     .write = cl_write,
     .read = cl_read,
     .copy = clb__cl_copy,

@@ -25,7 +25,8 @@ typedef struct clb__buffer_env {
 
 /* A buffer of nbytes (0 allowed: OpenCL forbids empty buffers, so a minimal one
    stands in; the caller accounts nbytes, not what was allocated).
-   CLB_ERR_OUT_OF_MEMORY, naming both sizes, above the device's largest allocation. */
+   CLB_ERR_OUT_OF_MEMORY, naming both sizes, above the device's largest allocation.
+   (The backend takes small SVM blocks from slabs instead: cl_slab.h.) */
 clb_status clb__buffer_alloc(const clb__buffer_env *env, size_t nbytes, cl_mem *out);
 void clb__buffer_free(cl_mem mem); /* NULL-safe; pending commands keep it alive until done */
 

@@ -47,6 +47,12 @@ static const clb__quirk table[] = {
      "threads mapping parts of one CL_MEM_USE_HOST_PTR buffer at once now and then get a "
      "pointer outside the buffer and crash in memcpy; the library maps no such buffer: "
      "transfers copy through its known host pointer once the queue has drained (cl_buffer.c)"},
+    {CLB__QUIRK_SVM_LOOKUP, "svm-lookup", "Portable Computing Language", {3, 0}, {3, 99}, NULL,
+     "svm_lookup.c",
+     "a context's SVM blocks are a linked list that every clCreateBuffer(CL_MEM_USE_HOST_PTR) "
+     "of an SVM pointer and every clSVMFree walks (with 20,000 alive one buffer takes "
+     "milliseconds; fixed in PoCL 7.1); storage up to 64 KiB is a sub-buffer of a shared "
+     "SVM slab, one list entry per slab (cl_slab.c)"},
 };
 
 const clb__quirk *clb__quirks(size_t *count)

@@ -17,6 +17,7 @@ enum {
     CLB__QUIRK_SEXT_COMPARE = 1u << 3,
     CLB__QUIRK_TANH_INF = 1u << 4,
     CLB__QUIRK_CONCURRENT_MAP = 1u << 5,
+    CLB__QUIRK_SVM_LOOKUP = 1u << 6,
 };
 
 /* Under CLB__QUIRK_LOOP_LIMIT the loops of a work item, all of them together,

@@ -22,6 +22,8 @@ typedef struct clb__cl_context {
     size_t max_item_size; /* CL_DEVICE_MAX_WORK_ITEM_SIZES[0] */
     uint64_t local_mem_bytes; /* CL_DEVICE_LOCAL_MEM_SIZE */
     clb__buffer_env buffers;
+    struct clb__slabs *slabs; /* SVM storage: blocks up to CLB__SLAB_MAX are sub-buffers of
+                                 slabs (cl_slab.h); NULL: every block is a buffer */
     int64_t host_tiny_max; /* maps of up to this many elements may run on the host (cl_map.c) */
     clb__program_cache *programs;
     struct clb__cl_kernel_cache *kernels; /* reusable kernel objects (cl_launch.c) */

@@ -8,7 +8,9 @@
 #ifndef CLB_REPRO_H
 #define CLB_REPRO_H
 
+#ifndef CL_TARGET_OPENCL_VERSION /* a reproducer of an OpenCL 2.0 feature sets 200 */
 #define CL_TARGET_OPENCL_VERSION 120
+#endif
 #include <CL/cl.h>
 #include <ctype.h>
 #include <stdio.h>

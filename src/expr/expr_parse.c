@@ -216,6 +216,36 @@ overflow:
     return PFAIL(p, column, "integer constant overflows int64");
 }
 
+/* Python's exact `x op y` for two int constants of + - * // % ** (y >= 0 for
+   **): an error where the result leaves int64. */
+static clb_status fold_int_arith(parser *p, clb_binary_op op, int64_t x, int64_t y, int column,
+                                 int64_t *v)
+{
+    bool over = false;
+    switch (op) {
+    case CLB_ADD: over = __builtin_add_overflow(x, y, v); break;
+    case CLB_SUB: over = __builtin_sub_overflow(x, y, v); break;
+    case CLB_MUL: over = __builtin_mul_overflow(x, y, v); break;
+    case CLB_FLOOR_DIV:
+    case CLB_MOD:
+        if (y == -1) { /* INT64_MIN / -1 traps in C */
+            over = op == CLB_FLOOR_DIV && x == INT64_MIN;
+            *v = op == CLB_FLOOR_DIV ? -x : 0;
+        } else {
+            int64_t q = x / y, m = x % y;
+            if (m != 0 && ((m < 0) != (y < 0))) {
+                q -= 1;
+                m += y;
+            }
+            *v = op == CLB_FLOOR_DIV ? q : m;
+        }
+        break;
+    case CLB_POW: return int_pow(p, column, x, y, v);
+    default: return PFAIL(p, column, "operator not defined on constants");
+    }
+    return over ? PFAIL(p, column, "integer constant overflows int64") : CLB_OK;
+}
+
 /* Python's value of `a op b` for two constants: ints stay exact (errors where
    Python's unbounded ints would leave int64), floats in double, bools as ints. */
 static clb_status fold_binary(parser *p, clb_binary_op op, const clb__expr_node *a,
@@ -264,37 +294,9 @@ static clb_status fold_binary(parser *p, clb_binary_op op, const clb__expr_node 
     if (zero && (op == CLB_DIV || op == CLB_FLOOR_DIV || op == CLB_MOD))
         return PFAIL(p, column, "division by zero in a constant (Python's ZeroDivisionError)");
     if (!any_float && op != CLB_DIV && !(op == CLB_POW && y < 0)) {
-        bool over = false;
-        switch (op) {
-        case CLB_ADD: over = __builtin_add_overflow(x, y, &v); break;
-        case CLB_SUB: over = __builtin_sub_overflow(x, y, &v); break;
-        case CLB_MUL: over = __builtin_mul_overflow(x, y, &v); break;
-        case CLB_FLOOR_DIV:
-        case CLB_MOD:
-            if (y == -1) { /* INT64_MIN / -1 traps in C */
-                over = op == CLB_FLOOR_DIV && x == INT64_MIN;
-                v = op == CLB_FLOOR_DIV ? -x : 0;
-                if (over) break;
-            } else {
-                int64_t q = x / y, m = x % y;
-                if (m != 0 && ((m < 0) != (y < 0))) {
-                    q -= 1;
-                    m += y;
-                }
-                v = op == CLB_FLOOR_DIV ? q : m;
-            }
-            break;
-        case CLB_POW: {
-            clb_status st = int_pow(p, column, x, y, &v);
-            if (st != CLB_OK) return st;
-            break;
-        }
-        default:
-            return PFAIL(p, column, "operator not defined on constants");
-        }
-        if (over) return PFAIL(p, column, "integer constant overflows int64");
-        *r = lit_int(v, CLB__LIT_INT);
-        return CLB_OK;
+        clb_status st = fold_int_arith(p, op, x, y, column, &v);
+        if (st == CLB_OK) *r = lit_int(v, CLB__LIT_INT);
+        return st;
     }
     /* Float arithmetic: NumPy's float64 rules are Python's for + - * / // % **. */
     if (op == CLB_POW && fx == 0.0 && fy < 0.0)

@@ -43,6 +43,21 @@ clb_status clb_matmul(const clb_tensor *a, const clb_tensor *b, clb_tensor **out
     return clb__matmul_impl(a, b, CLB__MATMUL_AUTO, out);
 }
 
+/* The result's shape, batch + (m, n) without the axes a 1-D operand gained
+   (out_shape, returned: its ndim), and batch + (m, n) whole (full_shape). */
+static int result_shape(const clb_tensor *a, const clb_tensor *b, const clb__matmul_op *op,
+                        int64_t *full_shape, int64_t *out_shape)
+{
+    int nd = op->batch_ndim, out_ndim = 0;
+    memcpy(full_shape, op->batch_shape, (size_t)nd * sizeof(int64_t));
+    full_shape[nd] = op->m;
+    full_shape[nd + 1] = op->n;
+    for (int d = 0; d < nd; d++) out_shape[out_ndim++] = op->batch_shape[d];
+    if (a->ndim > 1) out_shape[out_ndim++] = op->m;
+    if (b->ndim > 1) out_shape[out_ndim++] = op->n;
+    return out_ndim;
+}
+
 clb_status clb__matmul_impl(const clb_tensor *a, const clb_tensor *b, int impl, clb_tensor **out)
 {
     clb_status st = CLB_OK;
@@ -86,15 +101,8 @@ clb_status clb__matmul_impl(const clb_tensor *a, const clb_tensor *b, int impl, 
     if (ca) view_as_matrices(ea, true, &va);
     if (cb) view_as_matrices(eb, false, &vb);
 
-    /* Output: batch + (m, n), without the axes a 1-D operand gained. */
     int64_t full_shape[CLB_MAX_DIMS + 2], out_shape[CLB_MAX_DIMS];
-    int nd = op.batch_ndim, out_ndim = 0;
-    memcpy(full_shape, op.batch_shape, (size_t)nd * sizeof(int64_t));
-    full_shape[nd] = op.m;
-    full_shape[nd + 1] = op.n;
-    for (int d = 0; d < nd; d++) out_shape[out_ndim++] = op.batch_shape[d];
-    if (a->ndim > 1) out_shape[out_ndim++] = op.m;
-    if (b->ndim > 1) out_shape[out_ndim++] = op.n;
+    int nd = op.batch_ndim, out_ndim = result_shape(a, b, &op, full_shape, out_shape);
     if (out_ndim > CLB_MAX_DIMS)
         CLB_FAIL(CLB_ERR_INVALID_ARGUMENT, "clb_matmul: the result would have more than %d dimensions",
                  CLB_MAX_DIMS);

@@ -250,6 +250,23 @@ cleanup:
     return st;
 }
 
+/* Softmax of nothing is empty, logsumexp of nothing is log(0) = -inf. */
+static clb_status softmax_empty(int kind, const clb_tensor *t, int nred, const int *red,
+                                int keepdim, clb_tensor **out)
+{
+    clb_context *ctx = t->storage->ctx;
+    if (kind != LOGSUMEXP) {
+        const char *xn[1] = {"x"};
+        return clb_eval(ctx, "x", 1, xn, &t, out);
+    }
+    clb_tensor *s = NULL;
+    const char *sn[1] = {"s"};
+    clb_status st = clb_reduce(CLB_SUM, t, nred, red, keepdim, &s);
+    if (st == CLB_OK) st = clb_eval(ctx, "log(s)", 1, sn, (const clb_tensor *const *)&s, out);
+    clb_tensor_release(s);
+    return st;
+}
+
 /* Two passes over the data at most. Where the backend has a row kernel
    (softmax_rows: CPU devices, C-contiguous rows along the last axis), one
    launch does it all with the row in the core's cache after its first read.
@@ -283,12 +300,7 @@ static clb_status softmax_like(const char *fn, int kind, const clb_tensor *t, in
     const char *xms[3] = {"x", "m", "s"};
     const char *ms[2] = {"m", "s"};
     if (t->numel == 0) {
-        /* Softmax of nothing is empty, logsumexp of nothing is log(0) = -inf. */
-        CLB_TRY(clb_reduce(CLB_SUM, t, nred, red, kind == LOGSUMEXP ? keepdim : 1, &s));
-        if (kind == LOGSUMEXP)
-            CLB_TRY(clb_eval(ctx, "log(s)", 1, ms + 1, (const clb_tensor *const *)&s, out));
-        else
-            CLB_TRY(clb_eval(ctx, "x", 1, xn, &t, out));
+        st = softmax_empty(kind, t, nred, red, keepdim, out);
         goto cleanup;
     }
     /* C-contiguous rows along the last axis: the backend's one-launch row

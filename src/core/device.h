@@ -25,4 +25,10 @@ void clb__device_free(clb__device *device); /* NULL-safe */
 bool clb__ci_equal(const char *a, const char *b);
 char *clb__trimmed_copy(const char *s);
 
+/* The selector a context asks for, written once for both device sides: the
+   argument, else $CLB_DEVICE. *sel: its trimmed copy for the caller to free, or
+   NULL when neither names one (the default rule); *origin: what a message adds
+   after it (" (from $CLB_DEVICE)" or ""). CLB_ERR_OUT_OF_MEMORY on the copy. */
+clb_status clb__selector_text(const char *selector, char **sel, const char **origin);
+
 #endif /* CLB_DEVICE_H */

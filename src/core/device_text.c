@@ -1,6 +1,8 @@
 /* Selector text helpers shared by both builds' device selection (see device.h). */
 #include "device.h"
 
+#include "internal.h"
+
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,4 +24,19 @@ char *clb__trimmed_copy(const char *s)
     memcpy(out, s, n);
     out[n] = '\0';
     return out;
+}
+
+clb_status clb__selector_text(const char *selector, char **sel, const char **origin)
+{
+    *sel = NULL;
+    *origin = "";
+    if (!selector) {
+        const char *env = getenv("CLB_DEVICE");
+        if (!env || !env[0]) return CLB_OK;
+        selector = env;
+        *origin = " (from $CLB_DEVICE)";
+    }
+    if (!(*sel = clb__trimmed_copy(selector)))
+        return clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory parsing a device selector");
+    return CLB_OK;
 }

@@ -46,16 +46,10 @@ clb_status clb__device_resolve(const char *selector, clb__device **device)
 {
     if (!device) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "clb__device_resolve: device is NULL");
     *device = NULL;
+    char *sel = NULL;
     const char *origin = "";
-    if (!selector) {
-        const char *env = getenv("CLB_DEVICE");
-        if (!env || !env[0]) return CLB_OK;
-        selector = env;
-        origin = " (from $CLB_DEVICE)";
-    }
-    char *sel = clb__trimmed_copy(selector);
-    if (!sel) return clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory parsing a device selector");
-    clb_status st = CLB_OK;
+    clb_status st = clb__selector_text(selector, &sel, &origin);
+    if (st != CLB_OK || !sel) return st; /* no selector: the default rule, the host backend */
     if (!clb__ci_equal(sel, "host"))
         st = clb__fail(CLB_ERR_NO_DEVICE,
                        "no OpenCL device matches \"%s\"%s; available: host (this build has no "

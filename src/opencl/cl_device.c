@@ -530,19 +530,14 @@ clb_status clb__device_resolve(const char *selector, clb__device **device)
 {
     if (!device) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "clb__device_resolve: device is NULL");
     *device = NULL;
+    char *sel = NULL;
     const char *origin = "";
-    if (!selector) {
-        const char *env = getenv("CLB_DEVICE");
-        if (!env || !env[0]) return resolve_default(device);
-        selector = env;
-        origin = " (from $CLB_DEVICE)";
-    }
+    clb_status st = clb__selector_text(selector, &sel, &origin);
+    if (st != CLB_OK) return st;
+    if (!sel) return resolve_default(device);
 
-    clb_status st = CLB_OK;
     devlist l = {0};
     clb_device_info *infos = NULL;
-    char *sel = clb__trimmed_copy(selector);
-    if (!sel) CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory parsing a device selector");
     if (clb__ci_equal(sel, "host")) goto cleanup;
 
     CLB_TRY(devlist_build(&l));

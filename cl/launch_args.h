@@ -141,4 +141,23 @@
 #define CLB_MM_ARGS_LEN (CLB_MM_M + 9)
 #define CLB_MM_ARGS_VECS 4                        /* long16 arguments: 64 slots */
 
+/* clb_take (cl/take.cl): source (outer, n, inner) and output (outer, m, inner),
+   both C-contiguous; the index read at idx_offset + o * IS(0) + j * IS(1) +
+   i * IS(2). A runs launch (CLB_TAKE_RUNS) gives each work item PER of UNITS
+   units of CHUNK elements of a row (CHUNKS a row); the other form one element
+   a work item (UNITS elements). */
+#define CLB_TAKE_N 0
+#define CLB_TAKE_M 1
+#define CLB_TAKE_INNER 2
+#define CLB_TAKE_CHUNK 3
+#define CLB_TAKE_CHUNKS 4
+#define CLB_TAKE_IS(d) (5 + (d))                  /* the index's strides, d = 0..2 */
+#define CLB_TAKE_SRC_OFFSET 8
+#define CLB_TAKE_IDX_OFFSET 9
+#define CLB_TAKE_OUT_OFFSET 10
+#define CLB_TAKE_UNITS 11
+#define CLB_TAKE_PER 12
+#define CLB_TAKE_ARGS_LEN 13
+#define CLB_TAKE_ARGS_VECS 1                      /* long16 arguments: 16 slots */
+
 #endif /* CLB_LAUNCH_ARGS_H */

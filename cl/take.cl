@@ -200,11 +200,19 @@ static int clb_take_elems(__global elem_t *out, __global const elem_t *sb,
 }
 #endif
 
+CLB_ARGS_PROBE(CLB_TAKE_ARGS_VECS)
+
 __kernel void clb_take(__global elem_t *out, __global const elem_t *src,
-                       __global const long *idx, __global int *bad, long n, long m, long inner,
-                       long chunk, long chunks, long is0, long is1, long is2, long src_offset,
-                       long idx_offset, long out_offset, long units, long per)
+                       __global const long *idx, __global int *bad,
+                       CLB_ARGS_PARAMS(CLB_TAKE_ARGS_VECS))
 {
+    CLB_ARGS_UNPACK(CLB_TAKE_ARGS_VECS, a);
+    const long n = a[CLB_TAKE_N], m = a[CLB_TAKE_M], inner = a[CLB_TAKE_INNER];
+    const long chunk = a[CLB_TAKE_CHUNK], chunks = a[CLB_TAKE_CHUNKS];
+    const long is0 = a[CLB_TAKE_IS(0)], is1 = a[CLB_TAKE_IS(1)], is2 = a[CLB_TAKE_IS(2)];
+    const long src_offset = a[CLB_TAKE_SRC_OFFSET], idx_offset = a[CLB_TAKE_IDX_OFFSET];
+    const long out_offset = a[CLB_TAKE_OUT_OFFSET];
+    const long units = a[CLB_TAKE_UNITS], per = a[CLB_TAKE_PER];
 #if CLB_TAKE_RUNS
     const long first = (long)get_global_id(0) * per, last = min(units, first + per);
     if (first >= last) return;

@@ -15,6 +15,7 @@ clb_status clb__cl_index_kernel(clb__cl_context *cl, clb__kernel_id id,
     *out = NULL;
     clb_status st = clb__kernel_options(defs, ndefs, options, sizeof options);
     if (st == CLB_OK) st = clb__program_cache_get(cl->programs, id, options, &program);
+    if (st == CLB_OK) st = clb__cl_check_args(cl, id, program);
     if (st == CLB_OK) st = clb__cl_kernel_for(cl, id, program, variant, name, out);
     return st;
 }
@@ -30,6 +31,16 @@ clb_status clb__cl_index_args(clb__cl_kernel *k, cl_uint first, int nmem, const 
         err = clSetKernelArg(k->kernel, first + (cl_uint)(nmem + i), sizeof v, &v);
     }
     return err == CL_SUCCESS ? CLB_OK : clb__cl_fail(err, "clSetKernelArg");
+}
+
+clb_status clb__cl_index_set(clb__cl_kernel *k, clb__kernel_id id, int nmem, const cl_mem *mem,
+                             const clb__cl_args *args)
+{
+    for (int i = 0; i < nmem; i++) {
+        clb_status st = clb__cl_set_arg(k, (cl_uint)i, sizeof(cl_mem), &mem[i]);
+        if (st != CLB_OK) return st;
+    }
+    return clb__cl_set_args(k, id, (cl_uint)nmem, args);
 }
 
 clb_status clb__cl_index_launch(clb__cl_context *cl, cl_kernel k, int64_t n)

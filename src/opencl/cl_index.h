@@ -4,16 +4,23 @@
 #ifndef CLB_CL_INDEX_H
 #define CLB_CL_INDEX_H
 
+#include "cl_args.h"
 #include "cl_launch.h"
 #include "cl_kernels.h"
 
-/* Kernel `name` of program (id, defines), found or built, returned locked. */
+/* Kernel `name` of program (id, defines), found or built, returned locked; a
+   family with a launch description has it checked once per context
+   (clb__cl_check_args). */
 clb_status clb__cl_index_kernel(clb__cl_context *cl, clb__kernel_id id,
                                 const clb__kernel_define *defs, int ndefs, int variant,
                                 const char *name, clb__cl_kernel **out);
 /* Sets arguments first.. of k: nmem buffers, then nlong cl_long values. */
 clb_status clb__cl_index_args(clb__cl_kernel *k, cl_uint first, int nmem, const cl_mem *mem,
                               int nlong, const int64_t *longs);
+/* Sets k's nmem buffers (arguments 0..nmem-1), then family id's launch
+   description (cl/launch_args.h) after them. */
+clb_status clb__cl_index_set(clb__cl_kernel *k, clb__kernel_id id, int nmem, const cl_mem *mem,
+                             const clb__cl_args *args);
 /* n work items of k (a 1-D launch, pieces of at most 2^30 items). Where a
    work-group is a loop (PoCL) groups of one work item: each then runs its own
    sequential loop as written, rather than being vectorised across neighbours

@@ -70,11 +70,14 @@ clb_status clb__cl_gather(clb_context *ctx, const clb__gather_op *op, void *cons
     CLB_TRY(clb__cl_index_buffer_from(cl, sizeof zero, &zero, "take's index check", &flag));
     CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_TAKE, defs, 6, 0, "clb_take", &k));
     const cl_mem mem[4] = {(cl_mem)handles[0], (cl_mem)handles[1], (cl_mem)handles[2], flag};
-    const int64_t longs[13] = {op->n,          op->m,          op->inner,      g.chunk,
-                               g.chunks,       op->idx_strides[0], op->idx_strides[1],
-                               op->idx_strides[2], op->src_offset, op->idx_offset,
-                               op->out_offset, g.units,        g.per};
-    CLB_TRY(clb__cl_index_args(k, 0, 4, mem, 13, longs));
+    clb__cl_args args = {{0}};
+    args.v[CLB_TAKE_N] = op->n, args.v[CLB_TAKE_M] = op->m, args.v[CLB_TAKE_INNER] = op->inner;
+    args.v[CLB_TAKE_CHUNK] = g.chunk, args.v[CLB_TAKE_CHUNKS] = g.chunks;
+    for (int d = 0; d < 3; d++) args.v[CLB_TAKE_IS(d)] = op->idx_strides[d];
+    args.v[CLB_TAKE_SRC_OFFSET] = op->src_offset, args.v[CLB_TAKE_IDX_OFFSET] = op->idx_offset;
+    args.v[CLB_TAKE_OUT_OFFSET] = op->out_offset;
+    args.v[CLB_TAKE_UNITS] = g.units, args.v[CLB_TAKE_PER] = g.per;
+    CLB_TRY(clb__cl_index_set(k, CLB__KERNEL_TAKE, 4, mem, &args));
     if (runs)
         CLB_TRY(clb__cl_index_launch_ones(cl, k->kernel, (g.units + g.per - 1) / g.per));
     else

@@ -36,10 +36,14 @@ clb_status clb__cl_index_args(clb__cl_kernel *k, cl_uint first, int nmem, const 
 clb_status clb__cl_index_set(clb__cl_kernel *k, clb__kernel_id id, int nmem, const cl_mem *mem,
                              const clb__cl_args *args)
 {
-    for (int i = 0; i < nmem; i++) {
-        clb_status st = clb__cl_set_arg(k, (cl_uint)i, sizeof(cl_mem), &mem[i]);
-        if (st != CLB_OK) return st;
-    }
+    /* Buffers always by clSetKernelArg, never skipped as unchanged: these drivers
+       release their scratch buffers after each launch, and a new buffer may get
+       the released one's handle while a driver (Oclgrind) resolved the old
+       handle when the argument was set. */
+    cl_int err = CL_SUCCESS;
+    for (int i = 0; i < nmem && err == CL_SUCCESS; i++)
+        err = clSetKernelArg(k->kernel, (cl_uint)i, sizeof(cl_mem), &mem[i]);
+    if (err != CL_SUCCESS) return clb__cl_fail(err, "clSetKernelArg");
     return clb__cl_set_args(k, id, (cl_uint)nmem, args);
 }
 

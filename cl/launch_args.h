@@ -160,4 +160,21 @@
 #define CLB_TAKE_ARGS_LEN 13
 #define CLB_TAKE_ARGS_VECS 1                      /* long16 arguments: 16 slots */
 
+/* cl/scan.cl, all six kernels (each reads the slots it needs): the scanned
+   tensor (outer, len, inner) in NB blocks of BLOCK along the axis, a row's
+   columns in ICHUNKS runs of CLB_SCAN_COLS (clb_scan_totals / _apply; 1 in the
+   vector forms); HAS_PREFIX 1 where the block totals' scan is to be applied;
+   COUNT the work items of the launch. */
+#define CLB_SCAN_IN_OFFSET 0
+#define CLB_SCAN_OUT_OFFSET 1
+#define CLB_SCAN_LEN 2
+#define CLB_SCAN_INNER 3
+#define CLB_SCAN_BLOCK 4
+#define CLB_SCAN_NB 5
+#define CLB_SCAN_ICHUNKS 6
+#define CLB_SCAN_HAS_PREFIX 7
+#define CLB_SCAN_COUNT 8
+#define CLB_SCAN_ARGS_LEN 9
+#define CLB_SCAN_ARGS_VECS 1                      /* long16 arguments: 16 slots */
+
 #endif /* CLB_LAUNCH_ARGS_H */

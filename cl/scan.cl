@@ -95,6 +95,19 @@ typedef CLB_STORAGE(CLB_ACC_DTYPE) acc_t;
 #define CLB_SCAN_VALUE(s, c) (s)
 #endif
 
+/* The launch description's values (cl/launch_args.h), from the array `a`;
+   every kernel takes the one description. */
+#define CLB_SCAN_UNPACK()                                                                          \
+    CLB_ARGS_UNPACK(CLB_SCAN_ARGS_VECS, a);                                                        \
+    const long in_offset = a[CLB_SCAN_IN_OFFSET], out_offset = a[CLB_SCAN_OUT_OFFSET];             \
+    const long len = a[CLB_SCAN_LEN], inner = a[CLB_SCAN_INNER], block = a[CLB_SCAN_BLOCK];        \
+    const long nb = a[CLB_SCAN_NB], ichunks = a[CLB_SCAN_ICHUNKS];                                 \
+    const long has_prefix = a[CLB_SCAN_HAS_PREFIX], count = a[CLB_SCAN_COUNT];                     \
+    (void)in_offset, (void)out_offset, (void)len, (void)inner, (void)block, (void)nb,              \
+        (void)ichunks, (void)has_prefix, (void)count
+
+CLB_ARGS_PROBE(CLB_SCAN_ARGS_VECS)
+
 /* Work item g = (o, b, ic) over outer * nb * ichunks: columns i0 .. i0 + CLB_SCAN_COLS
    (within inner) of block b, elements l0 .. l1 along the axis. Several columns a
    work item (CPU devices that loop over a work-group) walk the rows of the block
@@ -106,9 +119,10 @@ typedef CLB_STORAGE(CLB_ACC_DTYPE) acc_t;
     const long l0 = b * (block), l1 = min((long)(len), l0 + (block))
 
 __kernel void clb_scan_totals(__global const CLB_STORAGE(CLB_IN_DTYPE) *in,
-                              __global acc_t *totals, long in_offset, long len, long inner,
-                              long block, long nb, long ichunks, long count)
+                              __global acc_t *totals,
+                              CLB_ARGS_PARAMS(CLB_SCAN_ARGS_VECS))
 {
+    CLB_SCAN_UNPACK();
     const long g = (long)get_global_id(0);
     if (g >= count) return;
     CLB_SCAN_UNIT(g, nb, ichunks, len, block, o, b, i0, l0, l1);
@@ -130,10 +144,10 @@ __kernel void clb_scan_totals(__global const CLB_STORAGE(CLB_IN_DTYPE) *in,
    block). in and out may be one buffer (the totals scanned in place). */
 __kernel void clb_scan_apply(__global const CLB_STORAGE(CLB_IN_DTYPE) *in,
                              __global CLB_STORAGE(CLB_OUT_DTYPE) *out,
-                             __global const acc_t *prefix, long in_offset, long out_offset,
-                             long len, long inner, long block, long nb, long ichunks,
-                             long has_prefix, long count)
+                             __global const acc_t *prefix,
+                             CLB_ARGS_PARAMS(CLB_SCAN_ARGS_VECS))
 {
+    CLB_SCAN_UNPACK();
     const long g = (long)get_global_id(0);
     if (g >= count) return;
     CLB_SCAN_UNIT(g, nb, ichunks, len, block, o, b, i0, l0, l1);
@@ -182,9 +196,11 @@ typedef uint8 maskv_t;
 #define CLB_VOP(a, b) ((a) + (b))
 #endif
 
-__kernel void clb_scan_totals_vec(__global const acc_t *in, __global acc_t *totals,
-                                  long in_offset, long len, long block, long nb, long count)
+__kernel void clb_scan_totals_vec(__global const acc_t *in,
+                                  __global acc_t *totals,
+                                  CLB_ARGS_PARAMS(CLB_SCAN_ARGS_VECS))
 {
+    CLB_SCAN_UNPACK();
     const long g = (long)get_global_id(0);
     if (g >= count) return;
     const long o = g / nb, b = g - o * nb, l0 = b * block, l1 = min(len, l0 + block);
@@ -207,10 +223,12 @@ __kernel void clb_scan_totals_vec(__global const acc_t *in, __global acc_t *tota
     totals[g] = CLB_SCAN_VALUE(t, tc);
 }
 
-__kernel void clb_scan_apply_vec(__global const acc_t *in, __global acc_t *out,
-                                 __global const acc_t *prefix, long in_offset, long out_offset,
-                                 long len, long block, long nb, long has_prefix, long count)
+__kernel void clb_scan_apply_vec(__global const acc_t *in,
+                                 __global acc_t *out,
+                                 __global const acc_t *prefix,
+                                 CLB_ARGS_PARAMS(CLB_SCAN_ARGS_VECS))
 {
+    CLB_SCAN_UNPACK();
     const long g = (long)get_global_id(0);
     if (g >= count) return;
     const long o = g / nb, b = g - o * nb, l0 = b * block, l1 = min(len, l0 + block);
@@ -360,10 +378,12 @@ static void clb_scan_rows(__global acc_t *ws, __global acc_t *wc, __global const
 
 /* Work item g = (o, b): rows l0..l1 of outer index o; ws, wc: its 2 * inner
    scratch. */
-__kernel void clb_scan_tile_sums(__global const acc_t *in, __global acc_t *totals,
-                                 __global acc_t *scratch, long in_offset, long len, long inner,
-                                 long block, long nb, long count)
+__kernel void clb_scan_tile_sums(__global const acc_t *in,
+                                 __global acc_t *totals,
+                                 __global acc_t *scratch,
+                                 CLB_ARGS_PARAMS(CLB_SCAN_ARGS_VECS))
 {
+    CLB_SCAN_UNPACK();
     const long g = (long)get_global_id(0);
     if (g >= count) return;
     const long o = g / nb, b = g - o * nb, l0 = b * block, l1 = min(len, l0 + block);
@@ -377,11 +397,13 @@ __kernel void clb_scan_tile_sums(__global const acc_t *in, __global acc_t *total
 }
 
 /* prefix: the inclusive scan of the block totals (has_prefix 0: one block). */
-__kernel void clb_scan_tile_apply(__global const acc_t *in, __global acc_t *out,
-                                  __global const acc_t *prefix, __global acc_t *scratch,
-                                  long in_offset, long out_offset, long len, long inner,
-                                  long block, long nb, long has_prefix, long count)
+__kernel void clb_scan_tile_apply(__global const acc_t *in,
+                                  __global acc_t *out,
+                                  __global const acc_t *prefix,
+                                  __global acc_t *scratch,
+                                  CLB_ARGS_PARAMS(CLB_SCAN_ARGS_VECS))
 {
+    CLB_SCAN_UNPACK();
     const long g = (long)get_global_id(0);
     if (g >= count) return;
     const long o = g / nb, b = g - o * nb, l0 = b * block, l1 = min(len, l0 + block);

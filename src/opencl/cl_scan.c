@@ -40,6 +40,19 @@ static clb_status launch(clb__cl_context *cl, const scan_level *s, cl_kernel k, 
     return s->runs ? clb__cl_index_launch_ones(cl, k, units) : clb__cl_launch(cl, k, units);
 }
 
+/* The launch description of one scan kernel (cl/launch_args.h's CLB_SCAN_*):
+   s's offsets and extents, the blocks, and the launch's work items. */
+static clb__cl_args scan_args(const scan_level *s, int64_t block, int64_t nb, int64_t ichunks,
+                              int64_t units)
+{
+    clb__cl_args a = {{0}};
+    a.v[CLB_SCAN_IN_OFFSET] = s->in_offset, a.v[CLB_SCAN_OUT_OFFSET] = s->out_offset;
+    a.v[CLB_SCAN_LEN] = s->len, a.v[CLB_SCAN_INNER] = s->inner;
+    a.v[CLB_SCAN_BLOCK] = block, a.v[CLB_SCAN_NB] = nb, a.v[CLB_SCAN_ICHUNKS] = ichunks;
+    a.v[CLB_SCAN_HAS_PREFIX] = nb > 1, a.v[CLB_SCAN_COUNT] = units;
+    return a;
+}
+
 static clb_status scan_rows_vec(clb__cl_context *cl, const scan_level *s, cl_mem in,
                                 cl_mem out, int depth);
 static clb_status scan_tiles(clb__cl_context *cl, const scan_level *s, cl_mem in, cl_mem out,
@@ -81,8 +94,8 @@ static clb_status scan_run(clb__cl_context *cl, const scan_level *s, cl_mem in, 
                                      "the scan's block totals", &totals));
         CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_SCAN, defs, 6, 0, "clb_scan_totals", &k));
         const cl_mem mem[2] = {in, totals};
-        const int64_t longs[7] = {s->in_offset, s->len, s->inner, block, nb, ichunks, units};
-        CLB_TRY(clb__cl_index_args(k, 0, 2, mem, 7, longs));
+        const clb__cl_args args = scan_args(s, block, nb, ichunks, units);
+        CLB_TRY(clb__cl_index_set(k, CLB__KERNEL_SCAN, 2, mem, &args));
         CLB_TRY(launch(cl, s, k->kernel, units));
         clb__cl_kernel_unlock(cl);
         k = NULL;
@@ -93,9 +106,8 @@ static clb_status scan_run(clb__cl_context *cl, const scan_level *s, cl_mem in, 
     }
     CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_SCAN, defs, 6, 1, "clb_scan_apply", &k));
     const cl_mem mem[3] = {in, out, totals ? totals : out};
-    const int64_t longs[9] = {s->in_offset, s->out_offset, s->len,  s->inner, block,
-                              nb,           ichunks,       nb > 1, units};
-    CLB_TRY(clb__cl_index_args(k, 0, 3, mem, 9, longs));
+    const clb__cl_args args = scan_args(s, block, nb, ichunks, units);
+    CLB_TRY(clb__cl_index_set(k, CLB__KERNEL_SCAN, 3, mem, &args));
     CLB_TRY(launch(cl, s, k->kernel, units));
 cleanup:
     if (k) clb__cl_kernel_unlock(cl);
@@ -121,8 +133,8 @@ static clb_status scan_rows_vec(clb__cl_context *cl, const scan_level *s, cl_mem
                                      "the scan's block totals", &totals));
         CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_SCAN, defs, 6, 2, "clb_scan_totals_vec", &k));
         const cl_mem tm[2] = {in, totals};
-        const int64_t tl[5] = {s->in_offset, s->len, block, nb, units};
-        CLB_TRY(clb__cl_index_args(k, 0, 2, tm, 5, tl));
+        const clb__cl_args ta = scan_args(s, block, nb, 1, units);
+        CLB_TRY(clb__cl_index_set(k, CLB__KERNEL_SCAN, 2, tm, &ta));
         CLB_TRY(launch(cl, s, k->kernel, units));
         clb__cl_kernel_unlock(cl);
         k = NULL;
@@ -132,8 +144,8 @@ static clb_status scan_rows_vec(clb__cl_context *cl, const scan_level *s, cl_mem
     }
     CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_SCAN, defs, 6, 3, "clb_scan_apply_vec", &k));
     const cl_mem am[3] = {in, out, totals ? totals : out};
-    const int64_t al[7] = {s->in_offset, s->out_offset, s->len, block, nb, nb > 1, units};
-    CLB_TRY(clb__cl_index_args(k, 0, 3, am, 7, al));
+    const clb__cl_args aa = scan_args(s, block, nb, 1, units);
+    CLB_TRY(clb__cl_index_set(k, CLB__KERNEL_SCAN, 3, am, &aa));
     CLB_TRY(launch(cl, s, k->kernel, units));
 cleanup:
     if (k) clb__cl_kernel_unlock(cl);
@@ -170,8 +182,8 @@ static clb_status scan_tiles(clb__cl_context *cl, const scan_level *s, cl_mem in
                                      "the scan's block totals", &totals));
         CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_SCAN, defs, 6, 4, "clb_scan_tile_sums", &k));
         const cl_mem tm[3] = {in, totals, scratch};
-        const int64_t tl[6] = {s->in_offset, s->len, s->inner, block, nb, units};
-        CLB_TRY(clb__cl_index_args(k, 0, 3, tm, 6, tl));
+        const clb__cl_args ta = scan_args(s, block, nb, 1, units);
+        CLB_TRY(clb__cl_index_set(k, CLB__KERNEL_SCAN, 3, tm, &ta));
         CLB_TRY(launch(cl, s, k->kernel, units));
         clb__cl_kernel_unlock(cl);
         k = NULL;
@@ -181,8 +193,8 @@ static clb_status scan_tiles(clb__cl_context *cl, const scan_level *s, cl_mem in
     }
     CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_SCAN, defs, 6, 5, "clb_scan_tile_apply", &k));
     const cl_mem am[4] = {in, out, totals ? totals : out, scratch};
-    const int64_t al[8] = {s->in_offset, s->out_offset, s->len, s->inner, block, nb, nb > 1, units};
-    CLB_TRY(clb__cl_index_args(k, 0, 4, am, 8, al));
+    const clb__cl_args aa = scan_args(s, block, nb, 1, units);
+    CLB_TRY(clb__cl_index_set(k, CLB__KERNEL_SCAN, 4, am, &aa));
     CLB_TRY(launch(cl, s, k->kernel, units));
 cleanup:
     if (k) clb__cl_kernel_unlock(cl);

@@ -177,4 +177,36 @@
 #define CLB_SCAN_ARGS_LEN 9
 #define CLB_SCAN_ARGS_VECS 1                      /* long16 arguments: 16 slots */
 
+/* cl/sort.cl, all five kernels (each reads the slots it needs): C-contiguous
+   (rows, len) input; VALUES_OFFSET / INDICES_OFFSET -1 where that output is
+   not wanted. The tile kernels sort TILES tiles of TILE pairs a row (DIRECT 1:
+   one tile covers the row, results written directly); a merge pass merges
+   runs of WIDTH; COUNT the work items of a launch; clb_topk_rows keeps the K
+   best of each of ROWS rows, PER rows a work item. */
+#define CLB_SORT_IN_OFFSET 0
+#define CLB_SORT_VALUES_OFFSET 1
+#define CLB_SORT_INDICES_OFFSET 2
+#define CLB_SORT_LEN 3
+#define CLB_SORT_TILE 4
+#define CLB_SORT_TILES 5
+#define CLB_SORT_DIRECT 6
+#define CLB_SORT_WIDTH 7
+#define CLB_SORT_COUNT 8
+#define CLB_SORT_K 9
+#define CLB_SORT_ROWS 10
+#define CLB_SORT_PER 11
+#define CLB_SORT_ARGS_LEN 12
+#define CLB_SORT_ARGS_VECS 1                      /* long16 arguments: 16 slots */
+
+/* clb_select (cl/select.cl): N positions of the running count at
+   SCAN_OFFSET; masked_select's source at SRC_OFFSET; the output at
+   OUT_OFFSET; NDIM the rank of nonzero's shape (0 for masked_select). */
+#define CLB_SELECT_SCAN_OFFSET 0
+#define CLB_SELECT_SRC_OFFSET 1
+#define CLB_SELECT_OUT_OFFSET 2
+#define CLB_SELECT_NDIM 3
+#define CLB_SELECT_N 4
+#define CLB_SELECT_ARGS_LEN 5
+#define CLB_SELECT_ARGS_VECS 1                    /* long16 arguments: 16 slots */
+
 #endif /* CLB_LAUNCH_ARGS_H */

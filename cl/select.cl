@@ -23,10 +23,15 @@ typedef ushort elem_t;
 typedef uint elem_t;
 #endif
 
+CLB_ARGS_PROBE(CLB_SELECT_ARGS_VECS)
+
 __kernel void clb_select(__global elem_t *out, __global const long *scan,
                          __global const elem_t *src, __global const long *shape,
-                         long scan_offset, long src_offset, long out_offset, long ndim, long n)
+                         CLB_ARGS_PARAMS(CLB_SELECT_ARGS_VECS))
 {
+    CLB_ARGS_UNPACK(CLB_SELECT_ARGS_VECS, a);
+    const long scan_offset = a[CLB_SELECT_SCAN_OFFSET], src_offset = a[CLB_SELECT_SRC_OFFSET],
+        out_offset = a[CLB_SELECT_OUT_OFFSET], ndim = a[CLB_SELECT_NDIM], n = a[CLB_SELECT_N];
     const long p = (long)get_global_id(0);
     if (p >= n) return;
     const long now = scan[scan_offset + p], before = p > 0 ? scan[scan_offset + p - 1] : 0;

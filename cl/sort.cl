@@ -91,15 +91,19 @@ static key_t clb_sort_key(elem_t e)
     return k;
 }
 
+CLB_ARGS_PROBE(CLB_SORT_ARGS_VECS)
+
 /* Whether pair (ka, ia) sorts before (kb, ib). */
 #define CLB_PAIR_LESS(ka, ia, kb, ib) ((ka) < (kb) || ((ka) == (kb) && (ia) < (ib)))
 
 __kernel void clb_sort_tile(__global const elem_t *in, __global key_t *keys, __global uint *idx,
-                            __global elem_t *values, __global long *indices,
-                            __local key_t *lk, __local uint *li, long in_offset,
-                            long values_offset, long indices_offset, long len, long tile,
-                            long tiles, long direct)
+                            __global elem_t *values, __global long *indices, __local key_t *lk,
+                            __local uint *li, CLB_ARGS_PARAMS(CLB_SORT_ARGS_VECS))
 {
+    CLB_ARGS_UNPACK(CLB_SORT_ARGS_VECS, a);
+    const long in_offset = a[CLB_SORT_IN_OFFSET], values_offset = a[CLB_SORT_VALUES_OFFSET],
+        indices_offset = a[CLB_SORT_INDICES_OFFSET], len = a[CLB_SORT_LEN], tile = a[CLB_SORT_TILE],
+        tiles = a[CLB_SORT_TILES], direct = a[CLB_SORT_DIRECT];
     const long g = (long)(get_global_id(0) / get_local_size(0)), row = g / tiles, base = (g - row * tiles) * tile;
     const int lid = (int)get_local_id(0), lsz = (int)get_local_size(0);
     __global const elem_t *src = in + in_offset + row * len;
@@ -140,9 +144,11 @@ __kernel void clb_sort_tile(__global const elem_t *in, __global key_t *keys, __g
 }
 
 __kernel void clb_sort_merge(__global const key_t *kin, __global const uint *iin,
-                             __global key_t *kout, __global uint *iout, long len, long width,
-                             long count)
+                             __global key_t *kout, __global uint *iout,
+                             CLB_ARGS_PARAMS(CLB_SORT_ARGS_VECS))
 {
+    CLB_ARGS_UNPACK(CLB_SORT_ARGS_VECS, a);
+    const long len = a[CLB_SORT_LEN], width = a[CLB_SORT_WIDTH], count = a[CLB_SORT_COUNT];
     const long g = (long)get_global_id(0);
     if (g >= count) return;
     const long row = g / len, p = g - row * len, b = p / width, start = b * width;
@@ -172,9 +178,13 @@ __kernel void clb_sort_merge(__global const key_t *kin, __global const uint *iin
 }
 
 __kernel void clb_sort_finish(__global const elem_t *in, __global const uint *idx,
-                              __global elem_t *values, __global long *indices, long in_offset,
-                              long values_offset, long indices_offset, long len, long count)
+                              __global elem_t *values, __global long *indices,
+                              CLB_ARGS_PARAMS(CLB_SORT_ARGS_VECS))
 {
+    CLB_ARGS_UNPACK(CLB_SORT_ARGS_VECS, a);
+    const long in_offset = a[CLB_SORT_IN_OFFSET], values_offset = a[CLB_SORT_VALUES_OFFSET],
+        indices_offset = a[CLB_SORT_INDICES_OFFSET], len = a[CLB_SORT_LEN],
+        count = a[CLB_SORT_COUNT];
     const long g = (long)get_global_id(0);
     if (g >= count) return;
     const long row = g / len;
@@ -227,9 +237,12 @@ static void clb_topk_row(__global const elem_t *in, __global elem_t *values,
 __kernel void clb_sort_tile_seq(__global const elem_t *in, __global key_t *keys,
                                 __global uint *idx, __global elem_t *values,
                                 __global long *indices, __local key_t *lk, __local uint *li,
-                                long in_offset, long values_offset, long indices_offset, long len,
-                                long tile, long tiles, long direct)
+                                CLB_ARGS_PARAMS(CLB_SORT_ARGS_VECS))
 {
+    CLB_ARGS_UNPACK(CLB_SORT_ARGS_VECS, a);
+    const long in_offset = a[CLB_SORT_IN_OFFSET], values_offset = a[CLB_SORT_VALUES_OFFSET],
+        indices_offset = a[CLB_SORT_INDICES_OFFSET], len = a[CLB_SORT_LEN], tile = a[CLB_SORT_TILE],
+        tiles = a[CLB_SORT_TILES], direct = a[CLB_SORT_DIRECT];
 #if CLB_KEY_BYTES == 4
     /* 32-bit keys: a pair packed into one ulong (key high, index low) compares as
        one integer; the two local buffers are the two halves of the merge. */
@@ -323,9 +336,12 @@ __kernel void clb_sort_tile_seq(__global const elem_t *in, __global key_t *keys,
 }
 
 __kernel void clb_topk_rows(__global const elem_t *in, __global elem_t *values,
-                            __global long *indices, long in_offset, long values_offset,
-                            long indices_offset, long len, long k, long rows, long per)
+                            __global long *indices, CLB_ARGS_PARAMS(CLB_SORT_ARGS_VECS))
 {
+    CLB_ARGS_UNPACK(CLB_SORT_ARGS_VECS, a);
+    const long in_offset = a[CLB_SORT_IN_OFFSET], values_offset = a[CLB_SORT_VALUES_OFFSET],
+        indices_offset = a[CLB_SORT_INDICES_OFFSET], len = a[CLB_SORT_LEN], k = a[CLB_SORT_K],
+        rows = a[CLB_SORT_ROWS], per = a[CLB_SORT_PER];
     const long first = (long)get_global_id(0) * per, last = min(rows, first + per);
     for (long g = first; g < last; g++)
         clb_topk_row(in, values, indices, in_offset, values_offset, indices_offset, len, k, g);

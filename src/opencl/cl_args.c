@@ -21,6 +21,9 @@ _Static_assert(CLB_ER_ARGS_LEN <= 16 * CLB_ER_ARGS_VECS, "eval_reduce descriptio
 _Static_assert(CLB_MM_ARGS_LEN <= 16 * CLB_MM_ARGS_VECS, "matmul description outgrew its vectors");
 _Static_assert(CLB_TAKE_ARGS_LEN <= 16 * CLB_TAKE_ARGS_VECS, "take description outgrew its vector");
 _Static_assert(CLB_SCAN_ARGS_LEN <= 16 * CLB_SCAN_ARGS_VECS, "scan description outgrew its vector");
+_Static_assert(CLB_SORT_ARGS_LEN <= 16 * CLB_SORT_ARGS_VECS, "sort description outgrew its vector");
+_Static_assert(CLB_SELECT_ARGS_LEN <= 16 * CLB_SELECT_ARGS_VECS,
+               "select description outgrew its vector");
 _Static_assert(sizeof(cl_long16) == 16 * sizeof(cl_long), "cl_long16 is 16 packed cl_longs");
 _Static_assert(sizeof(cl_long8) == 8 * sizeof(cl_long), "cl_long8 is 8 packed cl_longs");
 
@@ -36,6 +39,8 @@ int clb__cl_args_vecs(clb__kernel_id id)
     case CLB__KERNEL_MATMUL: return CLB_MM_ARGS_VECS;
     case CLB__KERNEL_TAKE: return CLB_TAKE_ARGS_VECS;
     case CLB__KERNEL_SCAN: return CLB_SCAN_ARGS_VECS;
+    case CLB__KERNEL_SORT: return CLB_SORT_ARGS_VECS;
+    case CLB__KERNEL_SELECT: return CLB_SELECT_ARGS_VECS;
     default: return 0;
     }
 }

@@ -20,19 +20,6 @@ clb_status clb__cl_index_kernel(clb__cl_context *cl, clb__kernel_id id,
     return st;
 }
 
-clb_status clb__cl_index_args(clb__cl_kernel *k, cl_uint first, int nmem, const cl_mem *mem,
-                              int nlong, const int64_t *longs)
-{
-    cl_int err = CL_SUCCESS;
-    for (int i = 0; i < nmem && err == CL_SUCCESS; i++)
-        err = clSetKernelArg(k->kernel, first + (cl_uint)i, sizeof(cl_mem), &mem[i]);
-    for (int i = 0; i < nlong && err == CL_SUCCESS; i++) {
-        cl_long v = longs[i];
-        err = clSetKernelArg(k->kernel, first + (cl_uint)(nmem + i), sizeof v, &v);
-    }
-    return err == CL_SUCCESS ? CLB_OK : clb__cl_fail(err, "clSetKernelArg");
-}
-
 clb_status clb__cl_index_set(clb__cl_kernel *k, clb__kernel_id id, int nmem, const cl_mem *mem,
                              const clb__cl_args *args)
 {

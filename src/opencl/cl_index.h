@@ -1,6 +1,7 @@
 /* Shared pieces of the picking, ordering and running-total drivers
- * (cl_take.c, cl_scan.c, cl_sort.c): the kernel of a specialisation, argument
- * lists, scratch buffers and 1-D launches of one work item per unit. */
+ * (cl_take.c, cl_scan.c, cl_sort.c): the kernel of a specialisation, its
+ * buffers and launch description, scratch buffers and 1-D launches of one work
+ * item per unit. */
 #ifndef CLB_CL_INDEX_H
 #define CLB_CL_INDEX_H
 
@@ -14,9 +15,6 @@
 clb_status clb__cl_index_kernel(clb__cl_context *cl, clb__kernel_id id,
                                 const clb__kernel_define *defs, int ndefs, int variant,
                                 const char *name, clb__cl_kernel **out);
-/* Sets arguments first.. of k: nmem buffers, then nlong cl_long values. */
-clb_status clb__cl_index_args(clb__cl_kernel *k, cl_uint first, int nmem, const cl_mem *mem,
-                              int nlong, const int64_t *longs);
 /* Sets k's nmem buffers (arguments 0..nmem-1), then family id's launch
    description (cl/launch_args.h) after them. */
 clb_status clb__cl_index_set(clb__cl_kernel *k, clb__kernel_id id, int nmem, const cl_mem *mem,

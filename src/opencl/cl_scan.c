@@ -239,8 +239,11 @@ clb_status clb__cl_compact(clb_context *ctx, const clb__compact_op *op, void *co
     CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_SELECT, defs, 2, 0, "clb_select", &k));
     const cl_mem mem[4] = {(cl_mem)handles[0], (cl_mem)handles[1],
                            handles[2] ? (cl_mem)handles[2] : (cl_mem)handles[0], shape};
-    const int64_t longs[5] = {op->scan_offset, op->src_offset, op->out_offset, ndim, op->n};
-    CLB_TRY(clb__cl_index_args(k, 0, 4, mem, 5, longs));
+    clb__cl_args args = {{0}};
+    args.v[CLB_SELECT_SCAN_OFFSET] = op->scan_offset;
+    args.v[CLB_SELECT_SRC_OFFSET] = op->src_offset, args.v[CLB_SELECT_OUT_OFFSET] = op->out_offset;
+    args.v[CLB_SELECT_NDIM] = ndim, args.v[CLB_SELECT_N] = op->n;
+    CLB_TRY(clb__cl_index_set(k, CLB__KERNEL_SELECT, 4, mem, &args));
     CLB_TRY(clb__cl_launch(cl, k->kernel, op->n));
 cleanup:
     if (k) clb__cl_kernel_unlock(cl);

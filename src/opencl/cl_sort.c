@@ -25,6 +25,19 @@ static int64_t tile_of(const clb__cl_context *cl, int64_t len, size_t pair_bytes
     return tile;
 }
 
+/* The sort's launch description (cl/launch_args.h's CLB_SORT_*): the input's
+   offset and row length, each output's offset where it is wanted (else -1),
+   and count work items; the pass fills in the rest. */
+static clb__cl_args sort_args(const clb__sort_op *op, bool values, bool indices, int64_t count)
+{
+    clb__cl_args a = {{0}};
+    a.v[CLB_SORT_IN_OFFSET] = op->in_offset;
+    a.v[CLB_SORT_VALUES_OFFSET] = values ? op->values_offset : -1;
+    a.v[CLB_SORT_INDICES_OFFSET] = indices ? op->indices_offset : -1;
+    a.v[CLB_SORT_LEN] = op->len, a.v[CLB_SORT_COUNT] = count;
+    return a;
+}
+
 static clb_status tile_pass(clb__cl_context *cl, clb__cl_kernel *k, const clb__sort_op *op,
                             const cl_mem *mem, int64_t tile, size_t key_bytes, bool direct)
 {
@@ -36,13 +49,14 @@ static clb_status tile_pass(clb__cl_context *cl, clb__cl_kernel *k, const clb__s
     if (err == CL_SUCCESS)
         err = clSetKernelArg(k->kernel, 6, copies * (size_t)tile * sizeof(cl_uint), NULL);
     if (err != CL_SUCCESS) return clb__cl_fail(err, "clSetKernelArg");
-    const int64_t longs[7] = {op->in_offset,
-                              mem[3] ? op->values_offset : -1,
-                              mem[4] ? op->indices_offset : -1,
-                              op->len, tile, tiles, direct};
+    clb__cl_args args = sort_args(op, mem[3] != NULL, mem[4] != NULL, 0);
+    args.v[CLB_SORT_TILE] = tile, args.v[CLB_SORT_TILES] = tiles, args.v[CLB_SORT_DIRECT] = direct;
     cl_mem m[5] = {mem[0], mem[1], mem[2], mem[3] ? mem[3] : mem[0], mem[4] ? mem[4] : mem[0]};
-    clb_status st = clb__cl_index_args(k, 0, 5, m, 0, NULL);
-    if (st == CLB_OK) st = clb__cl_index_args(k, 7, 0, NULL, 7, longs);
+    /* The buffers, two local arrays (set above), then the description. */
+    for (cl_uint i = 0; i < 5 && err == CL_SUCCESS; i++)
+        err = clSetKernelArg(k->kernel, i, sizeof(cl_mem), &m[i]);
+    clb_status st = err == CL_SUCCESS ? CLB_OK : clb__cl_fail(err, "clSetKernelArg");
+    if (st == CLB_OK) st = clb__cl_set_args(k, CLB__KERNEL_SORT, 7, &args);
     for (int64_t first = 0; st == CLB_OK && first < groups; first += SORT_MAX_GROUPS) {
         size_t off = (size_t)first * lsz, n = (size_t)(groups - first < SORT_MAX_GROUPS
                                                            ? groups - first
@@ -89,8 +103,9 @@ clb_status clb__cl_sort(clb_context *ctx, const clb__sort_op *op, void *const *h
     for (int64_t width = tile; width < op->len; width *= 2, cur ^= 1) {
         CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_SORT, defs, 2, 1, "clb_sort_merge", &k));
         const cl_mem mem[4] = {keys[cur], idx[cur], keys[cur ^ 1], idx[cur ^ 1]};
-        const int64_t longs[3] = {op->len, width, (int64_t)n};
-        CLB_TRY(clb__cl_index_args(k, 0, 4, mem, 3, longs));
+        clb__cl_args args = sort_args(op, false, false, (int64_t)n);
+        args.v[CLB_SORT_WIDTH] = width;
+        CLB_TRY(clb__cl_index_set(k, CLB__KERNEL_SORT, 4, mem, &args));
         CLB_TRY(clb__cl_launch(cl, k->kernel, (int64_t)n));
         clb__cl_kernel_unlock(cl);
         k = NULL;
@@ -98,9 +113,8 @@ clb_status clb__cl_sort(clb_context *ctx, const clb__sort_op *op, void *const *h
     CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_SORT, defs, 2, 2, "clb_sort_finish", &k));
     const cl_mem fmem[4] = {in, idx[cur], handles[0] ? (cl_mem)handles[0] : in,
                             handles[1] ? (cl_mem)handles[1] : in};
-    const int64_t flongs[5] = {op->in_offset, handles[0] ? op->values_offset : -1,
-                               handles[1] ? op->indices_offset : -1, op->len, (int64_t)n};
-    CLB_TRY(clb__cl_index_args(k, 0, 4, fmem, 5, flongs));
+    const clb__cl_args fargs = sort_args(op, handles[0] != NULL, handles[1] != NULL, (int64_t)n);
+    CLB_TRY(clb__cl_index_set(k, CLB__KERNEL_SORT, 4, fmem, &fargs));
     CLB_TRY(clb__cl_launch(cl, k->kernel, (int64_t)n));
 cleanup:
     if (k) clb__cl_kernel_unlock(cl);
@@ -137,9 +151,13 @@ clb_status clb__cl_topk(clb_context *ctx, const clb__topk_op *op, void *const *h
     /* Rows a work item: on a CPU about 64 work items a compute unit in groups of
        one (each scans its rows in order); one row a work item elsewhere. */
     const int64_t per = cl->loops ? (op->rows + 64 * units - 1) / (64 * units) : 1;
-    const int64_t longs[7] = {op->in_offset, handles[0] ? op->values_offset : -1,
-                              handles[1] ? op->indices_offset : -1, op->len, op->k, op->rows, per};
-    CLB_TRY(clb__cl_index_args(k, 0, 3, mem, 7, longs));
+    clb__cl_args args = {{0}};
+    args.v[CLB_SORT_IN_OFFSET] = op->in_offset;
+    args.v[CLB_SORT_VALUES_OFFSET] = handles[0] ? op->values_offset : -1;
+    args.v[CLB_SORT_INDICES_OFFSET] = handles[1] ? op->indices_offset : -1;
+    args.v[CLB_SORT_LEN] = op->len, args.v[CLB_SORT_K] = op->k;
+    args.v[CLB_SORT_ROWS] = op->rows, args.v[CLB_SORT_PER] = per;
+    CLB_TRY(clb__cl_index_set(k, CLB__KERNEL_SORT, 3, mem, &args));
     CLB_TRY(clb__cl_index_launch(cl, k->kernel, (op->rows + per - 1) / per));
     *done = true;
 cleanup:

@@ -32,7 +32,7 @@
 #endif
 /* CLB_GEN_VEC4: full writes 64-byte chunks of its pattern, float32 arange
    and linspace 16 elements a work item, each as one 64-byte store (a cache line
-   when aligned; CLB_GEN_IDX32 when every index is below 2^32); CLB_GEN_NT
+   when aligned; CLB_GEN_IDX32 where clb__cl_index64 keeps indices 32-bit); CLB_GEN_NT
    makes those stores streaming (CPU devices, large outputs:
    src/opencl/cl_launch.c's rule), the difference between a CPU's plain-store
    and its write limit. */
@@ -192,6 +192,19 @@ inline void clb_gen_unit(__global void *out_, const ulong i, ulong a0, ulong a1,
 #endif
 }
 
+/* The launch description's values (cl/launch_args.h's CLB_GEN_*): a0..a5 the
+   parameters as bit patterns, every kernel the same description. */
+#define CLB_GEN_UNPACK()                                                                           \
+    CLB_ARGS_UNPACK(CLB_GEN_ARGS_VECS, args);                                                      \
+    const ulong base = (ulong)args[CLB_GEN_BASE], n = (ulong)args[CLB_GEN_N];                      \
+    const ulong a0 = (ulong)args[CLB_GEN_A(0)], a1 = (ulong)args[CLB_GEN_A(1)];                    \
+    const ulong a2 = (ulong)args[CLB_GEN_A(2)], a3 = (ulong)args[CLB_GEN_A(3)];                    \
+    const ulong a4 = (ulong)args[CLB_GEN_A(4)], a5 = (ulong)args[CLB_GEN_A(5)];                    \
+    const ulong total = (ulong)args[CLB_GEN_TOTAL];                                                \
+    (void)base, (void)n, (void)a0, (void)a1, (void)a2, (void)a3, (void)a4, (void)a5, (void)total
+
+CLB_ARGS_PROBE(CLB_GEN_ARGS_VECS)
+
 /* Work item g writes units base + g * CLB_GEN_BLOCK onwards, below base + n: one
    unit each, or with streaming stores a block of them and then one fence (a
    fence per store would serialise them). */
@@ -199,9 +212,9 @@ inline void clb_gen_unit(__global void *out_, const ulong i, ulong a0, ulong a1,
 #define CLB_GEN_BLOCK 1
 #endif
 #if CLB_GEN < 3
-__kernel void clb_generate(__global void *out_, ulong base, ulong n, ulong a0, ulong a1, ulong a2,
-                           ulong a3, ulong a4, ulong a5, ulong total)
+__kernel void clb_generate(__global void *out_, CLB_ARGS_PARAMS(CLB_GEN_ARGS_VECS))
 {
+    CLB_GEN_UNPACK();
     const ulong lo = get_global_id(0) * CLB_GEN_BLOCK;
     if (lo >= n) return;
     const ulong hi = lo + CLB_GEN_BLOCK < n ? lo + CLB_GEN_BLOCK : n;
@@ -255,9 +268,9 @@ __attribute__((always_inline)) inline float clb_draw_scale(float z, ulong a2, ul
 
 /* Global size (LANES, blocks rounded up to the work-group's), n the blocks of
    this launch. */
-__kernel void clb_random(__global void *out_, ulong base, ulong n, ulong a0, ulong a1, ulong a2,
-                         ulong a3, ulong a4, ulong a5, ulong total)
+__kernel void clb_random(__global void *out_, CLB_ARGS_PARAMS(CLB_GEN_ARGS_VECS))
 {
+    CLB_GEN_UNPACK();
     if (get_global_id(1) >= n) return;
     __global clb_out_t *out = (__global clb_out_t *)out_;
     const ulong l = get_global_id(0), blk = a1 / (CLB_G * CLB_L) + base + get_global_id(1);
@@ -371,9 +384,9 @@ inline void clb_v_normal2(uint16 w0, uint16 w1, float16 *zc, float16 *zs)
 }
 #endif
 
-__kernel void clb_random_v(__global float *out, ulong base, ulong n, ulong a0, ulong a1, ulong a2,
-                           ulong a3, ulong a4, ulong a5, ulong total)
+__kernel void clb_random_v(__global float *out, CLB_ARGS_PARAMS(CLB_GEN_ARGS_VECS))
 {
+    CLB_GEN_UNPACK();
     if (get_global_id(0) >= n) return;
     const ulong blk = a1 / 64 + base + get_global_id(0);
     uint16 w0, w1, w2, w3;

@@ -209,4 +209,14 @@
 #define CLB_SELECT_ARGS_LEN 5
 #define CLB_SELECT_ARGS_VECS 1                    /* long16 arguments: 16 slots */
 
+/* cl/generate.cl, all three kernels: this launch's units (or blocks of
+   draws) BASE .. BASE + N - 1, the parameters A(0..5) from src/ops/
+   op_generate.c as bit patterns (clb__gen_op.a), TOTAL the output's elements. */
+#define CLB_GEN_BASE 0
+#define CLB_GEN_N 1
+#define CLB_GEN_A(i) (2 + (i))                    /* i = 0..5 */
+#define CLB_GEN_TOTAL 8
+#define CLB_GEN_ARGS_LEN 9
+#define CLB_GEN_ARGS_VECS 1                       /* long16 arguments: 16 slots */
+
 #endif /* CLB_LAUNCH_ARGS_H */

@@ -24,6 +24,8 @@ _Static_assert(CLB_SCAN_ARGS_LEN <= 16 * CLB_SCAN_ARGS_VECS, "scan description o
 _Static_assert(CLB_SORT_ARGS_LEN <= 16 * CLB_SORT_ARGS_VECS, "sort description outgrew its vector");
 _Static_assert(CLB_SELECT_ARGS_LEN <= 16 * CLB_SELECT_ARGS_VECS,
                "select description outgrew its vector");
+_Static_assert(CLB_GEN_ARGS_LEN <= 16 * CLB_GEN_ARGS_VECS,
+               "generate description outgrew its vector");
 _Static_assert(sizeof(cl_long16) == 16 * sizeof(cl_long), "cl_long16 is 16 packed cl_longs");
 _Static_assert(sizeof(cl_long8) == 8 * sizeof(cl_long), "cl_long8 is 8 packed cl_longs");
 
@@ -41,6 +43,7 @@ int clb__cl_args_vecs(clb__kernel_id id)
     case CLB__KERNEL_SCAN: return CLB_SCAN_ARGS_VECS;
     case CLB__KERNEL_SORT: return CLB_SORT_ARGS_VECS;
     case CLB__KERNEL_SELECT: return CLB_SELECT_ARGS_VECS;
+    case CLB__KERNEL_GENERATE: return CLB_GEN_ARGS_VECS;
     default: return 0;
     }
 }

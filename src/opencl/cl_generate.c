@@ -5,6 +5,7 @@
  * (clb__gen_op.a). */
 #include "cl_generate.h"
 
+#include "cl_args.h"
 #include "cl_errors.h"
 #include "cl_launch.h"
 #include "dtype.h"
@@ -34,7 +35,7 @@ static clb_dtype program_dtype(const clb__gen_op *op)
 }
 
 /* full, arange, linspace: a work item a unit (an element, or 64 bytes). */
-static clb_status launch_units(clb__cl_context *cl, cl_kernel kernel, size_t wg_max,
+static clb_status launch_units(clb__cl_context *cl, clb__cl_kernel *k, clb__cl_args *args,
                                const clb__gen_op *op, bool nt, bool vec4)
 {
     clb_status st = CLB_OK;
@@ -47,16 +48,15 @@ static clb_status launch_units(clb__cl_context *cl, cl_kernel kernel, size_t wg_
     const cl_ulong per = nt && vec4 ? BLOCK : 1;
     for (int64_t base = 0; base < items; base += PIECE) {
         int64_t left = items - base;
-        cl_ulong b = (cl_ulong)base, n = (cl_ulong)(left < PIECE ? left : PIECE);
+        cl_ulong n = (cl_ulong)(left < PIECE ? left : PIECE);
         size_t global = (size_t)((n + per - 1) / per + 63) / 64 * 64;
-        err = clSetKernelArg(kernel, 1, sizeof b, &b);
-        if (err == CL_SUCCESS) err = clSetKernelArg(kernel, 2, sizeof n, &n);
-        CLB_CL_CHECK(err, "clSetKernelArg");
+        args->v[CLB_GEN_BASE] = base, args->v[CLB_GEN_N] = (cl_long)n;
+        CLB_TRY(clb__cl_set_args(k, CLB__KERNEL_GENERATE, 1, args));
         /* streaming blocks: work-groups of 64 items, so a core that falls behind
            (a shared machine) leaves many groups to the others, not half the work */
         size_t local = 64;
-        err = clEnqueueNDRangeKernel(cl->queue, kernel, 1, NULL, &global,
-                                     per > 1 && wg_max >= 64 ? &local : NULL, 0, NULL, NULL);
+        err = clEnqueueNDRangeKernel(cl->queue, k->kernel, 1, NULL, &global,
+                                     per > 1 && k->wg_max >= 64 ? &local : NULL, 0, NULL, NULL);
         if (CLB__FAULT(CLB__FAULT_ENQUEUE)) err = CL_OUT_OF_RESOURCES;
         CLB_CL_CHECK(err, "clEnqueueNDRangeKernel");
     }
@@ -68,8 +68,8 @@ cleanup:
    work-group (LANES, rows) with as many rows as the kernel's work-group limit
    allows (at most DRAW_ROWS), the blocks padded to whole rows; with `lanes`
    (clb_random_v), work item t runs block t, the work-group the runtime's. */
-static clb_status launch_draw(clb__cl_context *cl, const clb__cl_kernel *k, const clb__gen_op *op,
-                              bool lanes)
+static clb_status launch_draw(clb__cl_context *cl, clb__cl_kernel *k, clb__cl_args *args,
+                              const clb__gen_op *op, bool lanes)
 {
     clb_status st = CLB_OK;
     cl_int err = CL_SUCCESS;
@@ -85,13 +85,12 @@ static clb_status launch_draw(clb__cl_context *cl, const clb__cl_kernel *k, cons
                                    "is below the %d lanes of a draw", k->wg_max, CLB_RNG_LANES);
     for (int64_t base = 0; base < blocks; base += PIECE) {
         int64_t left = blocks - base;
-        cl_ulong b = (cl_ulong)base, n = (cl_ulong)(left < PIECE ? left : PIECE);
+        cl_ulong n = (cl_ulong)(left < PIECE ? left : PIECE);
         size_t global[2] = {CLB_RNG_LANES, (size_t)(n + rows - 1) / rows * rows};
         size_t local[2] = {CLB_RNG_LANES, rows};
         if (lanes) global[0] = (size_t)(n + 63) / 64 * 64;
-        err = clSetKernelArg(k->kernel, 1, sizeof b, &b);
-        if (err == CL_SUCCESS) err = clSetKernelArg(k->kernel, 2, sizeof n, &n);
-        CLB_CL_CHECK(err, "clSetKernelArg");
+        args->v[CLB_GEN_BASE] = base, args->v[CLB_GEN_N] = (cl_long)n;
+        CLB_TRY(clb__cl_set_args(k, CLB__KERNEL_GENERATE, 1, args));
         err = clEnqueueNDRangeKernel(cl->queue, k->kernel, lanes ? 1 : 2, NULL, global,
                                      lanes ? NULL : local, 0, NULL, NULL);
         if (CLB__FAULT(CLB__FAULT_ENQUEUE)) err = CL_OUT_OF_RESOURCES;
@@ -129,31 +128,37 @@ clb_status clb__cl_generate(clb_context *ctx, const clb__gen_op *op, void *handl
     const bool vec4 = op->kind == CLB__GEN_FULL ||
                       (nt && op->dtype == CLB_FLOAT32 &&
                        (op->kind == CLB__GEN_ARANGE || op->kind == CLB__GEN_LINSPACE));
+    /* 32-bit element indices in the vector forms (cl/generate.cl's CLB_GEN_IDX32)
+       unless the last vector's last index needs 64 (clb__cl_index64). */
+    clb__cl_reach reach = {0, 0};
+    clb__cl_reach_add(&reach, op->numel + 15);
+    const bool idx32 = vec4 && !clb__cl_index64(&reach, 0);
     clb__kernel_define defs[] = {{"CLB_GEN", op->kind},
                                  {"CLB_OUT_DTYPE", program_dtype(op)},
                                  {"CLB_GEN_F64", op->kind == CLB__GEN_LINSPACE && op->f64},
                                  {"CLB_GEN_VEC4", vec4},
                                  {"CLB_GEN_NT", nt && vec4},
                                  {"CLB_GEN_BLOCK", nt && vec4 ? BLOCK : 1},
-                                 {"CLB_GEN_IDX32", vec4 && op->numel <= ((int64_t)1 << 32)},
+                                 {"CLB_GEN_IDX32", idx32},
                                  {"CLB_RNG_BUILTIN_SQRT", draw && cl->loops}};
     char options[CLB__KERNEL_OPTIONS_MAX];
     CLB_TRY(clb__kernel_options(defs, 8, options, sizeof options));
     CLB_TRY(clb__program_cache_get(cl->programs, CLB__KERNEL_GENERATE, options, &program));
+    CLB_TRY(clb__cl_check_args(cl, CLB__KERNEL_GENERATE, program));
     CLB_TRY(clb__cl_kernel_for(cl, CLB__KERNEL_GENERATE, program, draw + lanes,
                                lanes  ? "clb_random_v"
                                : draw ? "clb_random"
                                       : clb__kernel_function(CLB__KERNEL_GENERATE),
                                &k));
-    cl_kernel kernel = k->kernel;
-    err = clSetKernelArg(kernel, 0, sizeof(cl_mem), &handle);
-    for (cl_uint i = 0; i < 6 && err == CL_SUCCESS; i++)
-        err = clSetKernelArg(kernel, 3 + i, sizeof(cl_ulong), &op->a[i]);
-    const cl_ulong total = (cl_ulong)op->numel;
-    if (err == CL_SUCCESS) err = clSetKernelArg(kernel, 9, sizeof total, &total);
+    /* The output by clSetKernelArg every call (a new buffer may reuse a released
+       one's handle); the description, set per piece, after it. */
+    err = clSetKernelArg(k->kernel, 0, sizeof(cl_mem), &handle);
     CLB_CL_CHECK(err, "clSetKernelArg");
-    if (draw) CLB_TRY(launch_draw(cl, k, op, lanes));
-    else CLB_TRY(launch_units(cl, kernel, k->wg_max, op, nt, vec4));
+    clb__cl_args args = {{0}};
+    for (int i = 0; i < 6; i++) args.v[CLB_GEN_A(i)] = (cl_long)op->a[i];
+    args.v[CLB_GEN_TOTAL] = op->numel;
+    if (draw) CLB_TRY(launch_draw(cl, k, &args, op, lanes));
+    else CLB_TRY(launch_units(cl, k, &args, op, nt, vec4));
 cleanup:
     if (k) clb__cl_kernel_unlock(cl);
     return st;

@@ -348,19 +348,7 @@ inline float16 clb_v_m2log(uint16 m)
     const int16 small = x < 0.70710678118654752440f; /* -1 where true */
     const float16 e = convert_float16(convert_int16(b >> 23) - 150 + small);
     x = select(x - 1.0f, x + x - 1.0f, small);
-    const float16 z = x * x;
-    float16 y = 7.0376836292e-2f * x - 1.1514610310e-1f;
-    y = y * x + 1.1676998740e-1f;
-    y = y * x - 1.2420140846e-1f;
-    y = y * x + 1.4249322787e-1f;
-    y = y * x - 1.6668057665e-1f;
-    y = y * x + 2.0000714765e-1f;
-    y = y * x - 2.4999993993e-1f;
-    y = y * x + 3.3333331174e-1f;
-    y = y * x * z;
-    y = y + -2.12194440e-4f * e;
-    y = y + -0.5f * z;
-    return -2.0f * (x + y + 0.693359375f * e);
+    CLB_RNG_M2LOG_RETURN(float16, x, e);
 }
 
 /* clb_rng_normal2f on lanes (clb_rng_sincos's quadrants as selects) */

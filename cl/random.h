@@ -142,6 +142,27 @@ CLB_RNG_FN clb_u32 clb_rng_as_u32(float f)
 #define CLB_RNG_AS_U32(f) clb_rng_as_u32(f)
 #endif
 
+/* -2 (ln(1 + x) + e ln 2), x in [sqrt(1/2) - 1, sqrt(2) - 1), as the last
+   statement of a function returning T: the polynomial written once for the
+   scalar form (clb_rng_m2log) and the lanes (cl/generate.cl's clb_v_m2log),
+   the same operations in the same order, so both give the same bits. */
+#define CLB_RNG_M2LOG_RETURN(T, x, e)                                                              \
+    do {                                                                                           \
+        const T z_ = (x) * (x);                                                                    \
+        T y_ = 7.0376836292e-2f * (x) - 1.1514610310e-1f;                                          \
+        y_ = y_ * (x) + 1.1676998740e-1f;                                                          \
+        y_ = y_ * (x) - 1.2420140846e-1f;                                                          \
+        y_ = y_ * (x) + 1.4249322787e-1f;                                                          \
+        y_ = y_ * (x) - 1.6668057665e-1f;                                                          \
+        y_ = y_ * (x) + 2.0000714765e-1f;                                                          \
+        y_ = y_ * (x) - 2.4999993993e-1f;                                                          \
+        y_ = y_ * (x) + 3.3333331174e-1f;                                                          \
+        y_ = y_ * (x) * z_;                                                                        \
+        y_ = y_ + -2.12194440e-4f * (e);                                                           \
+        y_ = y_ + -0.5f * z_;                                                                      \
+        return -2.0f * ((x) + y_ + 0.693359375f * (e));                                            \
+    } while (0)
+
 /* -2 ln(m 2^-24) for an integer m in [1, 2^24]: in [0, 33.3]. */
 CLB_RNG_FN float clb_rng_m2log(clb_u32 m)
 {
@@ -150,19 +171,7 @@ CLB_RNG_FN float clb_rng_m2log(clb_u32 m)
     const int small = x < 0.70710678118654752440f;
     const float e = (float)((int)(b >> 23) - 150 - small);
     x = small ? x + x - 1.0f : x - 1.0f; /* exact; ln(1 + x) + e ln 2 is the answer */
-    const float z = x * x;
-    float y = 7.0376836292e-2f * x - 1.1514610310e-1f;
-    y = y * x + 1.1676998740e-1f;
-    y = y * x - 1.2420140846e-1f;
-    y = y * x + 1.4249322787e-1f;
-    y = y * x - 1.6668057665e-1f;
-    y = y * x + 2.0000714765e-1f;
-    y = y * x - 2.4999993993e-1f;
-    y = y * x + 3.3333331174e-1f;
-    y = y * x * z;
-    y = y + -2.12194440e-4f * e;
-    y = y + -0.5f * z;
-    return -2.0f * (x + y + 0.693359375f * e);
+    CLB_RNG_M2LOG_RETURN(float, x, e);
 }
 
 /* cos and sin of 2 pi t 2^-24 for a 24-bit t: the quadrant from t's integer

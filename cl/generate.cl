@@ -343,32 +343,27 @@ inline float16 clb_v_uniform(uint16 w, float lo, float sc, float hi, float repl)
 /* clb_rng_m2log on lanes */
 inline float16 clb_v_m2log(uint16 m)
 {
-    const uint16 b = as_uint16(convert_float16(m));
-    float16 x = as_float16((b & 0x007fffffu) | 0x3f000000u);
-    const int16 small = x < 0.70710678118654752440f; /* -1 where true */
-    const float16 e = convert_float16(convert_int16(b >> 23) - 150 + small);
-    x = select(x - 1.0f, x + x - 1.0f, small);
+    const uint16 d = as_uint16(convert_float16(m)) - 0x3f3504f3u;
+    const float16 e = convert_float16(as_int16(d >> 23) - 24);
+    const float16 x = as_float16((d & 0x007fffffu) + 0x3f3504f3u) - 1.0f;
     CLB_RNG_M2LOG_RETURN(float16, x, e);
 }
 
-/* clb_rng_normal2f on lanes (clb_rng_sincos's quadrants as selects) */
+/* clb_rng_normal2f on lanes, clb_rng_sincos's integers from the word w1
+   itself (t = w1 >> 8): t - (q << 22) is t's low 22 bits sign-extended,
+   (int)(w1 << 2) >> 10, and q & 3 the top two bits of u = w1 + 2^29: bit 30
+   odd (sine and cosine swap), bit 31 the sine negated, the cosine where they
+   differ; a sign flips after the product with r, which is the same. */
 inline void clb_v_normal2(uint16 w0, uint16 w1, float16 *zc, float16 *zs)
 {
     const float16 r = sqrt(clb_v_m2log((w0 >> 8) + 1u));
-    const uint16 t = w1 >> 8, q = (t + 0x200000u) >> 22;
-    const float16 x = convert_float16(convert_int16(t) - convert_int16(q << 22)) * 0x1.921fb6p-22f;
-    const float16 z = x * x;
-    float16 ps = -1.9515295891e-4f * z + 8.3321608736e-3f;
-    ps = ps * z - 1.6666654611e-1f;
-    const float16 sx = ps * z * x + x;
-    float16 pc = 2.443315711809948e-5f * z - 1.388731625493765e-3f;
-    pc = pc * z + 4.166664568298827e-2f;
-    const float16 cx = pc * z * z - 0.5f * z + 1.0f;
-    const int16 odd = as_int16((q & 1u) << 31), cneg = as_int16(((q + 1u) & 2u) << 30),
-                sneg = as_int16((q & 2u) << 30);
-    const float16 c = select(cx, sx, odd), s = select(sx, cx, odd);
-    *zc = r * select(c, -c, cneg);
-    *zs = r * select(s, -s, sneg);
+    const float16 x = convert_float16(as_int16(w1 << 2) >> 10) * 0x1.921fb6p-22f;
+    CLB_RNG_SINCOS_POLY(float16, x, sx, cx);
+    const uint16 u = w1 + 0x20000000u;
+    const int16 odd = as_int16(u << 1);
+    const uint16 sneg = u & 0x80000000u, cneg = (u ^ (u << 1)) & 0x80000000u;
+    *zc = as_float16(as_uint16(r * select(cx, sx, odd)) ^ cneg);
+    *zs = as_float16(as_uint16(r * select(sx, cx, odd)) ^ sneg);
 }
 #endif
 
@@ -381,22 +376,40 @@ __kernel void clb_random_v(__global float *out, CLB_ARGS_PARAMS(CLB_GEN_ARGS_VEC
     clb_v_philox(blk * 16, a0, &w0, &w1, &w2, &w3);
     const float lo = as_float((uint)a2), sc = as_float((uint)a3);
     float16 v0, v1, v2, v3;
+    /* [0, 1) and the standard normal (the usual draws): lo + 1 * v is
+       lo + v, and [0, 1) needs no bound (every value is below 1) -- the same
+       bits in fewer operations (a draw ~15 % faster) */
+    const bool unit = lo == 0.0f && sc == 1.0f;
 #if CLB_GEN == 3
     const float hi = as_float((uint)a4), repl = as_float((uint)a5);
-    v0 = clb_v_uniform(w0, lo, sc, hi, repl), v1 = clb_v_uniform(w1, lo, sc, hi, repl);
-    v2 = clb_v_uniform(w2, lo, sc, hi, repl), v3 = clb_v_uniform(w3, lo, sc, hi, repl);
+    if (unit && hi >= 1.0f) {
+        v0 = convert_float16(w0 >> 8) * 0x1p-24f, v1 = convert_float16(w1 >> 8) * 0x1p-24f;
+        v2 = convert_float16(w2 >> 8) * 0x1p-24f, v3 = convert_float16(w3 >> 8) * 0x1p-24f;
+    } else {
+        v0 = clb_v_uniform(w0, lo, sc, hi, repl), v1 = clb_v_uniform(w1, lo, sc, hi, repl);
+        v2 = clb_v_uniform(w2, lo, sc, hi, repl), v3 = clb_v_uniform(w3, lo, sc, hi, repl);
+    }
 #else
     clb_v_normal2(w0, w1, &v0, &v1);
     clb_v_normal2(w2, w3, &v2, &v3);
-    v0 = (float16)lo + (float16)sc * v0, v1 = (float16)lo + (float16)sc * v1;
-    v2 = (float16)lo + (float16)sc * v2, v3 = (float16)lo + (float16)sc * v3;
+    if (unit) {
+        v0 = (float16)lo + v0, v1 = (float16)lo + v1, v2 = (float16)lo + v2, v3 = (float16)lo + v3;
+    } else {
+        v0 = (float16)lo + (float16)sc * v0, v1 = (float16)lo + (float16)sc * v1;
+        v2 = (float16)lo + (float16)sc * v2, v3 = (float16)lo + (float16)sc * v3;
+    }
 #endif
     const ulong first = blk * 64 - a1; /* wraps below 0 before the offset */
     if (first < total && total - first >= 64) {
-        vstore16(v0, 0, out + first);
-        vstore16(v1, 0, out + first + 16);
-        vstore16(v2, 0, out + first + 32);
-        vstore16(v3, 0, out + first + 48);
+        if (((uintptr_t)(out + first) & 63) == 0) { /* 64-byte aligned: one store a slot */
+            __global float16 *o = (__global float16 *)(out + first);
+            o[0] = v0, o[1] = v1, o[2] = v2, o[3] = v3;
+        } else { /* PoCL splits each vstore16 into three stores */
+            vstore16(v0, 0, out + first);
+            vstore16(v1, 0, out + first + 16);
+            vstore16(v2, 0, out + first + 32);
+            vstore16(v3, 0, out + first + 48);
+        }
         return;
     }
     float v[64];

@@ -78,6 +78,16 @@ inline float clb_gen_rh(float x)
     return vload_half(0, (__private const half *)&bits);
 }
 
+/* linspace in double on 16 lanes takes the elements' indices as doubles (de)
+   from the work item's loop, which advances them by 16 a unit (exact below
+   2^53) instead of converting each unit's: a third of a unit's arithmetic. */
+#define CLB_GEN_DE (CLB_GEN == 2 && CLB_GEN_VEC4 && CLB_GEN_F64)
+#if CLB_GEN_DE
+typedef double16 clb_gen_de_t;
+#else
+typedef uint clb_gen_de_t; /* unused */
+#endif
+
 #if CLB_GEN_VEC4 && (CLB_GEN == 1 || CLB_GEN == 2)
 /* float32 arange and linspace element e (the forms below on one element). */
 inline float clb_gen_f32(ulong e, ulong a0, ulong a1, ulong a2, ulong a3, ulong a4, ulong a5)
@@ -100,7 +110,8 @@ inline float clb_gen_f32(ulong e, ulong a0, ulong a1, ulong a2, ulong a3, ulong 
 /* Elements e0 .. e0 + 15 of them in one vector: the same operations lane by
    lane (conversions round to nearest like the scalar casts), the special
    element (arange's element 1, linspace's endpoint a5) patched by a select. */
-inline float16 clb_gen_f32x16(ulong e0, ulong a0, ulong a1, ulong a2, ulong a3, ulong a4, ulong a5)
+inline float16 clb_gen_f32x16(ulong e0, clb_gen_de_t de, ulong a0, ulong a1, ulong a2, ulong a3,
+                              ulong a4, ulong a5)
 {
     const uint16 iota = (uint16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
 #if CLB_GEN_IDX32 /* every index below 2^32 */
@@ -114,11 +125,6 @@ inline float16 clb_gen_f32x16(ulong e0, ulong a0, ulong a1, ulong a2, ulong a3, 
     const float sv = as_float((uint)a2);
 #else
 #if CLB_GEN_F64
-#if CLB_GEN_IDX32
-    const double16 de = convert_double16((uint16)(uint)e0 + iota);
-#else
-    const double16 de = convert_double16(convert_ulong16(iota) + (ulong16)e0);
-#endif
     const double16 y = a4 == 0 ? de * (double16)as_double(a1) + (double16)as_double(a0)
                        : a4 == 1 ? de / (double16)as_double(a1) * (double16)as_double(a3) +
                                        (double16)as_double(a0)
@@ -141,8 +147,8 @@ inline float16 clb_gen_f32x16(ulong e0, ulong a0, ulong a1, ulong a2, ulong a3, 
 
 /* Unit i of the output: an element, a 64-byte chunk (full) or 16 elements
    (float32 arange and linspace where stores stream). */
-inline void clb_gen_unit(__global void *out_, const ulong i, ulong a0, ulong a1, ulong a2,
-                         ulong a3, ulong a4, ulong a5, ulong total)
+inline void clb_gen_unit(__global void *out_, const ulong i, clb_gen_de_t de, ulong a0, ulong a1,
+                         ulong a2, ulong a3, ulong a4, ulong a5, ulong total)
 {
     __global clb_out_t *out = (__global clb_out_t *)out_;
 #if CLB_GEN == 0 && CLB_GEN_VEC4 /* full: 64-byte chunks of the pattern (8 bytes 8 times) */
@@ -157,7 +163,7 @@ inline void clb_gen_unit(__global void *out_, const ulong i, ulong a0, ulong a1,
 #elif CLB_GEN_VEC4 && (CLB_GEN == 1 || CLB_GEN == 2) /* float32, 16 elements a work item */
     const ulong e0 = 16 * i;
     if (e0 + 15 < total) {
-        CLB_GEN_ST4((__global float16 *)out + i, clb_gen_f32x16(e0, a0, a1, a2, a3, a4, a5));
+        CLB_GEN_ST4((__global float16 *)out + i, clb_gen_f32x16(e0, de, a0, a1, a2, a3, a4, a5));
     } else {
         for (ulong e = e0; e < total; e++) out[e] = clb_gen_f32(e, a0, a1, a2, a3, a4, a5);
     }
@@ -218,7 +224,18 @@ __kernel void clb_generate(__global void *out_, CLB_ARGS_PARAMS(CLB_GEN_ARGS_VEC
     const ulong lo = get_global_id(0) * CLB_GEN_BLOCK;
     if (lo >= n) return;
     const ulong hi = lo + CLB_GEN_BLOCK < n ? lo + CLB_GEN_BLOCK : n;
-    for (ulong t = lo; t < hi; t++) clb_gen_unit(out_, base + t, a0, a1, a2, a3, a4, a5, total);
+#if CLB_GEN_DE
+    const uint16 iota = (uint16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    clb_gen_de_t de = convert_double16(convert_ulong16(iota) + (ulong16)(16 * (base + lo)));
+#else
+    clb_gen_de_t de = 0;
+#endif
+    for (ulong t = lo; t < hi; t++) {
+        clb_gen_unit(out_, base + t, de, a0, a1, a2, a3, a4, a5, total);
+#if CLB_GEN_DE
+        de += 16.0;
+#endif
+    }
     CLB_GEN_FENCE();
 }
 #endif

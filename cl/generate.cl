@@ -323,31 +323,41 @@ __kernel void clb_random(__global void *out_, CLB_ARGS_PARAMS(CLB_GEN_ARGS_VECS)
 #endif
 
 #if (CLB_GEN == 3 || CLB_GEN == 4) && CLB_OUT_DTYPE == 10
-/* float32 draws on a CPU device: a work item a block, its 16 calls on vector
-   lanes (ulong16 words, zero-extended, so each 32 x 32 -> 64 product is one
-   vpmuludq-like multiply), each slot one 16-float store: whatever a device's
-   work-group vectoriser does, the lanes are SIMD. The same operations as
-   clb_philox4 and cl/random.h's maps, lane by lane: the same bits. */
+/* float32 draws on a CPU device: a work item two blocks, each block's 16
+   calls on vector lanes (ulong16 words, zero-extended, so each 32 x 32 -> 64
+   product is one vpmuludq-like multiply), each slot one 16-float store:
+   whatever a device's work-group vectoriser does, the lanes are SIMD. The same
+   operations as clb_philox4 and cl/random.h's maps, lane by lane: the same
+   bits. */
 #define CLB_V_IOTA (uint16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
 
-__attribute__((always_inline)) inline void clb_v_philox(ulong ctr0, ulong seed, uint16 *w0, uint16 *w1,
-                                                        uint16 *w2, uint16 *w3)
+/* Blocks b (words w) and b + 1 (x): their rounds interleaved, twice the
+   independent multiply chains in a core's instruction window (uniform ~10 %
+   faster on Zen 4 than a block a work item). */
+__attribute__((always_inline)) inline void clb_v_philox2(ulong ctr0, ulong seed, uint16 *w0, uint16 *w1,
+                                                         uint16 *w2, uint16 *w3, uint16 *x0,
+                                                         uint16 *x1, uint16 *x2, uint16 *x3)
 {
     const ulong16 m = (ulong16)0xffffffffUL;
-    const ulong16 ctr = (ulong16)ctr0 + convert_ulong16(CLB_V_IOTA);
+    const ulong16 ctr = (ulong16)ctr0 + convert_ulong16(CLB_V_IOTA), ctr1 = ctr + 16;
     ulong16 c0 = ctr & m, c1 = ctr >> 32, c2 = (ulong16)0, c3 = (ulong16)0;
+    ulong16 d0 = ctr1 & m, d1 = ctr1 >> 32, d2 = (ulong16)0, d3 = (ulong16)0;
     ulong k0 = seed & 0xffffffffUL, k1 = seed >> 32;
 #pragma unroll
     for (int r = 0; r < 10; r++) {
         const ulong16 p0 = c0 * (ulong16)CLB_PHILOX_M0, p1 = c2 * (ulong16)CLB_PHILOX_M1;
+        const ulong16 q0 = d0 * (ulong16)CLB_PHILOX_M0, q1 = d2 * (ulong16)CLB_PHILOX_M1;
         c0 = (p1 >> 32) ^ c1 ^ (ulong16)k0;
         c2 = (p0 >> 32) ^ c3 ^ (ulong16)k1;
-        c1 = p1 & m;
-        c3 = p0 & m;
+        d0 = (q1 >> 32) ^ d1 ^ (ulong16)k0;
+        d2 = (q0 >> 32) ^ d3 ^ (ulong16)k1;
+        c1 = p1 & m, c3 = p0 & m;
+        d1 = q1 & m, d3 = q0 & m;
         k0 = (k0 + CLB_PHILOX_W0) & 0xffffffffUL;
         k1 = (k1 + CLB_PHILOX_W1) & 0xffffffffUL;
     }
     *w0 = convert_uint16(c0), *w1 = convert_uint16(c1), *w2 = convert_uint16(c2), *w3 = convert_uint16(c3);
+    *x0 = convert_uint16(d0), *x1 = convert_uint16(d1), *x2 = convert_uint16(d2), *x3 = convert_uint16(d3);
 }
 
 #if CLB_GEN == 3
@@ -384,13 +394,12 @@ inline void clb_v_normal2(uint16 w0, uint16 w1, float16 *zc, float16 *zs)
 }
 #endif
 
-__kernel void clb_random_v(__global float *out, CLB_ARGS_PARAMS(CLB_GEN_ARGS_VECS))
+/* A block's 64 values from its words, stored at element `first` of the
+   output (wrapped below 0 before the draw's offset), those in [0, total). */
+__attribute__((always_inline)) inline void clb_v_block(__global float *out, ulong first, ulong total,
+                                                       uint16 w0, uint16 w1, uint16 w2, uint16 w3,
+                                                       ulong a2, ulong a3, ulong a4, ulong a5)
 {
-    CLB_GEN_UNPACK();
-    if (get_global_id(0) >= n) return;
-    const ulong blk = a1 / 64 + base + get_global_id(0);
-    uint16 w0, w1, w2, w3;
-    clb_v_philox(blk * 16, a0, &w0, &w1, &w2, &w3);
     const float lo = as_float((uint)a2), sc = as_float((uint)a3);
     float16 v0, v1, v2, v3;
     /* [0, 1) and the standard normal (the usual draws): lo + 1 * v is
@@ -407,6 +416,7 @@ __kernel void clb_random_v(__global float *out, CLB_ARGS_PARAMS(CLB_GEN_ARGS_VEC
         v2 = clb_v_uniform(w2, lo, sc, hi, repl), v3 = clb_v_uniform(w3, lo, sc, hi, repl);
     }
 #else
+    (void)a4, (void)a5;
     clb_v_normal2(w0, w1, &v0, &v1);
     clb_v_normal2(w2, w3, &v2, &v3);
     if (unit) {
@@ -416,7 +426,6 @@ __kernel void clb_random_v(__global float *out, CLB_ARGS_PARAMS(CLB_GEN_ARGS_VEC
         v2 = (float16)lo + (float16)sc * v2, v3 = (float16)lo + (float16)sc * v3;
     }
 #endif
-    const ulong first = blk * 64 - a1; /* wraps below 0 before the offset */
     if (first < total && total - first >= 64) {
         if (((uintptr_t)(out + first) & 63) == 0) { /* 64-byte aligned: one store a slot */
             __global float16 *o = (__global float16 *)(out + first);
@@ -433,5 +442,19 @@ __kernel void clb_random_v(__global float *out, CLB_ARGS_PARAMS(CLB_GEN_ARGS_VEC
     vstore16(v0, 0, v), vstore16(v1, 1, v), vstore16(v2, 2, v), vstore16(v3, 3, v);
     for (int k = 0; k < 64; k++)
         if (first + (ulong)k < total) out[first + (ulong)k] = v[k];
+}
+
+/* Work item g: blocks 2g and 2g + 1 of the launch's n (the second only
+   below n). */
+__kernel void clb_random_v(__global float *out, CLB_ARGS_PARAMS(CLB_GEN_ARGS_VECS))
+{
+    CLB_GEN_UNPACK();
+    const ulong t = 2 * get_global_id(0);
+    if (t >= n) return;
+    const ulong blk = a1 / 64 + base + t, first = blk * 64 - a1;
+    uint16 w0, w1, w2, w3, x0, x1, x2, x3;
+    clb_v_philox2(blk * 16, a0, &w0, &w1, &w2, &w3, &x0, &x1, &x2, &x3);
+    clb_v_block(out, first, total, w0, w1, w2, w3, a2, a3, a4, a5);
+    if (t + 1 < n) clb_v_block(out, first + 64, total, x0, x1, x2, x3, a2, a3, a4, a5);
 }
 #endif

@@ -43,26 +43,6 @@ static int words_of(const clb__gen_op *op, uint64_t i, clb_u32 *w)
     return k;
 }
 
-/* The float32 normal (cl/random.h) with its fused multiply-adds as
-   instructions where the CPU has them: without -mfma each fmaf is a libm call,
-   which made host normals ~3.5x slower. The same correctly rounded values
-   either way. */
-#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
-__attribute__((target("fma"))) static float normalf_fma(clb_u32 w0, clb_u32 w1, int second)
-{
-    return clb_rng_normalf(w0, w1, second);
-}
-
-static float normalf(clb_u32 w0, clb_u32 w1, int second)
-{
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("fma") ? normalf_fma(w0, w1, second)
-                                         : clb_rng_normalf(w0, w1, second);
-}
-#else
-#define normalf clb_rng_normalf
-#endif
-
 /* A float32 / float16 draw (float arithmetic, as the kernel). */
 static float random_f32(const clb__gen_op *op, uint64_t i)
 {
@@ -72,7 +52,7 @@ static float random_f32(const clb__gen_op *op, uint64_t i)
     float lo = bits_f32(a[2]), sc = bits_f32(a[3]), r;
     bool half = op->dtype == CLB_FLOAT16;
     if (op->kind == CLB__GEN_NORMAL) {
-        r = lo + sc * normalf(w[k & 2], w[(k & 2) + 1], k & 1);
+        r = lo + sc * clb_rng_normalf(w[k & 2], w[(k & 2) + 1], k & 1);
         return half ? round_half(r) : r;
     }
     r = half ? round_half(lo + sc * clb_rng_unit11(w[k])) : lo + sc * clb_rng_unit24(w[k]);

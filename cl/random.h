@@ -30,7 +30,6 @@ typedef ulong clb_u64;
 #define CLB_RNG_COS(x) cos(x)
 #define CLB_RNG_SIN(x) sin(x)
 #define CLB_RNG_SQRT(x) sqrt(x)
-#define CLB_RNG_FMA(a, b, c) fma(a, b, c)
 #else
 #include <math.h>
 #include <stdint.h>
@@ -43,7 +42,6 @@ typedef uint64_t clb_u64;
 #define CLB_RNG_COS(x) cos(x)
 #define CLB_RNG_SIN(x) sin(x)
 #define CLB_RNG_SQRT(x) sqrt(x)
-#define CLB_RNG_FMA(a, b, c) fmaf(a, b, c)
 #endif
 
 /* Random123's constants: the multipliers and the Weyl key increments. */
@@ -114,14 +112,15 @@ CLB_RNG_FN float clb_rng_unit24(clb_u32 w) { return (float)(w >> 8) * 0x1p-24f; 
 CLB_RNG_FN float clb_rng_unit11(clb_u32 w) { return (float)(w >> 21) * 0x1p-11f; }
 
 /* The float32 normal's log and sine/cosine are written here, not taken from the
-   host's libm or the device's built-ins: float additions, multiplications and
-   the fused multiply-adds written as such (each correctly rounded in IEEE 754
-   and OpenCL alike: C99's fmaf, OpenCL's fma; nothing else fused: FP_CONTRACT
-   off here and in cl/generate.cl) and integer operations, so the host and every
-   device compute the same bits up to the one sqrt (correctly rounded on the
-   host and on CPU devices, within 3 ulp on others), and a device runs them as
-   straight-line code it can vectorise. Cephes' logf and sinf/cosf minimax
-   polynomials (S. Moshier) in Horner form with fma: about 1 ulp. */
+   host's libm or the device's built-ins: float additions and multiplications
+   (each correctly rounded in IEEE 754 and OpenCL alike, none fused:
+   FP_CONTRACT off here and in cl/generate.cl) and integer operations, so the
+   host and every device compute the same bits up to the one sqrt (correctly
+   rounded on the host and on CPU devices, within 3 ulp on others), and a
+   device runs them as straight-line code it can vectorise. Cephes' logf and
+   sinf/cosf minimax polynomials (S. Moshier), about 1 ulp. No fma: it would
+   save PoCL's lanes ~15 % of a normal draw, but llvmpipe (rusticl) runs it
+   ten times slower than a multiply and an add. */
 #ifdef __OPENCL_VERSION__
 #define CLB_RNG_AS_F32(u) as_float(u)
 #define CLB_RNG_AS_U32(f) as_uint(f)
@@ -154,30 +153,29 @@ CLB_RNG_FN clb_u32 clb_rng_as_u32(float f)
 #define CLB_RNG_M2LOG_RETURN(T, x, e)                                                              \
     do {                                                                                           \
         const T z_ = (x) * (x);                                                                    \
-        T y_ = CLB_RNG_FMA((x), (T)7.0376836292e-2f, (T)-1.1514610310e-1f);                        \
-        y_ = CLB_RNG_FMA(y_, (x), (T)1.1676998740e-1f);                                            \
-        y_ = CLB_RNG_FMA(y_, (x), (T)-1.2420140846e-1f);                                           \
-        y_ = CLB_RNG_FMA(y_, (x), (T)1.4249322787e-1f);                                            \
-        y_ = CLB_RNG_FMA(y_, (x), (T)-1.6668057665e-1f);                                           \
-        y_ = CLB_RNG_FMA(y_, (x), (T)2.0000714765e-1f);                                            \
-        y_ = CLB_RNG_FMA(y_, (x), (T)-2.4999993993e-1f);                                           \
-        y_ = CLB_RNG_FMA(y_, (x), (T)3.3333331174e-1f);                                            \
+        T y_ = 7.0376836292e-2f * (x) - 1.1514610310e-1f;                                          \
+        y_ = y_ * (x) + 1.1676998740e-1f;                                                          \
+        y_ = y_ * (x) - 1.2420140846e-1f;                                                          \
+        y_ = y_ * (x) + 1.4249322787e-1f;                                                          \
+        y_ = y_ * (x) - 1.6668057665e-1f;                                                          \
+        y_ = y_ * (x) + 2.0000714765e-1f;                                                          \
+        y_ = y_ * (x) - 2.4999993993e-1f;                                                          \
+        y_ = y_ * (x) + 3.3333331174e-1f;                                                          \
         y_ = y_ * (x) * z_;                                                                        \
-        y_ = CLB_RNG_FMA((e), (T)-2.12194440e-4f, y_);                                             \
-        y_ = CLB_RNG_FMA(z_, (T)-0.5f, y_);                                                        \
-        return -2.0f * CLB_RNG_FMA((e), (T)0.693359375f, (x) + y_);                                \
+        y_ = y_ + -2.12194440e-4f * (e);                                                           \
+        y_ = y_ + -0.5f * z_;                                                                      \
+        return -2.0f * ((x) + y_ + 0.693359375f * (e));                                            \
     } while (0)
 
 /* Declares const T sx and cx: sin and cos of x in [-pi/4, pi/4]. */
 #define CLB_RNG_SINCOS_POLY(T, x, sx, cx)                                                          \
     const T sx##_z = (x) * (x);                                                                    \
-    T sx##_p = CLB_RNG_FMA(sx##_z, (T)-1.9515295891e-4f, (T)8.3321608736e-3f);                     \
-    sx##_p = CLB_RNG_FMA(sx##_p, sx##_z, (T)-1.6666654611e-1f);                                    \
-    const T sx = CLB_RNG_FMA(sx##_p * sx##_z, (x), (x));                                           \
-    T cx##_p = CLB_RNG_FMA(sx##_z, (T)2.443315711809948e-5f, (T)-1.388731625493765e-3f);           \
-    cx##_p = CLB_RNG_FMA(cx##_p, sx##_z, (T)4.166664568298827e-2f);                                \
-    cx##_p = CLB_RNG_FMA(cx##_p, sx##_z, (T)-0.5f);                                                \
-    const T cx = CLB_RNG_FMA(cx##_p, sx##_z, (T)1.0f)
+    T sx##_p = -1.9515295891e-4f * sx##_z + 8.3321608736e-3f;                                      \
+    sx##_p = sx##_p * sx##_z - 1.6666654611e-1f;                                                   \
+    const T sx = sx##_p * sx##_z * (x) + (x);                                                      \
+    T cx##_p = 2.443315711809948e-5f * sx##_z - 1.388731625493765e-3f;                             \
+    cx##_p = cx##_p * sx##_z + 4.166664568298827e-2f;                                              \
+    const T cx = cx##_p * sx##_z * sx##_z - 0.5f * sx##_z + 1.0f
 
 /* -2 ln(m 2^-24) for an integer m in [1, 2^24]: in [0, 33.3]. m = (1 + x)
    2^(e + 24) with 1 + x in [sqrt(1/2), sqrt(2)): m's significand under the

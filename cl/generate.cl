@@ -404,7 +404,7 @@ __attribute__((always_inline)) inline void clb_v_block(__global float *out, ulon
     float16 v0, v1, v2, v3;
     /* [0, 1) and the standard normal (the usual draws): lo + 1 * v is
        lo + v, and [0, 1) needs no bound (every value is below 1) -- the same
-       bits in fewer operations (a draw ~15 % faster) */
+       bits in fewer operations (a uniform draw ~10 % faster) */
     const bool unit = lo == 0.0f && sc == 1.0f;
 #if CLB_GEN == 3
     const float hi = as_float((uint)a4), repl = as_float((uint)a5);

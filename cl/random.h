@@ -118,9 +118,9 @@ CLB_RNG_FN float clb_rng_unit11(clb_u32 w) { return (float)(w >> 21) * 0x1p-11f;
    host and every device compute the same bits up to the one sqrt (correctly
    rounded on the host and on CPU devices, within 3 ulp on others), and a
    device runs them as straight-line code it can vectorise. Cephes' logf and
-   sinf/cosf minimax polynomials (S. Moshier), about 1 ulp. No fma: it would
-   save PoCL's lanes ~15 % of a normal draw, but llvmpipe (rusticl) runs it
-   ten times slower than a multiply and an add. */
+   sinf/cosf minimax polynomials (S. Moshier), about 1 ulp. No fma: it saved
+   PoCL's lanes ~15 % of a normal draw but made llvmpipe's (rusticl's) ten
+   times slower. */
 #ifdef __OPENCL_VERSION__
 #define CLB_RNG_AS_F32(u) as_float(u)
 #define CLB_RNG_AS_U32(f) as_uint(f)

@@ -69,8 +69,8 @@ static clb_status scan_strips(clb__cl_context *cl, const scan_level *s, cl_mem i
    whole row), at most STRIP_MAX_BYTES (their scratch, sums and compensations,
    stays in the core's cache), and at least one run a compute unit, or the
    blocked form. (16384, 4096) float32 along axis 0, PoCL on 2 cores, one run:
-   runs of 512 columns 55 % of the copy, 1024 75 %, 2048 79 %, the blocked form
-   44 %. */
+   runs of 512 columns 55 % of the copy, 1024 75 %, 2048 79 % (the blocked form
+   44 % in the next run). */
 #define STRIP_MIN_BYTES 4096
 #define STRIP_MAX_BYTES 8192
 

@@ -263,19 +263,53 @@ typedef double8 clb_acc8_t;
 #else
 typedef float8 clb_acc8_t;
 #endif
+/* CLB_LOAD8(LD, p, off): the eight inputs at p + off as accumulators, read
+   with LD(p) (a float8 or double8 read). The row loop below is written once
+   and instantiated twice: with plain vector reads for a row whose start is
+   aligned for them (every read of the row then is), else with CLB_LD_ANY. */
 #if CLB_IN_DTYPE == 9
-#define CLB_VLOAD8(p, off) vload_half8(0, (p) + (off))
-#elif CLB_ACC_DTYPE == 11 && CLB_IN_DTYPE == 11
-#define CLB_VLOAD8(p, off) CLB_VLOAD_A(double8, 8, (p) + (off))
-#elif CLB_ACC_DTYPE == 11
-#define CLB_VLOAD8(p, off) convert_double8(CLB_VLOAD_A(float8, 8, (p) + (off)))
+#define CLB_LOAD8(LD, p, off) vload_half8(0, (p) + (off))
+#elif CLB_ACC_DTYPE == 11 && CLB_IN_DTYPE == 10
+#define CLB_LOAD8(LD, p, off) convert_double8(LD((p) + (off)))
 #else
-#define CLB_VLOAD8(p, off) CLB_VLOAD_A(float8, 8, (p) + (off))
+#define CLB_LOAD8(LD, p, off) LD((p) + (off))
+#endif
+/* A row that is not aligned reads as before, with common.cl's CLB_VLOAD_A
+   (PoCL 3.1 turned its vload8 branch into one vmovups, a plain vload8 here
+   into two-element pieces). */
+#if CLB_IN_DTYPE == 11
+#define CLB_LD_VEC(q) (*(__global const double8 *)(q))
+#define CLB_LD_ANY(q) CLB_VLOAD_A(double8, 8, q)
+#else
+#define CLB_LD_VEC(q) (*(__global const float8 *)(q))
+#define CLB_LD_ANY(q) CLB_VLOAD_A(float8, 8, q)
 #endif
 /* The plain sum of the 32 elements at p + off, as eight lanes. */
-#define CLB_SUM32(p, off)                                                                          \
-    ((CLB_VLOAD8(p, off) + CLB_VLOAD8(p, (off) + 8)) +                                             \
-     (CLB_VLOAD8(p, (off) + 16) + CLB_VLOAD8(p, (off) + 24)))
+#define CLB_SUM32(LD, p, off)                                                                      \
+    ((CLB_LOAD8(LD, p, off) + CLB_LOAD8(LD, p, (off) + 8)) +                                       \
+     (CLB_LOAD8(LD, p, (off) + 16) + CLB_LOAD8(LD, p, (off) + 24)))
+/* One row of len elements at in + row into (s, comp): four streams over the
+   first 4 * mid elements (the row's quarters side by side), then one. The
+   streams are pointers, so each read's constant offset folds into its
+   address (with 32-bit indices every read otherwise took its own add and
+   sign extension). */
+#define CLB_ROW_SUM(LD)                                                                            \
+    do {                                                                                           \
+        __global const clb_in_t *r0 = in + row, *r1 = r0 + mid, *r2 = r1 + mid, *r3 = r2 + mid;   \
+        for (clb_index j = 0; j < mid; j += 32) {                                                  \
+            clb_acc8_t b0 = CLB_SUM32(LD, r0, j) + CLB_SUM32(LD, r1, j);                           \
+            clb_acc8_t b1 = CLB_SUM32(LD, r2, j) + CLB_SUM32(LD, r3, j);                           \
+            CLB_KAHAN_STEP(clb_acc8_t, s, comp, b0 + b1);                                          \
+        }                                                                                          \
+        __global const clb_in_t *p = r0 + 4 * mid, *end = r0 + len;                               \
+        for (; p + 128 <= end; p += 128) {                                                         \
+            clb_acc8_t b0 = CLB_SUM32(LD, p, 0) + CLB_SUM32(LD, p, 32);                            \
+            clb_acc8_t b1 = CLB_SUM32(LD, p, 64) + CLB_SUM32(LD, p, 96);                           \
+            CLB_KAHAN_STEP(clb_acc8_t, s, comp, b0 + b1);                                          \
+        }                                                                                          \
+        for (; p < end; p += 16)                                                                   \
+            CLB_KAHAN_STEP(clb_acc8_t, s, comp, CLB_LOAD8(LD, p, 0) + CLB_LOAD8(LD, p, 8));        \
+    } while (0)
 
 static clb_acc_t clb_hsum8(clb_acc8_t v)
 {
@@ -303,21 +337,16 @@ __kernel void clb_reduce_rows(__global clb_out_t *out, __global const clb_in_t *
         /* Rows longer than a few pages: four streams, the row's quarters side
            by side, so a CPU core keeps more reads in flight (each stream's
            prefetch restarts at every page). Shorter rows: one stream. Either
-           way 128 elements are summed plainly, then Kahan-added into the lanes. */
+           way 128 elements are summed plainly, then Kahan-added into the lanes.
+           mid and len are multiples of 8: one alignment test per row (a test
+           per read cost six instructions a read). */
         const clb_index mid = len >= 16384 ? len / 512 * 128 : 0;
-        for (clb_index j = 0; j < mid; j += 32) {
-            clb_acc8_t b0 = CLB_SUM32(in, row + j) + CLB_SUM32(in, row + mid + j);
-            clb_acc8_t b1 = CLB_SUM32(in, row + 2 * mid + j) + CLB_SUM32(in, row + 3 * mid + j);
-            CLB_KAHAN_STEP(clb_acc8_t, s, comp, b0 + b1);
-        }
-        clb_index j = 4 * mid;
-        for (; j + 128 <= len; j += 128) {
-            clb_acc8_t b0 = CLB_SUM32(in, row + j) + CLB_SUM32(in, row + j + 32);
-            clb_acc8_t b1 = CLB_SUM32(in, row + j + 64) + CLB_SUM32(in, row + j + 96);
-            CLB_KAHAN_STEP(clb_acc8_t, s, comp, b0 + b1);
-        }
-        for (; j < len; j += 16)
-            CLB_KAHAN_STEP(clb_acc8_t, s, comp, CLB_VLOAD8(in, row + j) + CLB_VLOAD8(in, row + j + 8));
+#if CLB_VLOAD_ALIGNED && CLB_IN_DTYPE != 9
+        if (CLB_ALIGNED(in + row, 8))
+            CLB_ROW_SUM(CLB_LD_VEC);
+        else
+#endif
+            CLB_ROW_SUM(CLB_LD_ANY);
     }
     clb_acc_t acc = clb_hsum8(s) - clb_hsum8(comp);
 #if CLB_FINAL

@@ -404,6 +404,52 @@ static void test_fast_paths(void **state)
     clbt_for_each_device(body_fast_paths);
 }
 
+/* The row fast path reads a row with plain vector loads where the row starts
+   aligned for them, else with the unaligned form (cl/reduce.cl): the columns
+   4..67 of (5, 100) rows start 16 (float32) or 32 (float64) bytes past an
+   aligned address in rows 0, 2, 4 and aligned in rows 1 and 3, so each launch
+   takes both forms (sums and means, fast path forced on). */
+static void body_fast_rows_unaligned(clb_context *ctx, const char *sel)
+{
+    (void)sel;
+    clb_context *host = clbt_host();
+    const int64_t shape[2] = {5, 100};
+    const int axis[1] = {1};
+    double xd[500];
+    float xf[500];
+    uint64_t rng = 77;
+    for (int i = 0; i < 500; i++)
+        xf[i] = (float)(xd[i] = (double)(clbt_rand(&rng) >> 40) / (double)(1 << 24) - 0.25);
+    for (int f = 0; f < 2; f++) {
+        clb_dtype dt = f ? CLB_FLOAT64 : CLB_FLOAT32;
+        if (f && !clbt_has_fp64(ctx)) continue;
+        for (int op = CLB_SUM; op <= CLB_MEAN; op++) {
+            clb_tensor *t[2], *v[2] = {NULL, NULL}, *r[2] = {NULL, NULL};
+            clb_context *on[2] = {ctx, host};
+            for (int k = 0; k < 2; k++) {
+                t[k] = clbt_tensor(on[k], dt, 2, shape, f ? (const void *)xd : (const void *)xf);
+                CLBT_OK(clb_slice(t[k], 1, 4, 68, 1, &v[k]));
+                CLBT_OK(clb_reduce((clb_reduce_op)op, v[k], 1, axis, 0, &r[k]));
+            }
+            clbt_assert_matches_host(r[0], r[1], f ? 1e-12 : 1e-5, 1e-6, "unaligned rows");
+            for (int k = 0; k < 2; k++) {
+                clb_tensor_release(r[k]);
+                clb_tensor_release(v[k]);
+                clb_tensor_release(t[k]);
+            }
+        }
+    }
+    clb_context_release(host);
+}
+
+static void test_fast_rows_unaligned(void **state)
+{
+    (void)state;
+    force_fast("1");
+    clbt_for_each_device(body_fast_rows_unaligned);
+    force_fast(NULL);
+}
+
 /* The accuracy bound through the fast paths: float32 column sums of (2^20, 16)
    and per-channel sums of (16, 4, 2^18), 2^24 elements each, every output
    within 1e-5 relative of the float64 sum. */
@@ -647,6 +693,7 @@ int main(void)
         cmocka_unit_test(test_accuracy),       cmocka_unit_test(test_empty),
         cmocka_unit_test(test_channel_stats),  cmocka_unit_test(test_batch_norm),
         cmocka_unit_test(test_sum_to_shape),   cmocka_unit_test(test_fast_paths),
+        cmocka_unit_test(test_fast_rows_unaligned),
         cmocka_unit_test(test_fast_accuracy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

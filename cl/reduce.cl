@@ -228,8 +228,8 @@ __kernel void clb_reduce(__global clb_out_t *out, __global const clb_in_t *in,
  *     side by side), Kahan-adding blocks of 128 elements into the lanes;
  *   clb_reduce_cols: the innermost kept axis is contiguous (a multiple of 16
  *     outputs): an item owns a tile of up to a few thousand outputs and a band
- *     of the reduced range, streams eight row segments at a time and keeps its
- *     Kahan accumulators in local memory (see there).
+ *     of the reduced range, streams eight row segments at a time, 8 lanes a
+ *     step, and keeps its Kahan accumulators in local memory (see there).
  * One chunk writes results; several write partials for a second pass: rows
  * out[o * chunks + c] (the general kernel's), columns out[c * kept + o] (this
  * column kernel's again, over `chunks` contiguous rows). */
@@ -239,21 +239,8 @@ typedef double16 clb_acc16_t;
 #else
 typedef float16 clb_acc16_t;
 #endif
-/* Sixteen inputs as accumulators: float and double as one aligned vector load
-   where the address allows (common.cl's CLB_VLOAD_A). */
-#if CLB_IN_DTYPE == 9
-#define CLB_VLOAD16(p, off) vload_half16(0, (p) + (off))
-#elif CLB_ACC_DTYPE == 11 && CLB_IN_DTYPE == 11
-#define CLB_VLOAD16(p, off) CLB_VLOAD_A(double16, 16, (p) + (off))
-#elif CLB_ACC_DTYPE == 11
-#define CLB_VLOAD16(p, off) convert_double16(CLB_VLOAD_A(float16, 16, (p) + (off)))
-#else
-#define CLB_VLOAD16(p, off) CLB_VLOAD_A(float16, 16, (p) + (off))
-#endif
 
-#define CLB_KAHAN_ADD(s, c, x) CLB_KAHAN_STEP(clb_acc16_t, s, c, x)
-
-/* The row kernel's vectors are eight wide (256 bits for float): on the AMD
+/* The fast paths' vectors are eight wide (256 bits for float): on the AMD
    EPYC (Zen 4) that PoCL runs as skylake-avx512, a row sum of 256 MiB with
    256-bit loads ran 5-9 % faster than with the 512-bit loads of a float16
    (the same two-thread C loop both ways, interleaved in one process), and the
@@ -372,6 +359,25 @@ __kernel void clb_reduce_rows(__global clb_out_t *out, __global const clb_in_t *
         }                                                                                          \
     } while (0)
 
+/* Kahan-adds x, eight values, into the local accumulators sum[j..j+8) and
+   cmp[j..j+8) (aligned: each item's slice starts at a multiple of 16). */
+#define CLB_COL_ACC8(j, x)                                                                         \
+    do {                                                                                           \
+        __local clb_acc8_t *sp_ = (__local clb_acc8_t *)(sum + (j));                               \
+        __local clb_acc8_t *cp_ = (__local clb_acc8_t *)(cmp + (j));                               \
+        clb_acc8_t sv_ = *sp_, cv_ = *cp_;                                                         \
+        CLB_KAHAN_STEP(clb_acc8_t, sv_, cv_, (x));                                                 \
+        *sp_ = sv_;                                                                                \
+        *cp_ = cv_;                                                                                \
+    } while (0)
+/* The eight rows p0..p7 of a block added into the accumulators, read with LD. */
+#define CLB_COL_BLOCK8(LD)                                                                         \
+    for (clb_index j = 0; j < w; j += 8)                                                           \
+        CLB_COL_ACC8(j, ((CLB_LOAD8(LD, in, p0 + j) + CLB_LOAD8(LD, in, p1 + j)) +                 \
+                         (CLB_LOAD8(LD, in, p2 + j) + CLB_LOAD8(LD, in, p3 + j))) +                \
+                            ((CLB_LOAD8(LD, in, p4 + j) + CLB_LOAD8(LD, in, p5 + j)) +             \
+                             (CLB_LOAD8(LD, in, p6 + j) + CLB_LOAD8(LD, in, p7 + j))))
+
 __kernel void clb_reduce_cols(__global clb_out_t *out, __global const clb_in_t *in,
                               CLB_ARGS_PARAMS(CLB_RED_ARGS_VECS),
                               __local clb_acc_t *scratch CLB_TABLE_ARG)
@@ -413,26 +419,22 @@ __kernel void clb_reduce_cols(__global clb_out_t *out, __global const clb_in_t *
         CLB_NEXT_ROW(p5);
         CLB_NEXT_ROW(p6);
         CLB_NEXT_ROW(p7);
-        for (clb_index j = 0; j < w; j += 16) {
-            clb_acc16_t x = ((CLB_VLOAD16(in, p0 + j) + CLB_VLOAD16(in, p1 + j)) +
-                             (CLB_VLOAD16(in, p2 + j) + CLB_VLOAD16(in, p3 + j))) +
-                            ((CLB_VLOAD16(in, p4 + j) + CLB_VLOAD16(in, p5 + j)) +
-                             (CLB_VLOAD16(in, p6 + j) + CLB_VLOAD16(in, p7 + j)));
-            clb_acc16_t sv = vload16(0, sum + j), cv = vload16(0, cmp + j);
-            CLB_KAHAN_ADD(sv, cv, x);
-            vstore16(sv, 0, sum + j);
-            vstore16(cv, 0, cmp + j);
-        }
+        /* Eight lanes a step (256-bit reads for float, as the row kernel),
+           plain vector reads where all eight rows start aligned for them. */
+#if CLB_VLOAD_ALIGNED && CLB_IN_DTYPE != 9
+        if (CLB_ALIGNED(in + p0, 8) && CLB_ALIGNED(in + p1, 8) && CLB_ALIGNED(in + p2, 8) &&
+            CLB_ALIGNED(in + p3, 8) && CLB_ALIGNED(in + p4, 8) && CLB_ALIGNED(in + p5, 8) &&
+            CLB_ALIGNED(in + p6, 8) && CLB_ALIGNED(in + p7, 8))
+            CLB_COL_BLOCK8(CLB_LD_VEC);
+        else
+#endif
+            CLB_COL_BLOCK8(CLB_LD_ANY);
     }
     for (; r < end; ++r) {
         clb_index p0;
         CLB_NEXT_ROW(p0);
-        for (clb_index j = 0; j < w; j += 16) {
-            clb_acc16_t sv = vload16(0, sum + j), cv = vload16(0, cmp + j);
-            CLB_KAHAN_ADD(sv, cv, CLB_VLOAD16(in, p0 + j));
-            vstore16(sv, 0, sum + j);
-            vstore16(cv, 0, cmp + j);
-        }
+        for (clb_index j = 0; j < w; j += 8)
+            CLB_COL_ACC8(j, CLB_LOAD8(CLB_LD_ANY, in, p0 + j));
     }
     for (clb_index j = 0; j < w; ++j) {
         clb_acc_t x = sum[j] - cmp[j];

@@ -9,9 +9,13 @@
  *     through bench/torch_ref.py, a server this program drives one call at a
  *     time (PyTorch and NumPy time their own call).
  * A round times every case once, starting one case later each round; each
- * figure is the median over the rounds. % C: the library's GB/s as a share of
- * the C kernel's (same bytes); x torch: PyTorch's faster variant's time over
- * the library's. float32 throughout.
+ * time is the median over the rounds, each ratio the median over the rounds of
+ * that round's own ratio. % C: the C kernel's time over the library's (its
+ * share of the C kernel's GB/s; same bytes: for the reductions the C kernel
+ * reads the library's input buffer itself, mapped, marked '*'); x torch:
+ * PyTorch's faster variant's time over the library's; C xT: the same over the
+ * C kernel's (1 or more: the limit is at least PyTorch's speed). float32
+ * throughout.
  *
  * usage: bench_peers [--device SEL] [--quick] [--rounds N] [--only KEY,KEY...]
  *   keys: same row col images outer expand rowsum colsum chmean bn

@@ -16,6 +16,10 @@
  *   CLB_FLAT           1-D launch over all elements (a short innermost axis)
  *   CLB_VEC            inner elements per work item of the 2-D launch
  *   CLB_BLOCKED        1: work items take contiguous blocks of rows and chunks (CPU devices)
+ *   CLB_UNROLL         1 (default): a chunk's CLB_VEC copies of the body are unrolled, for
+ *                      the compiler to turn them into vector instructions; 0 for a long
+ *                      body, whose unrolled copies would cost more compile time than the
+ *                      vector code gains (cl_expr.c, CLB__EXPR_UNROLL_MAX_OPS)
  *   CLB_NT             streaming stores for a contiguous inner output (common.cl)
  *   CLB_INDEX64        64-bit index arithmetic (only for a plan that 32-bit pieces cannot cover)
  *   CLB_USE_<dt>       define the operation helpers of compute dtype <dt>
@@ -34,6 +38,14 @@
 #endif
 #ifndef CLB_OUT_DTYPE
 #define CLB_OUT_DTYPE 10
+#endif
+#ifndef CLB_UNROLL
+#define CLB_UNROLL 1
+#endif
+#if CLB_UNROLL
+#define CLB_CHUNK_LOOP _Pragma("unroll") for
+#else
+#define CLB_CHUNK_LOOP _Pragma("nounroll") for
 #endif
 #ifndef CLB_EVAL_BODY /* x * x, without helpers: cl/scalar_ops.cl came before this default */
 #define CLB_IN1_DTYPE 10
@@ -379,7 +391,7 @@ __kernel void clb_eval(__global CLB_STORAGE(CLB_OUT_DTYPE) *p0, CLB_PTR(1, CLB_I
                     CLB_CHUNK_SHADOWS();
 #undef CLB_RESULT
 #define CLB_RESULT(x) r_[v] = (x)
-                    _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++) {
+                    CLB_CHUNK_LOOP (int v = 0; v < CLB_VEC; v++) {
                         CLB_CHUNK_OFFSETS(v);
                         CLB_EVAL_BODY
                     }

@@ -242,8 +242,18 @@ static void eval_all(clb_context *ctx, clb_dtype t, clb_tensor **out, int *nops)
     const int64_t sa[3] = {e, 1, 1}, sb[3] = {1, e, 1}, sk[3] = {1, 1, *nops};
     int32_t kv[NOPS];
     for (int i = 0; i < *nops; i++) kv[i] = i;
-    clb_tensor *in[3] = {edge_tensor(ctx, t, 3, sa), edge_tensor(ctx, t, 3, sb),
-                         clbt_tensor(ctx, CLB_INT32, 3, sk, kv)};
+    clb_tensor *small[3] = {edge_tensor(ctx, t, 3, sa), edge_tensor(ctx, t, 3, sb),
+                            clbt_tensor(ctx, CLB_INT32, 3, sk, kv)};
+    /* Stride-0 views of the whole (e, e, nops) shape: no subtree's inputs span
+       fewer elements than the output, so clb_eval hoists none of them into a
+       program of its own (src/expr/expr_hoist.c) and each dtype stays at one
+       program. */
+    const int64_t full[3] = {e, e, *nops};
+    clb_tensor *in[3];
+    for (int i = 0; i < 3; i++) {
+        CLBT_OK(clb_broadcast_to(small[i], 3, full, &in[i]));
+        clb_tensor_release(small[i]);
+    }
     const char *names[3] = {"a", "b", "k"};
     clb_status st = clb_eval(ctx, expr, 3, names, (const clb_tensor *const *)in, out);
     for (int i = 0; i < 3; i++) clb_tensor_release(in[i]);

@@ -89,7 +89,7 @@ static clb_status run_kernel(clb__cl_context *cl, const clb__argreduce_op *op, c
     args.v[CLB_ARGRED_CHUNK] = chunk;
     args.v[CLB_ARGRED_PIECES] = pieces;
     for (int b = 0; b < nbuf; b++) {
-        clb_status st = clb__cl_set_arg(k, (cl_uint)b, sizeof(cl_mem), &bufs[b]);
+        clb_status st = clb__cl_set_mem(k, (cl_uint)b, bufs[b]);
         if (st != CLB_OK) return st;
     }
     clb_status st = clb__cl_set_args(k, CLB__KERNEL_ARGREDUCE, (cl_uint)nbuf, &args);

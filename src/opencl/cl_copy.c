@@ -119,8 +119,8 @@ static clb_status launch_piece(const clb__plan *p, void *user)
     clb__cl_args args;
     clb__cl_args_fill(&args, p, CLB_COPY_OPS, !s->table, &rows, &inner);
     cl_mem mems[2] = {(cl_mem)handles[0], (cl_mem)handles[1]};
-    CLB_TRY(clb__cl_set_arg(k, 0, sizeof(cl_mem), &mems[0]));
-    CLB_TRY(clb__cl_set_arg(k, 1, sizeof(cl_mem), &mems[1]));
+    CLB_TRY(clb__cl_set_mem(k, 0, mems[0]));
+    CLB_TRY(clb__cl_set_mem(k, 1, mems[1]));
 
     if (s->table) {
         clb__cl_table t;

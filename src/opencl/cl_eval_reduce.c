@@ -365,10 +365,10 @@ static clb_status launch_main(clb__cl_context *cl, clb__cl_kernel *k, const er_j
         if (g->ly > g->wg) g->ly = g->wg;
         g->lx = g->wg / g->ly;
     }
-    clb_status st = clb__cl_set_arg(k, 0, sizeof(cl_mem), &dst);
+    clb_status st = clb__cl_set_mem(k, 0, dst);
     for (int j = 0; j < NIN_MAX && st == CLB_OK; j++) {
         cl_mem m = (cl_mem)handles[j < t->nin ? j + 1 : 0];
-        st = clb__cl_set_arg(k, (cl_uint)j + 1, sizeof(cl_mem), &m);
+        st = clb__cl_set_mem(k, (cl_uint)j + 1, m);
     }
     clb__cl_args args;
     er_args(job, t, g, &args);
@@ -405,7 +405,7 @@ static clb_status merge_pairs(clb__cl_context *cl, cl_program program, const er_
     args.v[CLB_ER_OUT_OFFSET] = t->out_offset;
     args.v[CLB_ER_X] = g->chunks;
     cl_mem bufs[2] = {(cl_mem)handles[0], partial};
-    for (cl_uint b = 0; b < 2; b++) CLB_TRY(clb__cl_set_arg(k, b, sizeof(cl_mem), &bufs[b]));
+    for (cl_uint b = 0; b < 2; b++) CLB_TRY(clb__cl_set_mem(k, b, bufs[b]));
     CLB_TRY(clb__cl_set_args(k, CLB__KERNEL_EVAL_REDUCE, 2, &args));
     size_t l1 = 1, g1 = (size_t)t->kept_numel;
     cl_int err = clEnqueueNDRangeKernel(cl->queue, kernel, 1, NULL, &g1, &l1, 0, NULL, NULL);
@@ -569,7 +569,7 @@ clb_status clb__cl_softmax_rows(clb_context *ctx, const clb__softmax_rows_op *op
     args.v[CLB_ER_KEPT_NUMEL] = op->rows;
     args.v[CLB_ER_RED_NUMEL] = op->len;
     args.v[CLB_ER_CHUNK] = per;
-    for (cl_uint i = 0; i < 2; i++) CLB_TRY(clb__cl_set_arg(k, i, sizeof(cl_mem), &handles[i]));
+    for (cl_uint i = 0; i < 2; i++) CLB_TRY(clb__cl_set_mem(k, i, (cl_mem)handles[i]));
     CLB_TRY(clb__cl_set_args(k, CLB__KERNEL_EVAL_REDUCE, 2, &args));
     /* Local memory: not an argument the kernel cache can remember. */
     err = clSetKernelArg(kernel, 2 + CLB_ER_ARGS_VECS, use_scratch ? scratch : clb_dtype_size(acc),

@@ -177,6 +177,23 @@ static bool flat_launch(const clb__plan *plan)
 }
 
 /* The build options: dtypes, rank, index width, helper sets and the body. */
+/* A body of more operations than this is not unrolled CLB_VEC times per chunk
+   (cl/eval.cl, CLB_UNROLL): the unrolled copies make a long expression's first
+   build (PoCL compiles a kernel at its first launch) several times slower --
+   tests/test_scalar_rules.c's 24 where-chains of about 150 operations took 119 s
+   of CPU on PoCL unrolled, 18 s not -- while the vector code they buy matters
+   for the short, memory-bound bodies (a + b ran 1.8x slower without it). */
+#define CLB__EXPR_UNROLL_MAX_OPS 48
+
+/* The operations of an expression (inputs and constants not counted). */
+static int op_count(const clb__expr *e)
+{
+    int ops = 0;
+    for (int i = 0; i < e->count; i++)
+        ops += e->nodes[i].kind != CLB__EXPR_INPUT && e->nodes[i].kind != CLB__EXPR_CONST;
+    return ops;
+}
+
 static clb_status options_for(clb_context *ctx, const clb__expr *e, const clb__plan *plan,
                               bool wide, int vec, bool blocked, bool nt, clb_dtype out,
                               const clb_dtype *in, char **opts)
@@ -212,6 +229,7 @@ static clb_status options_for(clb_context *ctx, const clb__expr *e, const clb__p
     put(&o, " -DCLB_FLAT=%d -DCLB_VEC=%d -DCLB_BLOCKED=%d -DCLB_NT=%d -DCLB_VLOAD_ALIGNED=%d",
         !blocked && flat_launch(plan) ? 1 : 0, vec, blocked ? 1 : 0, nt ? 1 : 0,
         clb__cl_vload_aligned(clb__cl_impl(ctx)) ? 1 : 0);
+    if (blocked && op_count(e) > CLB__EXPR_UNROLL_MAX_OPS) put(&o, " -DCLB_UNROLL=0");
     for (int k = 0; k < plan->nops && plan->ndim > 0; k++) {
         int64_t s = plan->strides[k][plan->ndim - 1];
         put(&o, " -DCLB_INNER%d=%d", k, s == 0 ? 0 : s == 1 ? 1 : 2);
@@ -308,7 +326,7 @@ static clb_status run_piece(const clb__plan *plan, void *user)
        the table buffer of a plan with more axes than go by value, the zero. */
     for (int o = 0; o < CLB_EVAL_OPS; o++) {
         cl_mem m = (cl_mem)l->handles[o < plan->nops ? o : 0];
-        CLB_TRY(clb__cl_set_arg(k, (cl_uint)o, sizeof m, &m));
+        CLB_TRY(clb__cl_set_mem(k, (cl_uint)o, m));
     }
     bool byval = plan->ndim <= CLB_BYVAL_DIMS;
     int64_t rows = 0, inner = 0;

@@ -22,7 +22,7 @@ clb_status clb__cl_fill(clb__cl_context *cl, cl_mem mem, size_t offset, size_t n
                                clb__kernel_function(CLB__KERNEL_FILL), &k));
     const cl_ulong first = offset, n = nbytes;
     const cl_uchar v = value;
-    CLB_TRY(clb__cl_set_arg(k, 0, sizeof mem, &mem));
+    CLB_TRY(clb__cl_set_mem(k, 0, mem));
     CLB_TRY(clb__cl_set_arg(k, 1, sizeof first, &first));
     CLB_TRY(clb__cl_set_arg(k, 2, sizeof n, &n));
     CLB_TRY(clb__cl_set_arg(k, 3, sizeof v, &v));

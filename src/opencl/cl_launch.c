@@ -259,6 +259,16 @@ clb_status clb__cl_set_arg(clb__cl_kernel *k, cl_uint index, size_t size, const 
     return CLB_OK;
 }
 
+clb_status clb__cl_set_mem(clb__cl_kernel *k, cl_uint index, cl_mem mem)
+{
+    if (index < CLB__CL_CACHED_ARGS) {
+        free(k->arg_value[index]);
+        k->arg_value[index] = NULL;
+    }
+    cl_int err = clSetKernelArg(k->kernel, index, sizeof mem, &mem);
+    return err == CL_SUCCESS ? CLB_OK : clb__cl_fail(err, "clSetKernelArg");
+}
+
 void clb__cl_kernels_forget(clb__cl_context *cl, cl_mem mem)
 {
     pthread_mutex_lock(&cl->kernels->lock);

@@ -144,7 +144,7 @@ static clb_status launch_piece(const clb__plan *p, void *user)
        tracks every buffer argument of every launch (PoCL: ~0.3 us each). */
     for (cl_uint i = 0; i < MAP_OPS; i++) {
         cl_mem m = (int)i < p->nops ? (cl_mem)handles[i] : NULL;
-        CLB_TRY(clb__cl_set_arg(k, i, sizeof m, &m));
+        CLB_TRY(clb__cl_set_mem(k, i, m));
     }
 
     if (s->table) {

@@ -141,7 +141,7 @@ static clb_status set_launch(clb__cl_context *cl, clb__cl_kernel *k, const clb__
     for (int d = 0; byval && d < plan->ndim; d++) args.v[CLB_MM_SHAPE(d)] = plan->shape[d];
     args.v[CLB_MM_M] = op->m, args.v[CLB_MM_N] = op->n, args.v[CLB_MM_K] = op->k;
     for (cl_uint o = 0; o < CLB_MM_OPS; o++) {
-        clb_status st = clb__cl_set_arg(k, o, sizeof(cl_mem), &handles[o]);
+        clb_status st = clb__cl_set_mem(k, o, (cl_mem)handles[o]);
         if (st != CLB_OK) return st;
     }
     clb_status st = clb__cl_set_args(k, CLB__KERNEL_MATMUL, CLB_MM_OPS, &args);

@@ -114,8 +114,8 @@ static clb_status set_launch(clb__cl_context *cl, clb__cl_kernel *k, const reduc
     for (int d = 0; byval && d < t->red_ndim; d++)
         args.v[CLB_RED_RSHAPE(d)] = t->rshape[d], args.v[CLB_RED_RSTRIDE(d)] = t->rstride[d];
     const cl_mem mems[2] = {l->dst, l->src};
-    clb_status st = clb__cl_set_arg(k, 0, sizeof(cl_mem), &mems[0]);
-    if (st == CLB_OK) st = clb__cl_set_arg(k, 1, sizeof(cl_mem), &mems[1]);
+    clb_status st = clb__cl_set_mem(k, 0, mems[0]);
+    if (st == CLB_OK) st = clb__cl_set_mem(k, 1, mems[1]);
     if (st == CLB_OK) st = clb__cl_set_args(k, CLB__KERNEL_REDUCE, 2, &args);
     if (st != CLB_OK) return st;
     cl_uint arg = 2 + CLB_RED_ARGS_VECS;

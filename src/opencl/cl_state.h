@@ -69,9 +69,14 @@ typedef struct clb__cl_kernel {
 } clb__cl_kernel;
 
 /* Sets argument `index` of k's kernel unless it already holds exactly this value
-   (OpenCL keeps an argument until it is set again). Called with the kernel cache
-   locked, as every use of a cached kernel object. */
+   (OpenCL keeps an argument until it is set again): for values only, never a
+   buffer. Called with the kernel cache locked, as every use of a cached kernel
+   object. */
 clb_status clb__cl_set_arg(clb__cl_kernel *k, cl_uint index, size_t size, const void *value);
+/* Sets buffer argument `index` (NULL allowed), always: a handle equal to the one
+   set before may be a new buffer at a released one's address, and a driver that
+   resolves the handle when it is set (Oclgrind) would keep the released one. */
+clb_status clb__cl_set_mem(clb__cl_kernel *k, cl_uint index, cl_mem mem);
 
 typedef struct clb__cl_kernel_cache clb__cl_kernel_cache;
 clb_status clb__cl_kernel_cache_create(cl_device_id device, bool loops,

@@ -53,6 +53,33 @@ static clb__cl_args scan_args(const scan_level *s, int64_t block, int64_t nb, in
     return a;
 }
 
+/* One scan kernel (variant `variant` of the program of defs, function `name`):
+   its nmem buffers and the launch description set, units work items launched. */
+static clb_status run_kernel(clb__cl_context *cl, const scan_level *s,
+                             const clb__kernel_define *defs, int variant, const char *name,
+                             int nmem, const cl_mem *mem, const clb__cl_args *args, int64_t units)
+{
+    clb__cl_kernel *k = NULL;
+    clb_status st = clb__cl_index_kernel(cl, CLB__KERNEL_SCAN, defs, 6, variant, name, &k);
+    if (st == CLB_OK) st = clb__cl_index_set(k, CLB__KERNEL_SCAN, nmem, mem, args);
+    if (st == CLB_OK) st = launch(cl, s, k->kernel, units);
+    if (k) clb__cl_kernel_unlock(cl);
+    return st;
+}
+
+static clb_status scan_run(clb__cl_context *cl, const scan_level *s, cl_mem in, cl_mem out,
+                           int depth);
+
+/* The block totals' own inclusive scan, in place: (outer, nb, inner) of s's
+   accumulator dtype, one level deeper. */
+static clb_status scan_totals(clb__cl_context *cl, const scan_level *s, cl_mem totals,
+                              int64_t nb, int64_t inner, int depth)
+{
+    const scan_level t = {.prod = s->prod, .runs = s->runs, .in = s->acc, .out = s->acc,
+                          .acc = s->acc, .outer = s->outer, .len = nb, .inner = inner};
+    return scan_run(cl, &t, totals, totals, depth + 1);
+}
+
 static clb_status scan_rows_vec(clb__cl_context *cl, const scan_level *s, cl_mem in,
                                 cl_mem out, int depth);
 static clb_status scan_tiles(clb__cl_context *cl, const scan_level *s, cl_mem in, cl_mem out,
@@ -102,7 +129,6 @@ static clb_status scan_run(clb__cl_context *cl, const scan_level *s, cl_mem in, 
         s->inner * (int64_t)clb_dtype_size(s->acc) <= TILES_MAX_ROW_BYTES)
         return scan_tiles(cl, s, in, out, depth);
     clb_status st = CLB_OK;
-    clb__cl_kernel *k = NULL;
     cl_mem totals = NULL;
     /* Columns a work item where a work-group is a loop (each work item then walks
        its block row by row over a run of columns): 256 (1 KiB of float32) where the
@@ -119,28 +145,17 @@ static clb_status scan_run(clb__cl_context *cl, const scan_level *s, cl_mem in, 
         return clb__fail(CLB_ERR_UNSUPPORTED, "cumsum/cumprod: an axis of %lld elements needs "
                                               "more scan levels than this device allows",
                          (long long)s->len);
+    const clb__cl_args args = scan_args(s, block, nb, ichunks, units);
     if (nb > 1) {
         CLB_TRY(clb__cl_index_buffer(cl, (size_t)(s->outer * nb * s->inner) * clb_dtype_size(s->acc),
                                      "the scan's block totals", &totals));
-        CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_SCAN, defs, 6, 0, "clb_scan_totals", &k));
         const cl_mem mem[2] = {in, totals};
-        const clb__cl_args args = scan_args(s, block, nb, ichunks, units);
-        CLB_TRY(clb__cl_index_set(k, CLB__KERNEL_SCAN, 2, mem, &args));
-        CLB_TRY(launch(cl, s, k->kernel, units));
-        clb__cl_kernel_unlock(cl);
-        k = NULL;
-        /* The totals' own inclusive scan, in place: (outer, nb, inner) of acc. */
-        const scan_level t = {.prod = s->prod, .runs = s->runs, .in = s->acc, .out = s->acc,
-                              .acc = s->acc, .outer = s->outer, .len = nb, .inner = s->inner};
-        CLB_TRY(scan_run(cl, &t, totals, totals, depth + 1));
+        CLB_TRY(run_kernel(cl, s, defs, 0, "clb_scan_totals", 2, mem, &args, units));
+        CLB_TRY(scan_totals(cl, s, totals, nb, s->inner, depth));
     }
-    CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_SCAN, defs, 6, 1, "clb_scan_apply", &k));
     const cl_mem mem[3] = {in, out, totals ? totals : out};
-    const clb__cl_args args = scan_args(s, block, nb, ichunks, units);
-    CLB_TRY(clb__cl_index_set(k, CLB__KERNEL_SCAN, 3, mem, &args));
-    CLB_TRY(launch(cl, s, k->kernel, units));
+    CLB_TRY(run_kernel(cl, s, defs, 1, "clb_scan_apply", 3, mem, &args, units));
 cleanup:
-    if (k) clb__cl_kernel_unlock(cl);
     if (totals) clReleaseMemObject(totals); /* the queue keeps it until its kernels ran */
     return st;
 }
@@ -151,34 +166,23 @@ static clb_status scan_rows_vec(clb__cl_context *cl, const scan_level *s, cl_mem
                                 cl_mem out, int depth)
 {
     clb_status st = CLB_OK;
-    clb__cl_kernel *k = NULL;
     cl_mem totals = NULL;
     int64_t block = (block_of(cl, s, 1) + 7) / 8 * 8;
     const int64_t nb = (s->len + block - 1) / block, units = s->outer * nb;
     clb__kernel_define defs[] = {{"CLB_IN_DTYPE", s->in},   {"CLB_OUT_DTYPE", s->out},
                                  {"CLB_ACC_DTYPE", s->acc}, {"CLB_SCAN_PROD", s->prod},
                                  {"CLB_SCAN_VEC", 1},       {"CLB_SCAN_NT", s->nt && depth == 0}};
+    const clb__cl_args args = scan_args(s, block, nb, 1, units);
     if (nb > 1) {
         CLB_TRY(clb__cl_index_buffer(cl, (size_t)units * clb_dtype_size(s->acc),
                                      "the scan's block totals", &totals));
-        CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_SCAN, defs, 6, 2, "clb_scan_totals_vec", &k));
         const cl_mem tm[2] = {in, totals};
-        const clb__cl_args ta = scan_args(s, block, nb, 1, units);
-        CLB_TRY(clb__cl_index_set(k, CLB__KERNEL_SCAN, 2, tm, &ta));
-        CLB_TRY(launch(cl, s, k->kernel, units));
-        clb__cl_kernel_unlock(cl);
-        k = NULL;
-        const scan_level t = {.prod = s->prod, .runs = s->runs, .in = s->acc, .out = s->acc,
-                              .acc = s->acc, .outer = s->outer, .len = nb, .inner = 1};
-        CLB_TRY(scan_run(cl, &t, totals, totals, depth + 1));
+        CLB_TRY(run_kernel(cl, s, defs, 2, "clb_scan_totals_vec", 2, tm, &args, units));
+        CLB_TRY(scan_totals(cl, s, totals, nb, 1, depth));
     }
-    CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_SCAN, defs, 6, 3, "clb_scan_apply_vec", &k));
     const cl_mem am[3] = {in, out, totals ? totals : out};
-    const clb__cl_args aa = scan_args(s, block, nb, 1, units);
-    CLB_TRY(clb__cl_index_set(k, CLB__KERNEL_SCAN, 3, am, &aa));
-    CLB_TRY(launch(cl, s, k->kernel, units));
+    CLB_TRY(run_kernel(cl, s, defs, 3, "clb_scan_apply_vec", 3, am, &args, units));
 cleanup:
-    if (k) clb__cl_kernel_unlock(cl);
     if (totals) clReleaseMemObject(totals);
     return st;
 }
@@ -191,7 +195,6 @@ static clb_status scan_tiles(clb__cl_context *cl, const scan_level *s, cl_mem in
                              int depth)
 {
     clb_status st = CLB_OK;
-    clb__cl_kernel *k = NULL;
     cl_mem totals = NULL, scratch = NULL;
     const int64_t esize = (int64_t)clb_dtype_size(s->acc), want = 8 * (int64_t)clb__cl_compute_units(cl);
     int64_t nb = (want + s->outer - 1) / s->outer, block = (s->len + nb - 1) / nb;
@@ -207,27 +210,17 @@ static clb_status scan_tiles(clb__cl_context *cl, const scan_level *s, cl_mem in
                          (long long)s->len);
     CLB_TRY(clb__cl_index_buffer(cl, (size_t)(units * 2 * s->inner * esize),
                                  "the scan's running totals", &scratch));
+    const clb__cl_args args = scan_args(s, block, nb, 1, units);
     if (nb > 1) {
         CLB_TRY(clb__cl_index_buffer(cl, (size_t)(units * s->inner * esize),
                                      "the scan's block totals", &totals));
-        CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_SCAN, defs, 6, 4, "clb_scan_tile_sums", &k));
         const cl_mem tm[3] = {in, totals, scratch};
-        const clb__cl_args ta = scan_args(s, block, nb, 1, units);
-        CLB_TRY(clb__cl_index_set(k, CLB__KERNEL_SCAN, 3, tm, &ta));
-        CLB_TRY(launch(cl, s, k->kernel, units));
-        clb__cl_kernel_unlock(cl);
-        k = NULL;
-        const scan_level t = {.prod = s->prod, .runs = s->runs, .in = s->acc, .out = s->acc,
-                              .acc = s->acc, .outer = s->outer, .len = nb, .inner = s->inner};
-        CLB_TRY(scan_run(cl, &t, totals, totals, depth + 1));
+        CLB_TRY(run_kernel(cl, s, defs, 4, "clb_scan_tile_sums", 3, tm, &args, units));
+        CLB_TRY(scan_totals(cl, s, totals, nb, s->inner, depth));
     }
-    CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_SCAN, defs, 6, 5, "clb_scan_tile_apply", &k));
     const cl_mem am[4] = {in, out, totals ? totals : out, scratch};
-    const clb__cl_args aa = scan_args(s, block, nb, 1, units);
-    CLB_TRY(clb__cl_index_set(k, CLB__KERNEL_SCAN, 4, am, &aa));
-    CLB_TRY(launch(cl, s, k->kernel, units));
+    CLB_TRY(run_kernel(cl, s, defs, 5, "clb_scan_tile_apply", 4, am, &args, units));
 cleanup:
-    if (k) clb__cl_kernel_unlock(cl);
     if (totals) clReleaseMemObject(totals); /* the queue keeps them until their kernels ran */
     if (scratch) clReleaseMemObject(scratch);
     return st;
@@ -239,7 +232,6 @@ static clb_status scan_strips(clb__cl_context *cl, const scan_level *s, cl_mem i
                               cl_mem out, int64_t width)
 {
     clb_status st = CLB_OK;
-    clb__cl_kernel *k = NULL;
     cl_mem scratch = NULL;
     const int64_t ichunks = (s->inner + width - 1) / width, units = s->outer * ichunks;
     clb__kernel_define defs[] = {{"CLB_IN_DTYPE", s->in},   {"CLB_OUT_DTYPE", s->out},
@@ -247,13 +239,10 @@ static clb_status scan_strips(clb__cl_context *cl, const scan_level *s, cl_mem i
                                  {"CLB_SCAN_VEC", 2},       {"CLB_SCAN_NT", s->nt}};
     CLB_TRY(clb__cl_index_buffer(cl, (size_t)(units * 2 * width) * clb_dtype_size(s->acc),
                                  "the scan's running totals", &scratch));
-    CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_SCAN, defs, 6, 6, "clb_scan_strips", &k));
     const cl_mem mem[3] = {in, out, scratch};
     const clb__cl_args args = scan_args(s, width, 1, ichunks, units);
-    CLB_TRY(clb__cl_index_set(k, CLB__KERNEL_SCAN, 3, mem, &args));
-    CLB_TRY(launch(cl, s, k->kernel, units));
+    CLB_TRY(run_kernel(cl, s, defs, 6, "clb_scan_strips", 3, mem, &args, units));
 cleanup:
-    if (k) clb__cl_kernel_unlock(cl);
     if (scratch) clReleaseMemObject(scratch); /* the queue keeps it until its kernel ran */
     return st;
 }

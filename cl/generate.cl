@@ -357,13 +357,7 @@ inline void clb_v_normal2(uint16 w0, uint16 w1, float16 *zc, float16 *zs)
     const float16 r = sqrt(clb_v_m2log((w0 >> 8) + 1u));
     const uint16 t = w1 >> 8, q = (t + 0x200000u) >> 22;
     const float16 x = convert_float16(convert_int16(t) - convert_int16(q << 22)) * 0x1.921fb6p-22f;
-    const float16 z = x * x;
-    float16 ps = -1.9515295891e-4f * z + 8.3321608736e-3f;
-    ps = ps * z - 1.6666654611e-1f;
-    const float16 sx = ps * z * x + x;
-    float16 pc = 2.443315711809948e-5f * z - 1.388731625493765e-3f;
-    pc = pc * z + 4.166664568298827e-2f;
-    const float16 cx = pc * z * z - 0.5f * z + 1.0f;
+    CLB_RNG_SINCOS_STMTS(float16, x, sx, cx);
     const int16 odd = as_int16((q & 1u) << 31), cneg = as_int16(((q + 1u) & 2u) << 30),
                 sneg = as_int16((q & 2u) << 30);
     const float16 c = select(cx, sx, odd), s = select(sx, cx, odd);

@@ -142,25 +142,37 @@ CLB_RNG_FN clb_u32 clb_rng_as_u32(float f)
 #define CLB_RNG_AS_U32(f) clb_rng_as_u32(f)
 #endif
 
+/* Cephes' logf polynomial, x in [sqrt(1/2) - 1, sqrt(2) - 1): statements that
+   declare z_ = x * x and y_ = P(x) x z_ (ln(1 + x) = x - z_ / 2 + y_). Written
+   once for the random normals below and cl/scalar_ops.cl's own float log, log2,
+   log10 and log1p (its CLB_OWN_MATH, CPU devices). */
+#define CLB_RNG_LOGP_STMTS(T, x)                                                                   \
+    const T z_ = (x) * (x);                                                                        \
+    T y_ = 7.0376836292e-2f * (x) - 1.1514610310e-1f;                                              \
+    y_ = y_ * (x) + 1.1676998740e-1f;                                                              \
+    y_ = y_ * (x) - 1.2420140846e-1f;                                                              \
+    y_ = y_ * (x) + 1.4249322787e-1f;                                                              \
+    y_ = y_ * (x) - 1.6668057665e-1f;                                                              \
+    y_ = y_ * (x) + 2.0000714765e-1f;                                                              \
+    y_ = y_ * (x) - 2.4999993993e-1f;                                                              \
+    y_ = y_ * (x) + 3.3333331174e-1f;                                                              \
+    y_ = y_ * (x) * z_
+
+/* Statements declaring r_ = ln(1 + x) + e ln 2 (Cephes' logf: ln 2 in two parts). */
+#define CLB_RNG_LN_STMTS(T, x, e)                                                                  \
+    CLB_RNG_LOGP_STMTS(T, x);                                                                      \
+    y_ = y_ + -2.12194440e-4f * (e);                                                               \
+    y_ = y_ + -0.5f * z_;                                                                          \
+    const T r_ = (x) + y_ + 0.693359375f * (e)
+
 /* -2 (ln(1 + x) + e ln 2), x in [sqrt(1/2) - 1, sqrt(2) - 1), as the last
    statement of a function returning T: the polynomial written once for the
    scalar form (clb_rng_m2log) and the lanes (cl/generate.cl's clb_v_m2log),
    the same operations in the same order, so both give the same bits. */
 #define CLB_RNG_M2LOG_RETURN(T, x, e)                                                              \
     do {                                                                                           \
-        const T z_ = (x) * (x);                                                                    \
-        T y_ = 7.0376836292e-2f * (x) - 1.1514610310e-1f;                                          \
-        y_ = y_ * (x) + 1.1676998740e-1f;                                                          \
-        y_ = y_ * (x) - 1.2420140846e-1f;                                                          \
-        y_ = y_ * (x) + 1.4249322787e-1f;                                                          \
-        y_ = y_ * (x) - 1.6668057665e-1f;                                                          \
-        y_ = y_ * (x) + 2.0000714765e-1f;                                                          \
-        y_ = y_ * (x) - 2.4999993993e-1f;                                                          \
-        y_ = y_ * (x) + 3.3333331174e-1f;                                                          \
-        y_ = y_ * (x) * z_;                                                                        \
-        y_ = y_ + -2.12194440e-4f * (e);                                                           \
-        y_ = y_ + -0.5f * z_;                                                                      \
-        return -2.0f * ((x) + y_ + 0.693359375f * (e));                                            \
+        CLB_RNG_LN_STMTS(T, x, e);                                                                 \
+        return -2.0f * r_;                                                                         \
     } while (0)
 
 /* -2 ln(m 2^-24) for an integer m in [1, 2^24]: in [0, 33.3]. */
@@ -174,19 +186,24 @@ CLB_RNG_FN float clb_rng_m2log(clb_u32 m)
     CLB_RNG_M2LOG_RETURN(float, x, e);
 }
 
+/* Cephes' sinf and cosf polynomials, x in [-pi/4, pi/4]: statements declaring
+   sx = sin x and cx = cos x (shared with cl/scalar_ops.cl's CLB_OWN_MATH). */
+#define CLB_RNG_SINCOS_STMTS(T, x, sx, cx)                                                         \
+    const T z_ = (x) * (x);                                                                        \
+    T ps_ = -1.9515295891e-4f * z_ + 8.3321608736e-3f;                                             \
+    ps_ = ps_ * z_ - 1.6666654611e-1f;                                                             \
+    const T sx = ps_ * z_ * (x) + (x);                                                             \
+    T pc_ = 2.443315711809948e-5f * z_ - 1.388731625493765e-3f;                                    \
+    pc_ = pc_ * z_ + 4.166664568298827e-2f;                                                        \
+    const T cx = pc_ * z_ * z_ - 0.5f * z_ + 1.0f
+
 /* cos and sin of 2 pi t 2^-24 for a 24-bit t: the quadrant from t's integer
    bits (exact), the rest within [-pi/4, pi/4). */
 CLB_RNG_FN void clb_rng_sincos(clb_u32 t, float *c, float *s)
 {
     const clb_u32 q = (t + 0x200000u) >> 22; /* nearest quarter turn, 0 .. 4 */
     const float x = (float)((int)t - (int)(q << 22)) * 0x1.921fb6p-22f; /* 2 pi 2^-24 */
-    const float z = x * x;
-    float ps = -1.9515295891e-4f * z + 8.3321608736e-3f;
-    ps = ps * z - 1.6666654611e-1f;
-    const float sx = ps * z * x + x;
-    float pc = 2.443315711809948e-5f * z - 1.388731625493765e-3f;
-    pc = pc * z + 4.166664568298827e-2f;
-    const float cx = pc * z * z - 0.5f * z + 1.0f;
+    CLB_RNG_SINCOS_STMTS(float, x, sx, cx);
     const clb_u32 k = q & 3u;
     *c = k == 0 ? cx : k == 1 ? -sx : k == 2 ? -cx : sx;
     *s = k == 0 ? sx : k == 1 ? cx : k == 2 ? -sx : -cx;

@@ -301,7 +301,7 @@ inline float clb_rhd(double x)
  * negative number, tanh(+-inf) = +-1) chosen by selects. Cephes' minimax
  * polynomials (S. Moshier), the log and sincos ones shared with the random
  * normals (cl/random.h); accuracy against float64 libm in docs/semantics.md.
- * sin, cos and tan call the built-in past |x| = 2^20 (3200 without float64),
+ * sin, cos and tan call the built-in past |x| = 2^20 (256 without float64),
  * where the reduction by pi/2 would lose bits (rare: the branch costs little
  * when not taken). */
 #if !defined(CLB_OWN_MATH)
@@ -454,7 +454,7 @@ CLB_MF float clb_mf_sigmoid(float a)
 #if CLB_HAVE_FP64
 #define CLB_MF_TRIG_MAX 1048576.0f
 #else
-#define CLB_MF_TRIG_MAX 3200.0f
+#define CLB_MF_TRIG_MAX 256.0f
 #endif
 CLB_MF void clb_mf_sincos(float a, float *s, float *c)
 {
@@ -470,9 +470,12 @@ CLB_MF void clb_mf_sincos(float a, float *s, float *c)
     x = x - j * 7.54978995489188216e-8f;
 #endif
     CLB_RNG_SINCOS_STMTS(float, x, sx, cx);
-    const uint q = (uint)(int)j & 3u;
-    *s = q == 0 ? sx : q == 1 ? cx : q == 2 ? -sx : -cx;
-    *c = q == 0 ? cx : q == 1 ? -sx : q == 2 ? -cx : sx;
+    /* the quadrant by bits (a chain of == selects may become a branchy switch):
+       odd swaps sin and cos, bit 1 negates sin, bit 1 of q + 1 negates cos */
+    const uint q = (uint)(int)j, odd = q & 1u;
+    const float s0 = odd ? cx : sx, c0 = odd ? sx : cx;
+    *s = as_float(as_uint(s0) ^ ((q & 2u) << 30));
+    *c = as_float(as_uint(c0) ^ (((q + 1u) & 2u) << 30));
 }
 
 CLB_MF float clb_mf_sin(float a)

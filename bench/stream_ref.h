@@ -28,6 +28,7 @@ typedef struct clbb_stream {
     clbb_stream_kind kind;
     int64_t rows, cols, ch;
     float *a, *b, *v, *out;     /* 64-byte aligned, first touched by the threads that use them */
+    const float *src;           /* NULL, or the bytes the kernel reads in place of a (see below) */
     float *partial;             /* per-thread partial sums / the sqrt row */
     int threads;
 } clbb_stream;
@@ -35,6 +36,13 @@ typedef struct clbb_stream {
 /* Allocates and fills the operands (a from `seed`); 0 on success. */
 int clbb_stream_setup(clbb_stream_kind kind, int64_t rows, int64_t cols, int64_t ch, uint64_t seed,
                       clbb_stream *s);
+/* Points the pattern's first operand at `a` (NULL: back to its own, s->a):
+   a's a_count floats, 64-byte aligned, are read in place of s->a's. For the
+   read-only patterns (ROWSUM, COLSUM, CHMEAN) the limit can so read the very
+   bytes the library's call reads (its buffer, mapped): where two 256 MiB
+   allocations are read at rates a few per cent apart (memory placement under
+   a hypervisor), that difference then stays out of the ratio. */
+void clbb_stream_read_from(clbb_stream *s, const float *a);
 /* One call of the pattern (a clbb_run_fn: takes the clbb_stream, returns CLB_OK). */
 int clbb_stream_run(void *s);
 void clbb_stream_close(clbb_stream *s);

@@ -160,10 +160,11 @@
 #define CLB_TAKE_ARGS_LEN 13
 #define CLB_TAKE_ARGS_VECS 1                      /* long16 arguments: 16 slots */
 
-/* cl/scan.cl, all six kernels (each reads the slots it needs): the scanned
+/* cl/scan.cl, all seven kernels (each reads the slots it needs): the scanned
    tensor (outer, len, inner) in NB blocks of BLOCK along the axis, a row's
    columns in ICHUNKS runs of CLB_SCAN_COLS (clb_scan_totals / _apply; 1 in the
-   vector forms); HAS_PREFIX 1 where the block totals' scan is to be applied;
+   vector forms); clb_scan_strips: runs of BLOCK columns, ICHUNKS a row, down
+   the whole axis; HAS_PREFIX 1 where the block totals' scan is to be applied;
    COUNT the work items of the launch. */
 #define CLB_SCAN_IN_OFFSET 0
 #define CLB_SCAN_OUT_OFFSET 1

@@ -118,7 +118,9 @@ CLB_RNG_FN float clb_rng_unit11(clb_u32 w) { return (float)(w >> 21) * 0x1p-11f;
    host and every device compute the same bits up to the one sqrt (correctly
    rounded on the host and on CPU devices, within 3 ulp on others), and a
    device runs them as straight-line code it can vectorise. Cephes' logf and
-   sinf/cosf minimax polynomials (S. Moshier), about 1 ulp. */
+   sinf/cosf minimax polynomials (S. Moshier), about 1 ulp. No fma: it saved
+   PoCL's lanes ~15 % of a normal draw but made llvmpipe's (rusticl's) ten
+   times slower. */
 #ifdef __OPENCL_VERSION__
 #define CLB_RNG_AS_F32(u) as_float(u)
 #define CLB_RNG_AS_U32(f) as_uint(f)
@@ -142,10 +144,15 @@ CLB_RNG_FN clb_u32 clb_rng_as_u32(float f)
 #define CLB_RNG_AS_U32(f) clb_rng_as_u32(f)
 #endif
 
+/* The polynomials, written once for the scalar forms here and the lanes of
+   cl/generate.cl (T float or float16): the same operations in the same order,
+   so both give the same bits. */
+
 /* Cephes' logf polynomial, x in [sqrt(1/2) - 1, sqrt(2) - 1): statements that
    declare z_ = x * x and y_ = P(x) x z_ (ln(1 + x) = x - z_ / 2 + y_). Written
    once for the random normals below and cl/scalar_ops.cl's own float log, log2,
-   log10 and log1p (its CLB_OWN_MATH, CPU devices). */
+   log10 and log1p (its CLB_OWN_MATH, CPU devices), as CLB_RNG_SINCOS_POLY
+   is for its sin, cos and tan. */
 #define CLB_RNG_LOGP_STMTS(T, x)                                                                   \
     const T z_ = (x) * (x);                                                                        \
     T y_ = 7.0376836292e-2f * (x) - 1.1514610310e-1f;                                              \
@@ -166,36 +173,34 @@ CLB_RNG_FN clb_u32 clb_rng_as_u32(float f)
     const T r_ = (x) + y_ + 0.693359375f * (e)
 
 /* -2 (ln(1 + x) + e ln 2), x in [sqrt(1/2) - 1, sqrt(2) - 1), as the last
-   statement of a function returning T: the polynomial written once for the
-   scalar form (clb_rng_m2log) and the lanes (cl/generate.cl's clb_v_m2log),
-   the same operations in the same order, so both give the same bits. */
+   statement of a function returning T. */
 #define CLB_RNG_M2LOG_RETURN(T, x, e)                                                              \
     do {                                                                                           \
         CLB_RNG_LN_STMTS(T, x, e);                                                                 \
         return -2.0f * r_;                                                                         \
     } while (0)
 
-/* -2 ln(m 2^-24) for an integer m in [1, 2^24]: in [0, 33.3]. */
+/* Declares const T sx and cx: sin and cos of x in [-pi/4, pi/4]. */
+#define CLB_RNG_SINCOS_POLY(T, x, sx, cx)                                                          \
+    const T sx##_z = (x) * (x);                                                                    \
+    T sx##_p = -1.9515295891e-4f * sx##_z + 8.3321608736e-3f;                                      \
+    sx##_p = sx##_p * sx##_z - 1.6666654611e-1f;                                                   \
+    const T sx = sx##_p * sx##_z * (x) + (x);                                                      \
+    T cx##_p = 2.443315711809948e-5f * sx##_z - 1.388731625493765e-3f;                             \
+    cx##_p = cx##_p * sx##_z + 4.166664568298827e-2f;                                              \
+    const T cx = cx##_p * sx##_z * sx##_z - 0.5f * sx##_z + 1.0f
+
+/* -2 ln(m 2^-24) for an integer m in [1, 2^24]: in [0, 33.3]. m = (1 + x)
+   2^(e + 24) with 1 + x in [sqrt(1/2), sqrt(2)): m's significand under the
+   exponent of sqrt(1/2) (its bits 0x3f3504f3) where that is at least sqrt(1/2),
+   else under 1's, the borrow from the significand lowering e by one. */
 CLB_RNG_FN float clb_rng_m2log(clb_u32 m)
 {
-    const clb_u32 b = CLB_RNG_AS_U32((float)m); /* exact: m <= 2^24 */
-    float x = CLB_RNG_AS_F32((b & 0x007fffffu) | 0x3f000000u); /* m = x 2^(e + 24), x in [0.5, 1) */
-    const int small = x < 0.70710678118654752440f;
-    const float e = (float)((int)(b >> 23) - 150 - small);
-    x = small ? x + x - 1.0f : x - 1.0f; /* exact; ln(1 + x) + e ln 2 is the answer */
+    const clb_u32 d = CLB_RNG_AS_U32((float)m) - 0x3f3504f3u; /* (float)m exact: m <= 2^24 */
+    const float e = (float)((int)(d >> 23) - 24);
+    const float x = CLB_RNG_AS_F32((d & 0x007fffffu) + 0x3f3504f3u) - 1.0f; /* exact */
     CLB_RNG_M2LOG_RETURN(float, x, e);
 }
-
-/* Cephes' sinf and cosf polynomials, x in [-pi/4, pi/4]: statements declaring
-   sx = sin x and cx = cos x (shared with cl/scalar_ops.cl's CLB_OWN_MATH). */
-#define CLB_RNG_SINCOS_STMTS(T, x, sx, cx)                                                         \
-    const T z_ = (x) * (x);                                                                        \
-    T ps_ = -1.9515295891e-4f * z_ + 8.3321608736e-3f;                                             \
-    ps_ = ps_ * z_ - 1.6666654611e-1f;                                                             \
-    const T sx = ps_ * z_ * (x) + (x);                                                             \
-    T pc_ = 2.443315711809948e-5f * z_ - 1.388731625493765e-3f;                                    \
-    pc_ = pc_ * z_ + 4.166664568298827e-2f;                                                        \
-    const T cx = pc_ * z_ * z_ - 0.5f * z_ + 1.0f
 
 /* cos and sin of 2 pi t 2^-24 for a 24-bit t: the quadrant from t's integer
    bits (exact), the rest within [-pi/4, pi/4). */
@@ -203,7 +208,7 @@ CLB_RNG_FN void clb_rng_sincos(clb_u32 t, float *c, float *s)
 {
     const clb_u32 q = (t + 0x200000u) >> 22; /* nearest quarter turn, 0 .. 4 */
     const float x = (float)((int)t - (int)(q << 22)) * 0x1.921fb6p-22f; /* 2 pi 2^-24 */
-    CLB_RNG_SINCOS_STMTS(float, x, sx, cx);
+    CLB_RNG_SINCOS_POLY(float, x, sx, cx);
     const clb_u32 k = q & 3u;
     *c = k == 0 ? cx : k == 1 ? -sx : k == 2 ? -cx : sx;
     *s = k == 0 ? sx : k == 1 ? cx : k == 2 ? -sx : -cx;

@@ -223,13 +223,13 @@ __kernel void clb_reduce(__global clb_out_t *out, __global const clb_in_t *in,
  * that each item streams contiguous memory through wide vector registers.
  * Two kernels do that for float SUM/MEAN (the bandwidth-bound cases):
  *   clb_reduce_rows: the innermost reduced axis is contiguous (n_inner a multiple
- *     of 16): item (o, c) sums whole rows q of output o for q in chunk c, 16
+ *     of 16): item (o, c) sums whole rows q of output o for q in chunk c, 8
  *     lanes at a time (a row of 16384 elements or more as its four quarters
  *     side by side), Kahan-adding blocks of 128 elements into the lanes;
  *   clb_reduce_cols: the innermost kept axis is contiguous (a multiple of 16
  *     outputs): an item owns a tile of up to a few thousand outputs and a band
- *     of the reduced range, streams eight row segments at a time and keeps its
- *     Kahan accumulators in local memory (see there).
+ *     of the reduced range, streams eight row segments at a time, 8 lanes a
+ *     step, and keeps its Kahan accumulators in local memory (see there).
  * One chunk writes results; several write partials for a second pass: rows
  * out[o * chunks + c] (the general kernel's), columns out[c * kept + o] (this
  * column kernel's again, over `chunks` contiguous rows). */
@@ -239,25 +239,69 @@ typedef double16 clb_acc16_t;
 #else
 typedef float16 clb_acc16_t;
 #endif
-/* Sixteen inputs as accumulators: float and double as one aligned vector load
-   where the address allows (common.cl's CLB_VLOAD_A). */
-#if CLB_IN_DTYPE == 9
-#define CLB_VLOAD16(p, off) vload_half16(0, (p) + (off))
-#elif CLB_ACC_DTYPE == 11 && CLB_IN_DTYPE == 11
-#define CLB_VLOAD16(p, off) CLB_VLOAD_A(double16, 16, (p) + (off))
-#elif CLB_ACC_DTYPE == 11
-#define CLB_VLOAD16(p, off) convert_double16(CLB_VLOAD_A(float16, 16, (p) + (off)))
+
+/* The fast paths' vectors are eight wide (256 bits for float): on the AMD
+   EPYC (Zen 4) that PoCL runs as skylake-avx512, a row sum of 256 MiB with
+   256-bit loads ran 5-9 % faster than with the 512-bit loads of a float16
+   (the same two-thread C loop both ways, interleaved in one process), and the
+   float16 form of this kernel sat that much behind PyTorch's AVX2 x.sum(1). */
+#if CLB_ACC_DTYPE == 11
+typedef double8 clb_acc8_t;
 #else
-#define CLB_VLOAD16(p, off) CLB_VLOAD_A(float16, 16, (p) + (off))
+typedef float8 clb_acc8_t;
 #endif
+/* CLB_LOAD8(LD, p, off): the eight inputs at p + off as accumulators, read
+   with LD(p) (a float8 or double8 read). The row loop below is written once
+   and instantiated twice: with plain vector reads for a row whose start is
+   aligned for them (every read of the row then is), else with CLB_LD_ANY. */
+#if CLB_IN_DTYPE == 9
+#define CLB_LOAD8(LD, p, off) vload_half8(0, (p) + (off))
+#elif CLB_ACC_DTYPE == 11 && CLB_IN_DTYPE == 10
+#define CLB_LOAD8(LD, p, off) convert_double8(LD((p) + (off)))
+#else
+#define CLB_LOAD8(LD, p, off) LD((p) + (off))
+#endif
+/* A row that is not aligned reads as before, with common.cl's CLB_VLOAD_A
+   (PoCL 3.1 turned its vload8 branch into one vmovups, a plain vload8 here
+   into two-element pieces). */
+#if CLB_IN_DTYPE == 11
+#define CLB_LD_VEC(q) (*(__global const double8 *)(q))
+#define CLB_LD_ANY(q) CLB_VLOAD_A(double8, 8, q)
+#else
+#define CLB_LD_VEC(q) (*(__global const float8 *)(q))
+#define CLB_LD_ANY(q) CLB_VLOAD_A(float8, 8, q)
+#endif
+/* The plain sum of the 32 elements at p + off, as eight lanes. */
+#define CLB_SUM32(LD, p, off)                                                                      \
+    ((CLB_LOAD8(LD, p, off) + CLB_LOAD8(LD, p, (off) + 8)) +                                       \
+     (CLB_LOAD8(LD, p, (off) + 16) + CLB_LOAD8(LD, p, (off) + 24)))
+/* One row of len elements at in + row into (s, comp): four streams over the
+   first 4 * mid elements (the row's quarters side by side), then one. The
+   streams are pointers, so each read's constant offset folds into its
+   address (with 32-bit indices every read otherwise took its own add and
+   sign extension). */
+#define CLB_ROW_SUM(LD)                                                                            \
+    do {                                                                                           \
+        __global const clb_in_t *r0 = in + row, *r1 = r0 + mid, *r2 = r1 + mid, *r3 = r2 + mid;   \
+        for (clb_index j = 0; j < mid; j += 32) {                                                  \
+            clb_acc8_t b0 = CLB_SUM32(LD, r0, j) + CLB_SUM32(LD, r1, j);                           \
+            clb_acc8_t b1 = CLB_SUM32(LD, r2, j) + CLB_SUM32(LD, r3, j);                           \
+            CLB_KAHAN_STEP(clb_acc8_t, s, comp, b0 + b1);                                          \
+        }                                                                                          \
+        __global const clb_in_t *p = r0 + 4 * mid, *end = r0 + len;                               \
+        for (; p + 128 <= end; p += 128) {                                                         \
+            clb_acc8_t b0 = CLB_SUM32(LD, p, 0) + CLB_SUM32(LD, p, 32);                            \
+            clb_acc8_t b1 = CLB_SUM32(LD, p, 64) + CLB_SUM32(LD, p, 96);                           \
+            CLB_KAHAN_STEP(clb_acc8_t, s, comp, b0 + b1);                                          \
+        }                                                                                          \
+        for (; p < end; p += 16)                                                                   \
+            CLB_KAHAN_STEP(clb_acc8_t, s, comp, CLB_LOAD8(LD, p, 0) + CLB_LOAD8(LD, p, 8));        \
+    } while (0)
 
-#define CLB_KAHAN_ADD(s, c, x) CLB_KAHAN_STEP(clb_acc16_t, s, c, x)
-
-static clb_acc_t clb_hsum16(clb_acc16_t v)
+static clb_acc_t clb_hsum8(clb_acc8_t v)
 {
-    /* Pairwise: 16 -> 8 -> 4 -> 2 -> 1. */
-    CLB_CAT(CLB_STORAGE(CLB_ACC_DTYPE), 8) a = v.lo + v.hi;
-    CLB_CAT(CLB_STORAGE(CLB_ACC_DTYPE), 4) b = a.lo + a.hi;
+    /* Pairwise: 8 -> 4 -> 2 -> 1. */
+    CLB_CAT(CLB_STORAGE(CLB_ACC_DTYPE), 4) b = v.lo + v.hi;
     CLB_CAT(CLB_STORAGE(CLB_ACC_DTYPE), 2) c = b.lo + b.hi;
     return c.lo + c.hi;
 }
@@ -272,33 +316,26 @@ __kernel void clb_reduce_rows(__global clb_out_t *out, __global const clb_in_t *
     clb_index base = in_offset;
     CLB_OFFSET_OF(o, kept_ndim, CLB_KSHAPE, CLB_KSTRIDE, base);
     const clb_index len = CLB_RSHAPE(red_ndim - 1);
-    clb_acc16_t s = 0, comp = 0;
+    clb_acc8_t s = 0, comp = 0;
     const clb_index q_end = min((c + 1) * chunk, rows);
     for (clb_index q = c * chunk; q < q_end; ++q) {
         clb_index row = base;
         CLB_OFFSET_OF(q, red_ndim - 1, CLB_RSHAPE, CLB_RSTRIDE, row);
         /* Rows longer than a few pages: four streams, the row's quarters side
            by side, so a CPU core keeps more reads in flight (each stream's
-           prefetch restarts at every page). Shorter rows: one stream. */
+           prefetch restarts at every page). Shorter rows: one stream. Either
+           way 128 elements are summed plainly, then Kahan-added into the lanes.
+           mid and len are multiples of 8: one alignment test per row (a test
+           per read cost six instructions a read). */
         const clb_index mid = len >= 16384 ? len / 512 * 128 : 0;
-        for (clb_index j = 0; j < mid; j += 32) {
-            clb_acc16_t b0 = (CLB_VLOAD16(in, row + j) + CLB_VLOAD16(in, row + j + 16)) +
-                             (CLB_VLOAD16(in, row + mid + j) + CLB_VLOAD16(in, row + mid + j + 16));
-            clb_acc16_t b1 = (CLB_VLOAD16(in, row + 2 * mid + j) + CLB_VLOAD16(in, row + 2 * mid + j + 16)) +
-                             (CLB_VLOAD16(in, row + 3 * mid + j) + CLB_VLOAD16(in, row + 3 * mid + j + 16));
-            CLB_KAHAN_ADD(s, comp, b0 + b1);
-        }
-        clb_index j = 4 * mid;
-        for (; j + 128 <= len; j += 128) {
-            clb_acc16_t b0 = (CLB_VLOAD16(in, row + j) + CLB_VLOAD16(in, row + j + 16)) +
-                             (CLB_VLOAD16(in, row + j + 32) + CLB_VLOAD16(in, row + j + 48));
-            clb_acc16_t b1 = (CLB_VLOAD16(in, row + j + 64) + CLB_VLOAD16(in, row + j + 80)) +
-                             (CLB_VLOAD16(in, row + j + 96) + CLB_VLOAD16(in, row + j + 112));
-            CLB_KAHAN_ADD(s, comp, b0 + b1);
-        }
-        for (; j < len; j += 16) CLB_KAHAN_ADD(s, comp, CLB_VLOAD16(in, row + j));
+#if CLB_VLOAD_ALIGNED && CLB_IN_DTYPE != 9
+        if (CLB_ALIGNED(in + row, 8))
+            CLB_ROW_SUM(CLB_LD_VEC);
+        else
+#endif
+            CLB_ROW_SUM(CLB_LD_ANY);
     }
-    clb_acc_t acc = clb_hsum16(s) - clb_hsum16(comp);
+    clb_acc_t acc = clb_hsum8(s) - clb_hsum8(comp);
 #if CLB_FINAL
     acc = CLB_MEAN_DIVIDE(acc, param);
     CLB_STORE(CLB_OUT_DTYPE, out, out_offset + o, CLB_CONVERT(CLB_OUT_DTYPE, CLB_ACC_DTYPE, acc));
@@ -321,6 +358,25 @@ __kernel void clb_reduce_rows(__global clb_out_t *out, __global const clb_in_t *
             CLB_OFFSET_OF(q, red_ndim - 1, CLB_RSHAPE, CLB_RSTRIDE, qoff);                              \
         }                                                                                          \
     } while (0)
+
+/* Kahan-adds x, eight values, into the local accumulators sum[j..j+8) and
+   cmp[j..j+8) (aligned: each item's slice starts at a multiple of 16). */
+#define CLB_COL_ACC8(j, x)                                                                         \
+    do {                                                                                           \
+        __local clb_acc8_t *sp_ = (__local clb_acc8_t *)(sum + (j));                               \
+        __local clb_acc8_t *cp_ = (__local clb_acc8_t *)(cmp + (j));                               \
+        clb_acc8_t sv_ = *sp_, cv_ = *cp_;                                                         \
+        CLB_KAHAN_STEP(clb_acc8_t, sv_, cv_, (x));                                                 \
+        *sp_ = sv_;                                                                                \
+        *cp_ = cv_;                                                                                \
+    } while (0)
+/* The eight rows p0..p7 of a block added into the accumulators, read with LD. */
+#define CLB_COL_BLOCK8(LD)                                                                         \
+    for (clb_index j = 0; j < w; j += 8)                                                           \
+        CLB_COL_ACC8(j, ((CLB_LOAD8(LD, in, p0 + j) + CLB_LOAD8(LD, in, p1 + j)) +                 \
+                         (CLB_LOAD8(LD, in, p2 + j) + CLB_LOAD8(LD, in, p3 + j))) +                \
+                            ((CLB_LOAD8(LD, in, p4 + j) + CLB_LOAD8(LD, in, p5 + j)) +             \
+                             (CLB_LOAD8(LD, in, p6 + j) + CLB_LOAD8(LD, in, p7 + j))))
 
 __kernel void clb_reduce_cols(__global clb_out_t *out, __global const clb_in_t *in,
                               CLB_ARGS_PARAMS(CLB_RED_ARGS_VECS),
@@ -363,26 +419,22 @@ __kernel void clb_reduce_cols(__global clb_out_t *out, __global const clb_in_t *
         CLB_NEXT_ROW(p5);
         CLB_NEXT_ROW(p6);
         CLB_NEXT_ROW(p7);
-        for (clb_index j = 0; j < w; j += 16) {
-            clb_acc16_t x = ((CLB_VLOAD16(in, p0 + j) + CLB_VLOAD16(in, p1 + j)) +
-                             (CLB_VLOAD16(in, p2 + j) + CLB_VLOAD16(in, p3 + j))) +
-                            ((CLB_VLOAD16(in, p4 + j) + CLB_VLOAD16(in, p5 + j)) +
-                             (CLB_VLOAD16(in, p6 + j) + CLB_VLOAD16(in, p7 + j)));
-            clb_acc16_t sv = vload16(0, sum + j), cv = vload16(0, cmp + j);
-            CLB_KAHAN_ADD(sv, cv, x);
-            vstore16(sv, 0, sum + j);
-            vstore16(cv, 0, cmp + j);
-        }
+        /* Eight lanes a step (256-bit reads for float, as the row kernel),
+           plain vector reads where all eight rows start aligned for them. */
+#if CLB_VLOAD_ALIGNED && CLB_IN_DTYPE != 9
+        if (CLB_ALIGNED(in + p0, 8) && CLB_ALIGNED(in + p1, 8) && CLB_ALIGNED(in + p2, 8) &&
+            CLB_ALIGNED(in + p3, 8) && CLB_ALIGNED(in + p4, 8) && CLB_ALIGNED(in + p5, 8) &&
+            CLB_ALIGNED(in + p6, 8) && CLB_ALIGNED(in + p7, 8))
+            CLB_COL_BLOCK8(CLB_LD_VEC);
+        else
+#endif
+            CLB_COL_BLOCK8(CLB_LD_ANY);
     }
     for (; r < end; ++r) {
         clb_index p0;
         CLB_NEXT_ROW(p0);
-        for (clb_index j = 0; j < w; j += 16) {
-            clb_acc16_t sv = vload16(0, sum + j), cv = vload16(0, cmp + j);
-            CLB_KAHAN_ADD(sv, cv, CLB_VLOAD16(in, p0 + j));
-            vstore16(sv, 0, sum + j);
-            vstore16(cv, 0, cmp + j);
-        }
+        for (clb_index j = 0; j < w; j += 8)
+            CLB_COL_ACC8(j, CLB_LOAD8(CLB_LD_ANY, in, p0 + j));
     }
     for (clb_index j = 0; j < w; ++j) {
         clb_acc_t x = sum[j] - cmp[j];

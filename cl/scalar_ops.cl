@@ -469,7 +469,7 @@ CLB_MF void clb_mf_sincos(float a, float *s, float *c)
     x = x - j * 4.837512969970703125e-4f;
     x = x - j * 7.54978995489188216e-8f;
 #endif
-    CLB_RNG_SINCOS_STMTS(float, x, sx, cx);
+    CLB_RNG_SINCOS_POLY(float, x, sx, cx);
     /* the quadrant by bits (a chain of == selects may become a branchy switch):
        odd swaps sin and cos, bit 1 negates sin, bit 1 of q + 1 negates cos */
     const uint q = (uint)(int)j, odd = q & 1u;

@@ -310,6 +310,8 @@ __kernel void clb_scan_apply_vec(__global const acc_t *in,
  * element (a copy: one and one); walking a block a run of columns at a time
  * instead, as the element loops do, read each row's pieces at a stride and ran
  * at a third of the copy's rate.
+ * Where the columns are many (wide rows or many outer indices),
+ * clb_scan_strips below reads once instead.
  * A single pass that chains blocks by ticket (each work item waiting for the
  * prefix of the block before) read once, but on a loaded machine a waiting work
  * item spun while the one it waited for was not scheduled: (16384, 4096)
@@ -339,39 +341,88 @@ typedef CLB_CAT(CLB_STORAGE(CLB_ACC_DTYPE), 16) accw_t;
             vstore16((v), 0, (p));                                                                 \
     } while (0)
 
-/* Steps the running totals (ws, wc) by the n (1..8) rows of inner values at r,
-   row j at r + j * inner; with q, stores their values at q + j * inner. The
-   totals are loaded and stored once per vector for all n rows: n streams read
-   side by side, an n-th of the scratch traffic of a row at a time ((16384,
-   4096) float32, PoCL, the rescan alone: 30-50 ms a row at a time, 18-24 ms
-   four rows, 17 ms eight; a copy 13-15 ms in the same minute). */
+#if CLB_SCAN_NT_OK
+#define CLB_SCAN_PUT16(v, w)                                                                       \
+    do {                                                                                           \
+        if (CLB_ALIGNED(w, 16))                                                                    \
+            __builtin_nontemporal_store((v), (__global accw_t *)(w));                              \
+        else                                                                                       \
+            vstore16((v), 0, (w));                                                                 \
+    } while (0)
+#else
+#define CLB_SCAN_PUT16(v, w) CLB_SCAN_ST16(v, w)
+#endif
+#if CLB_SCAN_PROD
+#define CLB_SCAN_WOP(a, b) ((a) * (b))
+#else
+#define CLB_SCAN_WOP(a, b) ((a) + (b))
+#endif
+/* Steps the running totals (ws, wc) of `width` columns by the n (1..8) rows of
+   them at r, row j at r + j * stride; with q, stores the running totals of
+   each row at q + j * stride. The batch's own running totals t are plain sums
+   of at most n terms; each output is the total before the batch combined with
+   t, and the total takes one compensated step by t a batch: per element one
+   add for t and one for the output, where a compensated step an element (four
+   dependent operations, and the select of its value) held a core below the
+   memory's rate. The totals are loaded and stored once a batch, for the n rows
+   read side by side ((16384, 4096) float32, PoCL, the rescan alone: 30-50 ms a
+   row at a time, 18-24 ms four rows, 17 ms eight; a copy 13-15 ms in the same
+   minute), four vectors of 16 columns at a time (one alone left the core
+   waiting on its chain: the single pass below at 59 % of the copy, four 74 %,
+   one run). */
+#define CLB_SCAN_BROW16(t, base, k)                                                                \
+    do {                                                                                           \
+        (t) = CLB_SCAN_WOP((t), CLB_SCAN_LD16(r + j * stride + (k)));                              \
+        if (q) CLB_SCAN_PUT16(CLB_SCAN_WOP((base), (t)), q + j * stride + (k));                    \
+    } while (0)
 static void clb_scan_rows(__global acc_t *ws, __global acc_t *wc, __global const acc_t *r,
-                          __global acc_t *q, long inner, int n)
+                          __global acc_t *q, long stride, long width, int n)
 {
     long k = 0;
-    for (; k + 16 <= inner; k += 16) {
-        accw_t s = CLB_SCAN_LD16(ws + k), c = CLB_SCAN_LD16(wc + k);
+    const accw_t id = (accw_t)CLB_SCAN_ID;
+    for (; k + 64 <= width; k += 64) {
+        accw_t s0 = CLB_SCAN_LD16(ws + k), s1 = CLB_SCAN_LD16(ws + k + 16),
+               s2 = CLB_SCAN_LD16(ws + k + 32), s3 = CLB_SCAN_LD16(ws + k + 48);
+        accw_t c0 = CLB_SCAN_LD16(wc + k), c1 = CLB_SCAN_LD16(wc + k + 16),
+               c2 = CLB_SCAN_LD16(wc + k + 32), c3 = CLB_SCAN_LD16(wc + k + 48);
+        const accw_t b0 = CLB_SCAN_WVALUE(s0, c0), b1 = CLB_SCAN_WVALUE(s1, c1),
+                     b2 = CLB_SCAN_WVALUE(s2, c2), b3 = CLB_SCAN_WVALUE(s3, c3);
+        accw_t t0 = id, t1 = id, t2 = id, t3 = id;
         for (int j = 0; j < n; j++) {
-            CLB_SCAN_WSTEP(s, c, CLB_SCAN_LD16(r + j * inner + k));
-            if (q) {
-                __global acc_t *w = q + j * inner + k;
-#if CLB_SCAN_NT_OK
-                if (CLB_ALIGNED(w, 16))
-                    __builtin_nontemporal_store(CLB_SCAN_WVALUE(s, c), (__global accw_t *)w);
-                else
-#endif
-                    CLB_SCAN_ST16(CLB_SCAN_WVALUE(s, c), w);
-            }
+            CLB_SCAN_BROW16(t0, b0, k);
+            CLB_SCAN_BROW16(t1, b1, k + 16);
+            CLB_SCAN_BROW16(t2, b2, k + 32);
+            CLB_SCAN_BROW16(t3, b3, k + 48);
         }
+        CLB_SCAN_WSTEP(s0, c0, t0);
+        CLB_SCAN_WSTEP(s1, c1, t1);
+        CLB_SCAN_WSTEP(s2, c2, t2);
+        CLB_SCAN_WSTEP(s3, c3, t3);
+        CLB_SCAN_ST16(s0, ws + k);
+        CLB_SCAN_ST16(s1, ws + k + 16);
+        CLB_SCAN_ST16(s2, ws + k + 32);
+        CLB_SCAN_ST16(s3, ws + k + 48);
+        CLB_SCAN_ST16(c0, wc + k);
+        CLB_SCAN_ST16(c1, wc + k + 16);
+        CLB_SCAN_ST16(c2, wc + k + 32);
+        CLB_SCAN_ST16(c3, wc + k + 48);
+    }
+    for (; k + 16 <= width; k += 16) {
+        accw_t s = CLB_SCAN_LD16(ws + k), c = CLB_SCAN_LD16(wc + k), t = id;
+        const accw_t b = CLB_SCAN_WVALUE(s, c);
+        for (int j = 0; j < n; j++) CLB_SCAN_BROW16(t, b, k);
+        CLB_SCAN_WSTEP(s, c, t);
         CLB_SCAN_ST16(s, ws + k);
         CLB_SCAN_ST16(c, wc + k);
     }
-    for (; k < inner; k++) {
-        acc_t s = ws[k], c = wc[k];
+    for (; k < width; k++) {
+        acc_t s = ws[k], c = wc[k], t = CLB_SCAN_ID;
+        const acc_t b = CLB_SCAN_VALUE(s, c);
         for (int j = 0; j < n; j++) {
-            CLB_SCAN_STEP(s, c, r[j * inner + k]);
-            if (q) q[j * inner + k] = CLB_SCAN_VALUE(s, c);
+            t = CLB_SCAN_WOP(t, r[j * stride + k]);
+            if (q) q[j * stride + k] = CLB_SCAN_WOP(b, t);
         }
+        CLB_SCAN_STEP(s, c, t);
         ws[k] = s, wc[k] = c;
     }
 }
@@ -391,7 +442,7 @@ __kernel void clb_scan_tile_sums(__global const acc_t *in,
     __global acc_t *ws = scratch + g * 2 * inner, *wc = ws + inner;
     for (long k = 0; k < inner; k++) ws[k] = CLB_SCAN_ID, wc[k] = 0;
     for (long l = l0; l < l1; l += 8)
-        clb_scan_rows(ws, wc, p + l * inner, 0, inner, (int)min(8L, l1 - l));
+        clb_scan_rows(ws, wc, p + l * inner, 0, inner, inner, (int)min(8L, l1 - l));
     __global acc_t *t = totals + g * inner;
     for (long k = 0; k < inner; k++) t[k] = CLB_SCAN_VALUE(ws[k], wc[k]);
 }
@@ -413,7 +464,33 @@ __kernel void clb_scan_tile_apply(__global const acc_t *in,
     const bool from = has_prefix && b > 0;
     for (long k = 0; k < inner; k++) ws[k] = from ? prefix[(g - 1) * inner + k] : CLB_SCAN_ID, wc[k] = 0;
     for (long l = l0; l < l1; l += 8)
-        clb_scan_rows(ws, wc, p + l * inner, q + l * inner, inner, (int)min(8L, l1 - l));
+        clb_scan_rows(ws, wc, p + l * inner, q + l * inner, inner, inner,
+                      (int)min(8L, l1 - l));
+    CLB_SCAN_FENCE();
+}
+
+/* The single pass, where the columns alone give the device enough work
+   (cl_scan.c, strip_width): work item g = (o, ic) owns the run of `block`
+   columns ic * block .. (fewer in the last run) of outer index o and walks all
+   len rows, eight at a time, reading and writing each element once; each row's
+   piece of the run is contiguous (runs of 4-8 KiB: 1 KiB pieces ran at half the
+   rate). ws, wc: its 2 * block scratch, which stays in the core's cache. The
+   running totals are compensated over the whole axis. */
+__kernel void clb_scan_strips(__global const acc_t *in,
+                              __global acc_t *out,
+                              __global acc_t *scratch,
+                              CLB_ARGS_PARAMS(CLB_SCAN_ARGS_VECS))
+{
+    CLB_SCAN_UNPACK();
+    const long g = (long)get_global_id(0);
+    if (g >= count) return;
+    const long o = g / ichunks, k0 = (g - o * ichunks) * block, width = min(block, inner - k0);
+    __global const acc_t *p = in + in_offset + o * len * inner + k0;
+    __global acc_t *q = out + out_offset + o * len * inner + k0;
+    __global acc_t *ws = scratch + g * 2 * block, *wc = ws + block;
+    for (long k = 0; k < width; k++) ws[k] = CLB_SCAN_ID, wc[k] = 0;
+    for (long l = 0; l < len; l += 8)
+        clb_scan_rows(ws, wc, p + l * inner, q + l * inner, inner, width, (int)min(8L, len - l));
     CLB_SCAN_FENCE();
 }
 #endif

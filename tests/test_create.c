@@ -110,15 +110,17 @@ extern _Atomic int64_t clb__cl_streaming_min_bytes; /* src/opencl/cl_launch.h */
 
 /* float32 arange and linspace with streaming stores forced on: the 16-wide
    form (large outputs) on lengths that are and are not multiples of 16, the
-   endpoint inside a whole vector (48) and in the tail, a step that underflows. */
+   endpoint inside a whole vector (48) and in the tail, a step that underflows,
+   and work items after the first (256 vectors each: 9000 elements). */
 static void streaming_body(clb_context *ctx, const char *selector)
 {
     clb_context *h = clbt_host();
     const bool f64 = clbt_has_fp64(ctx);
-    const double lin[6][4] = {{1, 60, 37, 1},   {1, 60, 40, 0}, {-3, 5, 103, 1},
-                              {0.1, 0.7, 8, 1}, {2, 9, 48, 1},  {0, 5e-324, 48, 1}}; /* last: i / div */
+    const double lin[7][4] = {{1, 60, 37, 1},   {1, 60, 40, 0}, {-3, 5, 103, 1},
+                              {0.1, 0.7, 8, 1}, {2, 9, 48, 1},  {0, 5e-324, 48, 1}, /* i / div */
+                              {-0.3, 7, 9000, 1}};
     clb__cl_streaming_min_bytes = 0;
-    for (int k = 0; k < 8; k++) {
+    for (int k = 0; k < 9; k++) {
         clb_tensor *g = NULL, *w = NULL;
         char what[96];
         if (k < 2) {

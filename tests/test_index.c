@@ -225,32 +225,38 @@ static void scan_literals(clb_context *ctx, const char *sel)
     for (size_t i = 0; i < sizeof tr / sizeof *tr; i++) clb_tensor_release(tr[i]);
 }
 
-/* Rows of n float32 values: the running sums stay within a few eps * log2 n of
-   the float64 running sum (relative to the sum of magnitudes). */
-static void scan_accuracy(clb_context *ctx, int64_t n)
+/* n rows of `cols` float32 values, summed along axis 0 (one row of n where cols
+   is 1): every column's running sums stay within a few eps * log2 n of the
+   float64 running sum (relative to the sum of magnitudes). */
+static void scan_accuracy(clb_context *ctx, int64_t n, int64_t cols)
 {
-    float *x = malloc((size_t)n * sizeof *x), *got = malloc((size_t)n * sizeof *got);
+    const int64_t count = n * cols, shape[2] = {n, cols};
+    float *x = malloc((size_t)count * sizeof *x), *got = malloc((size_t)count * sizeof *got);
+    double *acc = calloc((size_t)cols, sizeof *acc);
     assert_non_null(x);
     assert_non_null(got);
+    assert_non_null(acc);
     uint64_t rs = 7;
-    for (int64_t i = 0; i < n; i++) x[i] = (float)((clbt_rand(&rs) >> 11) * 0x1.0p-53) + 0.5f;
-    clb_tensor *t = clbt_tensor(ctx, CLB_FLOAT32, 1, &n, x), *r = NULL;
+    for (int64_t i = 0; i < count; i++) x[i] = (float)((clbt_rand(&rs) >> 11) * 0x1.0p-53) + 0.5f;
+    clb_tensor *t = clbt_tensor(ctx, CLB_FLOAT32, cols > 1 ? 2 : 1, cols > 1 ? shape : &n, x), *r = NULL;
     CLBT_OK(clb_cumsum(t, 0, &r));
-    CLBT_OK(clb_tensor_to_host(r, got, (size_t)n * sizeof *got));
-    double acc = 0, worst = 0;
-    for (int64_t i = 0; i < n; i++) {
-        acc += x[i];
-        double e = fabs(got[i] - acc) / acc;
+    CLBT_OK(clb_tensor_to_host(r, got, (size_t)count * sizeof *got));
+    double worst = 0;
+    for (int64_t i = 0; i < count; i++) {
+        acc[i % cols] += x[i];
+        double e = fabs(got[i] - acc[i % cols]) / acc[i % cols];
         if (e > worst) worst = e;
     }
     const double bound = 4 * 0x1.0p-24 * log2((double)n);
     if (worst > bound)
-        fail_msg("%s: cumsum of %lld float32: relative error %.3g > %.3g (4 eps log2 n)",
-                 clb_context_device_name(ctx), (long long)n, worst, bound);
+        fail_msg("%s: cumsum of (%lld, %lld) float32 along axis 0: relative error %.3g > %.3g "
+                 "(4 eps log2 n)",
+                 clb_context_device_name(ctx), (long long)n, (long long)cols, worst, bound);
     clb_tensor_release(t);
     clb_tensor_release(r);
     free(x);
     free(got);
+    free(acc);
 }
 
 /* ---- sort / topk -------------------------------------------------------------------------- */
@@ -487,6 +493,12 @@ static void sort_random(clb_context *ctx, const char *sel)
         sort_random_case(ctx, CLB_FLOAT32, 1, (int64_t)1 << 20, 1, true, 10);
 }
 
+#if CLB_HAVE_OPENCL
+extern _Atomic int clb__cl_index_runs;              /* src/opencl/cl_index.h */
+extern _Atomic int64_t clb__cl_scan_strip_cols;     /* src/opencl/cl_index.h */
+extern _Atomic int64_t clb__cl_streaming_min_bytes; /* src/opencl/cl_launch.h */
+#endif
+
 static void scan_random(clb_context *ctx, const char *sel)
 {
     (void)sel;
@@ -529,13 +541,20 @@ static void scan_random(clb_context *ctx, const char *sel)
         clb_tensor *tr[] = {t, th, r, hr, rev, rr, hrr, hrev};
         for (size_t j = 0; j < sizeof tr / sizeof *tr; j++) clb_tensor_release(tr[j]);
     }
-    if (!sim) scan_accuracy(ctx, CLBT_SLOW ? (int64_t)1 << 24 : (int64_t)1 << 18);
+    if (sim) return;
+    scan_accuracy(ctx, CLBT_SLOW ? (int64_t)1 << 24 : (int64_t)1 << 18, 1);
+    /* columns: the form the shape picks, and the single pass in runs of 16 */
+    for (int form = 0; form < 2; form++) {
+#if CLB_HAVE_OPENCL
+        clb__cl_scan_strip_cols = form ? 16 : -1;
+#endif
+        scan_accuracy(ctx, CLBT_SLOW ? (int64_t)1 << 24 : (int64_t)1 << 16, CLBT_SLOW ? 2 : 32);
+    }
+#if CLB_HAVE_OPENCL
+    clb__cl_scan_strip_cols = -1;
+#endif
 }
 
-#if CLB_HAVE_OPENCL
-extern _Atomic int clb__cl_index_runs;              /* src/opencl/cl_index.h */
-extern _Atomic int64_t clb__cl_streaming_min_bytes; /* src/opencl/cl_launch.h */
-#endif
 
 /* Indices of dtype dt in [-n, n) (non-negative for unsigned dt); element bad_at
    (if >= 0) set to n, out of range. */
@@ -618,8 +637,10 @@ static void take_forms(clb_context *ctx, const char *sel)
 
 /* The scans' kernel forms on every device (cl/scan.cl): the CPU forms (float
    rows as vectors of 8, float columns over runs of whole rows, with a tail of
-   columns past the last 16 and several block levels; streaming stores) and the
-   element loops, forced both ways, against the host backend. */
+   columns past the last 16 and several block levels, and the single pass over
+   runs of columns, chosen by the shape, never, or forced in runs of 80 (runs
+   of 64, 16 and single columns); streaming stores) and the element loops,
+   forced both ways, against the host backend. */
 static void scan_forms(clb_context *ctx, const char *sel)
 {
     (void)sel;
@@ -631,12 +652,15 @@ static void scan_forms(clb_context *ctx, const char *sel)
     } cases[] = {
         {CLB_FLOAT32, {3, 700, 40}, false}, {CLB_FLOAT32, {2, 9000, 16}, false},
         {CLB_FLOAT32, {5, 200, 3}, true},   {CLB_FLOAT32, {3, 5000, 1}, false},
-        {CLB_FLOAT64, {2, 300, 17}, false},
+        {CLB_FLOAT64, {2, 300, 17}, false}, {CLB_FLOAT32, {2, 90, 150}, false},
     };
-    for (int form = 0; form < 2; form++) {
+    for (int form = 0; form < 4; form++) {
 #if CLB_HAVE_OPENCL
-        clb__cl_index_runs = form;
-        clb__cl_streaming_min_bytes = form ? 0 : -1;
+        clb__cl_index_runs = form > 0;
+        clb__cl_streaming_min_bytes = form > 0 ? 0 : -1;
+        clb__cl_scan_strip_cols = form == 2 ? 0 : form == 3 ? 80 : -1;
+#else
+        if (form > 1) break;
 #endif
         for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
             if (cases[c].dt == CLB_FLOAT64 && !clbt_has_fp64(ctx)) continue;
@@ -658,6 +682,7 @@ static void scan_forms(clb_context *ctx, const char *sel)
 #if CLB_HAVE_OPENCL
     clb__cl_index_runs = -1;
     clb__cl_streaming_min_bytes = -1;
+    clb__cl_scan_strip_cols = -1;
 #endif
 }
 

@@ -627,12 +627,14 @@ static void indexing(clb_context *ctx)
 }
 
 #if CLB_HAVE_OPENCL
-extern _Atomic int clb__cl_index_runs; /* src/opencl/cl_index.h */
+extern _Atomic int clb__cl_index_runs;          /* src/opencl/cl_index.h */
+extern _Atomic int64_t clb__cl_scan_strip_cols; /* src/opencl/cl_index.h */
 
 /* take's and the scans' CPU forms (PoCL's), forced on every device with
    streaming stores: take of rows (whole and cut into chunks), take_along_axis's
-   batched gather, the float row scan and the whole-row column scan (one and
-   several levels, a tail of columns past 16, cumprod). */
+   batched gather, the float row scan, the whole-row column scan (one and
+   several levels, a tail of columns past the last 16, cumprod) and the single pass over
+   runs of columns (runs of 80: vectors of 64 and 16 columns and a tail). */
 /* Host int64 indices v[j] = (7 * j + 3) % n - (j % 3 == 0 ? n : 0) (some negative). */
 static clb_tensor *some_indices(int ndim, const int64_t *shape, int64_t n)
 {
@@ -675,18 +677,21 @@ static void indexing_cpu_forms(clb_context *ctx)
         clb_dtype dt;
         int64_t s[3];
         bool prod;
-    } scans[4] = {{CLB_FLOAT32, {2, 300, 1}, false}, {CLB_FLOAT32, {2, 150, 20}, false},
+    } scans[4] = {{CLB_FLOAT32, {2, 300, 1}, false}, {CLB_FLOAT32, {2, 150, 100}, false},
                   {CLB_FLOAT64, {1, 9, 33}, false},  {CLB_FLOAT32, {3, 70, 17}, true}};
-    for (int c = 0; c < 4; c++) {
-        clb_tensor *h = make(host, scans[c].dt, 3, scans[c].s, 65u + (unsigned)c), *d = on(ctx, h);
+    for (int c = 0; c < 8; c++) {
+        clb__cl_scan_strip_cols = c < 4 ? 0 : 80;
+        clb_tensor *h = make(host, scans[c % 4].dt, 3, scans[c % 4].s, 65u + (unsigned)c), *d = on(ctx, h);
         clb_tensor *hr = NULL, *dr = NULL;
-        snprintf(what, sizeof what, "%s (CPU form) of %s (%lld, %lld, %lld)",
-                 scans[c].prod ? "cumprod" : "cumsum", clb_dtype_name(scans[c].dt),
-                 (long long)scans[c].s[0], (long long)scans[c].s[1], (long long)scans[c].s[2]);
-        clb_status (*f)(const clb_tensor *, int, clb_tensor **) = scans[c].prod ? clb_cumprod : clb_cumsum;
+        snprintf(what, sizeof what, "%s (CPU form, %s) of %s (%lld, %lld, %lld)",
+                 scans[c % 4].prod ? "cumprod" : "cumsum", c < 4 ? "blocked" : "single pass",
+                 clb_dtype_name(scans[c % 4].dt), (long long)scans[c % 4].s[0],
+                 (long long)scans[c % 4].s[1], (long long)scans[c % 4].s[2]);
+        clb_status (*f)(const clb_tensor *, int, clb_tensor **) = scans[c % 4].prod ? clb_cumprod : clb_cumsum;
         if (f(h, 1, &hr) == CLB_OK && !declined(f(d, 1, &dr), what)) compare(dr, hr, what);
         clb_tensor_release(hr), clb_tensor_release(dr), clb_tensor_release(h), clb_tensor_release(d);
     }
+    clb__cl_scan_strip_cols = -1;
     clb__cl_index_runs = -1;
     clb__cl_streaming_min_bytes = -1;
 }

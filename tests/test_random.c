@@ -91,9 +91,12 @@ static void devices_body(clb_context *ctx, const char *selector)
     const int64_t shape[2] = {317, 129};
     const clb_dtype dts[3] = {CLB_FLOAT16, CLB_FLOAT32, CLB_FLOAT64};
     /* offset 99: a block begun; float32 also at an offset whose counters cross
-       2^32 (the vector lanes' carry), with a 64-bit seed, each float32 case in
-       both of the device's forms (a call a work item, a block on vector lanes) */
-    const uint64_t offs[2] = {99, ((uint64_t)1 << 34) - 12}, seeds[2] = {1234, 0x123456789abcULL};
+       2^32 (the vector lanes' carry), with a 64-bit seed, [0, 1) and the
+       standard normal (the lanes' shortcuts) and whole 64-byte stores, each
+       float32 case in both of the device's forms (a call a work item, a block
+       on vector lanes) */
+    const uint64_t offs[2] = {99, ((uint64_t)1 << 34) - 16}, seeds[2] = {1234, 0x123456789abcULL};
+    const double ua[2] = {-1.0, 0.0}, ub[2] = {3.0, 1.0}, na[2] = {1.5, 0.0}, nb[2] = {2.0, 1.0};
     clb_device_info info;
     CLBT_OK(clb_context_get_info(ctx, &info));
     const bool cpu = info.type == CLB_DEVICE_CPU;
@@ -106,12 +109,13 @@ static void devices_body(clb_context *ctx, const char *selector)
         for (int normal = 0; normal < 2; normal++) {
             clb_tensor *g = NULL, *w = NULL;
             const uint64_t off = offs[o], seed = seeds[o];
-            clb_status st = normal ? clb_random_normal(ctx, dts[k], 2, shape, seed, off, 1.5, 2.0, &g)
-                                   : clb_random_uniform(ctx, dts[k], 2, shape, seed, off, -1.0, 3.0, &g);
+            const double a = normal ? na[o] : ua[o], b = normal ? nb[o] : ub[o];
+            clb_status st = normal ? clb_random_normal(ctx, dts[k], 2, shape, seed, off, a, b, &g)
+                                   : clb_random_uniform(ctx, dts[k], 2, shape, seed, off, a, b, &g);
             if (dts[k] == CLB_FLOAT64 && !CLBT_F64(ctx, st)) continue;
             CLBT_OK(st);
-            CLBT_OK(normal ? clb_random_normal(h, dts[k], 2, shape, seed, off, 1.5, 2.0, &w)
-                           : clb_random_uniform(h, dts[k], 2, shape, seed, off, -1.0, 3.0, &w));
+            CLBT_OK(normal ? clb_random_normal(h, dts[k], 2, shape, seed, off, a, b, &w)
+                           : clb_random_uniform(h, dts[k], 2, shape, seed, off, a, b, &w));
             char what[96];
             snprintf(what, sizeof what, "%s %s at offset %llu on %s", normal ? "normal" : "uniform",
                      clb_dtype_name(dts[k]), (unsigned long long)off, selector);

@@ -404,6 +404,56 @@ static void test_fast_paths(void **state)
     clbt_for_each_device(body_fast_paths);
 }
 
+/* The fast paths read with plain vector loads where a row starts aligned for
+   them (the column path: all eight rows of a block), else with the unaligned
+   form (cl/reduce.cl). Columns 4.. of (20, 100) rows start 16 (float32) or 32
+   (float64) bytes past an aligned address in even rows and aligned in odd
+   ones, so each launch takes both forms: row sums of columns 4..67, column
+   sums of columns 4..35 (two blocks of eight rows and a tail of four), sums
+   and means, fast paths forced on. */
+static void body_fast_rows_unaligned(clb_context *ctx, const char *sel)
+{
+    (void)sel;
+    clb_context *host = clbt_host();
+    const int64_t shape[2] = {20, 100};
+    double xd[2000];
+    float xf[2000];
+    uint64_t rng = 77;
+    for (int i = 0; i < 2000; i++)
+        xf[i] = (float)(xd[i] = (double)(clbt_rand(&rng) >> 40) / (double)(1 << 24) - 0.25);
+    for (int f = 0; f < 2; f++) {
+        clb_dtype dt = f ? CLB_FLOAT64 : CLB_FLOAT32;
+        if (f && !clbt_has_fp64(ctx)) continue;
+        for (int k = 0; k < 4; k++) {
+            const int axis[1] = {k < 2 ? 1 : 0};
+            clb_reduce_op op = k % 2 ? CLB_MEAN : CLB_SUM;
+            clb_tensor *t[2], *v[2] = {NULL, NULL}, *r[2] = {NULL, NULL};
+            clb_context *on[2] = {ctx, host};
+            for (int d = 0; d < 2; d++) {
+                t[d] = clbt_tensor(on[d], dt, 2, shape, f ? (const void *)xd : (const void *)xf);
+                CLBT_OK(clb_slice(t[d], 1, 4, k < 2 ? 68 : 36, 1, &v[d]));
+                CLBT_OK(clb_reduce(op, v[d], 1, axis, 0, &r[d]));
+            }
+            clbt_assert_matches_host(r[0], r[1], f ? 1e-12 : 1e-5, 1e-6,
+                                     k < 2 ? "unaligned rows" : "unaligned columns");
+            for (int d = 0; d < 2; d++) {
+                clb_tensor_release(r[d]);
+                clb_tensor_release(v[d]);
+                clb_tensor_release(t[d]);
+            }
+        }
+    }
+    clb_context_release(host);
+}
+
+static void test_fast_rows_unaligned(void **state)
+{
+    (void)state;
+    force_fast("1");
+    clbt_for_each_device(body_fast_rows_unaligned);
+    force_fast(NULL);
+}
+
 /* The accuracy bound through the fast paths: float32 column sums of (2^20, 16)
    and per-channel sums of (16, 4, 2^18), 2^24 elements each, every output
    within 1e-5 relative of the float64 sum. */
@@ -647,6 +697,7 @@ int main(void)
         cmocka_unit_test(test_accuracy),       cmocka_unit_test(test_empty),
         cmocka_unit_test(test_channel_stats),  cmocka_unit_test(test_batch_norm),
         cmocka_unit_test(test_sum_to_shape),   cmocka_unit_test(test_fast_paths),
+        cmocka_unit_test(test_fast_rows_unaligned),
         cmocka_unit_test(test_fast_accuracy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -67,7 +67,8 @@ cleanup:
 /* The draws: work item (l, t) runs lane l of block t (cl/random.h), a
    work-group (LANES, rows) with as many rows as the kernel's work-group limit
    allows (at most DRAW_ROWS), the blocks padded to whole rows; with `lanes`
-   (clb_random_v), work item t runs block t, the work-group the runtime's. */
+   (clb_random_v), work item t runs blocks 2t and 2t + 1, the work-group the
+   runtime's. */
 static clb_status launch_draw(clb__cl_context *cl, clb__cl_kernel *k, clb__cl_args *args,
                               const clb__gen_op *op, bool lanes)
 {
@@ -88,7 +89,7 @@ static clb_status launch_draw(clb__cl_context *cl, clb__cl_kernel *k, clb__cl_ar
         cl_ulong n = (cl_ulong)(left < PIECE ? left : PIECE);
         size_t global[2] = {CLB_RNG_LANES, (size_t)(n + rows - 1) / rows * rows};
         size_t local[2] = {CLB_RNG_LANES, rows};
-        if (lanes) global[0] = (size_t)(n + 63) / 64 * 64;
+        if (lanes) global[0] = (size_t)((n + 1) / 2 + 63) / 64 * 64;
         args->v[CLB_GEN_BASE] = base, args->v[CLB_GEN_N] = (cl_long)n;
         CLB_TRY(clb__cl_set_args(k, CLB__KERNEL_GENERATE, 1, args));
         err = clEnqueueNDRangeKernel(cl->queue, k->kernel, lanes ? 1 : 2, NULL, global,
@@ -119,7 +120,7 @@ clb_status clb__cl_generate(clb_context *ctx, const clb__gen_op *op, void *handl
     const bool nt = clb__cl_streaming(cl, op->numel * (int64_t)clb_dtype_size(op->dtype));
     const bool draw = op->kind == CLB__GEN_UNIFORM || op->kind == CLB__GEN_NORMAL;
     /* float32 draws where a work-group is a loop on one core (PoCL's CPU
-       devices): a block a work item on 16 vector lanes (clb_random_v); elsewhere
+       devices): two blocks a work item on 16 vector lanes (clb_random_v); elsewhere
        a call a work item (clb_random; on llvmpipe, which runs work items on
        SIMD lanes itself, 1.3x faster than the lanes form). Tests force either
        form through clb__cl_map_blocked. */

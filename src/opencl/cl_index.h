@@ -37,6 +37,10 @@ clb_status clb__cl_index_buffer_from(clb__cl_context *cl, size_t nbytes, const v
    form (runs of units a work item, groups of one), 0 one unit a work item; -1
    (the default) by the device (clb__cl_context.loops). */
 extern _Atomic int clb__cl_index_runs;
+/* Tests and benchmarks set it to force the scans' single pass over columns
+   (cl/scan.cl's clb_scan_strips, where the float CPU forms run): > 0 in runs of
+   that many columns, 0 never; -1 (the default) by the shape (cl_scan.c). */
+extern _Atomic int64_t clb__cl_scan_strip_cols;
 /* CLB_ERR_DTYPE naming fn when dtype is float64 and the device lacks cl_khr_fp64. */
 clb_status clb__cl_index_fp64(clb_context *ctx, const char *fn, clb_dtype dtype);
 

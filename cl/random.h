@@ -148,23 +148,36 @@ CLB_RNG_FN clb_u32 clb_rng_as_u32(float f)
    cl/generate.cl (T float or float16): the same operations in the same order,
    so both give the same bits. */
 
+/* Cephes' logf polynomial, x in [sqrt(1/2) - 1, sqrt(2) - 1): statements that
+   declare z_ = x * x and y_ = P(x) x z_ (ln(1 + x) = x - z_ / 2 + y_). Written
+   once for the random normals below and cl/scalar_ops.cl's own float log, log2,
+   log10 and log1p (its CLB_OWN_MATH, CPU devices), as CLB_RNG_SINCOS_POLY
+   is for its sin, cos and tan. */
+#define CLB_RNG_LOGP_STMTS(T, x)                                                                   \
+    const T z_ = (x) * (x);                                                                        \
+    T y_ = 7.0376836292e-2f * (x) - 1.1514610310e-1f;                                              \
+    y_ = y_ * (x) + 1.1676998740e-1f;                                                              \
+    y_ = y_ * (x) - 1.2420140846e-1f;                                                              \
+    y_ = y_ * (x) + 1.4249322787e-1f;                                                              \
+    y_ = y_ * (x) - 1.6668057665e-1f;                                                              \
+    y_ = y_ * (x) + 2.0000714765e-1f;                                                              \
+    y_ = y_ * (x) - 2.4999993993e-1f;                                                              \
+    y_ = y_ * (x) + 3.3333331174e-1f;                                                              \
+    y_ = y_ * (x) * z_
+
+/* Statements declaring r_ = ln(1 + x) + e ln 2 (Cephes' logf: ln 2 in two parts). */
+#define CLB_RNG_LN_STMTS(T, x, e)                                                                  \
+    CLB_RNG_LOGP_STMTS(T, x);                                                                      \
+    y_ = y_ + -2.12194440e-4f * (e);                                                               \
+    y_ = y_ + -0.5f * z_;                                                                          \
+    const T r_ = (x) + y_ + 0.693359375f * (e)
+
 /* -2 (ln(1 + x) + e ln 2), x in [sqrt(1/2) - 1, sqrt(2) - 1), as the last
    statement of a function returning T. */
 #define CLB_RNG_M2LOG_RETURN(T, x, e)                                                              \
     do {                                                                                           \
-        const T z_ = (x) * (x);                                                                    \
-        T y_ = 7.0376836292e-2f * (x) - 1.1514610310e-1f;                                          \
-        y_ = y_ * (x) + 1.1676998740e-1f;                                                          \
-        y_ = y_ * (x) - 1.2420140846e-1f;                                                          \
-        y_ = y_ * (x) + 1.4249322787e-1f;                                                          \
-        y_ = y_ * (x) - 1.6668057665e-1f;                                                          \
-        y_ = y_ * (x) + 2.0000714765e-1f;                                                          \
-        y_ = y_ * (x) - 2.4999993993e-1f;                                                          \
-        y_ = y_ * (x) + 3.3333331174e-1f;                                                          \
-        y_ = y_ * (x) * z_;                                                                        \
-        y_ = y_ + -2.12194440e-4f * (e);                                                           \
-        y_ = y_ + -0.5f * z_;                                                                      \
-        return -2.0f * ((x) + y_ + 0.693359375f * (e));                                            \
+        CLB_RNG_LN_STMTS(T, x, e);                                                                 \
+        return -2.0f * r_;                                                                         \
     } while (0)
 
 /* Declares const T sx and cx: sin and cos of x in [-pi/4, pi/4]. */

@@ -236,22 +236,10 @@ inline float clb_rhd(double x)
     inline T clb_sqrt_##dt(T a) { return sqrt(a); }                                                \
     /* 1 / sqrt, as the host: rsqrt() may be less accurate */                                      \
     inline T clb_rsqrt_##dt(T a) { return (T)1 / sqrt(a); }                                        \
-    inline T clb_exp_##dt(T a) { return exp(a); }                                                  \
-    inline T clb_log_##dt(T a) { return log(a); }                                                  \
-    inline T clb_sin_##dt(T a) { return sin(a); }                                                  \
-    inline T clb_cos_##dt(T a) { return cos(a); }                                                  \
-    /* |a| > 20 rounds to +-1 in float and double; PoCL 3.1 gives +-0.99999994 (quirk tanh-inf) */ \
-    inline T clb_tanh_##dt(T a) { return fabs(a) > (T)20 ? copysign((T)1, a) : tanh(a); }          \
-    /* exp of a non-positive number only: no overflow */                                           \
-    inline T clb_sigmoid_##dt(T a)                                                                 \
-    {                                                                                              \
-        return a >= 0 ? (T)1 / ((T)1 + exp(-a)) : exp(a) / ((T)1 + exp(a));                       \
-    }                                                                                              \
     inline T clb_relu_##dt(T a) { return a > 0 || isnan(a) ? a : (T)0; }                           \
     inline T clb_floor_##dt(T a) { return floor(a); }                                              \
     inline T clb_ceil_##dt(T a) { return ceil(a); }                                                \
     /* the array API standard's set, as the host's <tgmath.h> calls */                             \
-    inline T clb_tan_##dt(T a) { return tan(a); }                                                  \
     inline T clb_asin_##dt(T a) { return asin(a); }                                                \
     inline T clb_acos_##dt(T a) { return acos(a); }                                                \
     inline T clb_atan_##dt(T a) { return atan(a); }                                                \
@@ -260,10 +248,6 @@ inline float clb_rhd(double x)
     inline T clb_asinh_##dt(T a) { return asinh(a); }                                              \
     inline T clb_acosh_##dt(T a) { return acosh(a); }                                              \
     inline T clb_atanh_##dt(T a) { return atanh(a); }                                              \
-    inline T clb_expm1_##dt(T a) { return expm1(a); }                                              \
-    inline T clb_log1p_##dt(T a) { return log1p(a); }                                              \
-    inline T clb_log2_##dt(T a) { return log2(a); }                                                \
-    inline T clb_log10_##dt(T a) { return log10(a); }                                              \
     inline T clb_round_##dt(T a) { return rint(a); } /* half to even */                            \
     inline T clb_trunc_##dt(T a) { return trunc(a); }                                              \
     /* NumPy: +-0 give +0, NaN stays NaN */                                                        \
@@ -285,6 +269,252 @@ inline float clb_rhd(double x)
         if (d <= 0) return b + log1p(exp(d));                                                      \
         return d;                                                                                  \
     }
+
+/* The transcendental functions by the device's built-ins (GPUs, double, and CPU
+   devices without CLB_OWN_MATH). */
+#define CLB_LIBM_FUNCS(dt, T)                                                                      \
+    inline T clb_exp_##dt(T a) { return exp(a); }                                                  \
+    inline T clb_log_##dt(T a) { return log(a); }                                                  \
+    inline T clb_sin_##dt(T a) { return sin(a); }                                                  \
+    inline T clb_cos_##dt(T a) { return cos(a); }                                                  \
+    /* |a| > 20 rounds to +-1 in float and double; PoCL 3.1 gives +-0.99999994 (quirk tanh-inf) */ \
+    inline T clb_tanh_##dt(T a) { return fabs(a) > (T)20 ? copysign((T)1, a) : tanh(a); }          \
+    /* exp of a non-positive number only: no overflow */                                           \
+    inline T clb_sigmoid_##dt(T a)                                                                 \
+    {                                                                                              \
+        return a >= 0 ? (T)1 / ((T)1 + exp(-a)) : exp(a) / ((T)1 + exp(a));                       \
+    }                                                                                              \
+    inline T clb_tan_##dt(T a) { return tan(a); }                                                  \
+    inline T clb_expm1_##dt(T a) { return expm1(a); }                                              \
+    inline T clb_log1p_##dt(T a) { return log1p(a); }                                              \
+    inline T clb_log2_##dt(T a) { return log2(a); }                                                \
+    inline T clb_log10_##dt(T a) { return log10(a); }
+
+/* ---- float32 transcendental functions as straight-line code (CLB_OWN_MATH) ------------
+ *
+ * On CPU devices (the host sets CLB_OWN_MATH from the device type) a work
+ * item's unrolled elements, or PoCL's work-item loop, become SIMD code only if
+ * each element's function is straight-line arithmetic: PoCL 3.1's scalar log,
+ * sin, tanh, ... are branchy library calls, which left clb_unary(CLB_LOG) 4-8x
+ * slower than NumPy's single thread. These are float additions, multiplications,
+ * divisions and integer operations, the special cases (+-0, +-inf, NaN, log of a
+ * negative number, tanh(+-inf) = +-1) chosen by selects. Cephes' minimax
+ * polynomials (S. Moshier), the log and sincos ones shared with the random
+ * normals (cl/random.h); accuracy against float64 libm in docs/semantics.md.
+ * sin, cos and tan call the built-in past |x| = 2^20 (256 without float64),
+ * where the reduction by pi/2 would lose bits (rare: the branch costs little
+ * when not taken). */
+#if !defined(CLB_OWN_MATH)
+#define CLB_OWN_MATH 0
+#endif
+#if CLB_OWN_MATH && (defined(CLB_USE_9) || defined(CLB_USE_10))
+#define CLB_MF __attribute__((always_inline)) inline
+#define CLB_MF_INF as_float(0x7f800000u)
+#define CLB_MF_NAN as_float(0x7fc00000u)
+
+/* Round to the nearest integer, ties to even, |x| < 2^22 (no library call). */
+CLB_MF float clb_mf_rint(float x) { return (x + 0x1.8p23f) - 0x1.8p23f; }
+
+/* 2^k as a float for an integer k in [-126, 127]. */
+CLB_MF float clb_mf_pow2(int k) { return as_float((uint)(k + 127) << 23); }
+
+/* a = (1 + *x) 2^*e with *x in [sqrt(1/2) - 1, sqrt(2) - 1), a > 0 finite (subnormal
+   too); other a give garbage, replaced by the callers' selects. */
+CLB_MF void clb_mf_logsplit(float a, float *x, float *e)
+{
+    const int sub = a < 0x1p-126f;
+    const uint b = as_uint(sub ? a * 0x1p23f : a);
+    const float m = as_float((b & 0x007fffffu) | 0x3f000000u); /* [0.5, 1) */
+    const int small = m < 0.70710678118654752440f;
+    *e = (float)((int)(b >> 23) - 126 - small - (sub ? 23 : 0));
+    *x = small ? m + m - 1.0f : m - 1.0f;
+}
+
+/* The special cases of every log: log(+inf) = +inf, log(+-0) = -inf, log(x < 0)
+   and log(NaN) = NaN. */
+CLB_MF float clb_mf_logspecial(float a, float r)
+{
+    r = a == CLB_MF_INF ? a : r;
+    r = a == 0.0f ? -CLB_MF_INF : r;
+    return a < 0.0f || a != a ? CLB_MF_NAN : r;
+}
+
+CLB_MF float clb_mf_log(float a)
+{
+    float x, e;
+    clb_mf_logsplit(a, &x, &e);
+    CLB_RNG_LN_STMTS(float, x, e);
+    return clb_mf_logspecial(a, r_);
+}
+
+/* Cephes' log2f: log2(1 + x) = (x + y) + (x + y) (log2 e - 1), y = P - z / 2. */
+CLB_MF float clb_mf_log2(float a)
+{
+    float x, e;
+    clb_mf_logsplit(a, &x, &e);
+    CLB_RNG_LOGP_STMTS(float, x);
+    y_ = y_ + -0.5f * z_;
+    float r = y_ * 0.44269504088896340736f;
+    r = r + x * 0.44269504088896340736f;
+    r = r + y_;
+    r = r + x;
+    return clb_mf_logspecial(a, r + e);
+}
+
+/* Cephes' log10f: log10 e and log10 2 in two parts. */
+CLB_MF float clb_mf_log10(float a)
+{
+    float x, e;
+    clb_mf_logsplit(a, &x, &e);
+    CLB_RNG_LOGP_STMTS(float, x);
+    y_ = y_ + -0.5f * z_;
+    float r = (x + y_) * 7.00731903251827651129e-4f;
+    r = r + y_ * 4.3359375e-1f;
+    r = r + x * 4.3359375e-1f;
+    r = r + e * 2.48745663981195213739e-4f;
+    r = r + e * 3.0078125e-1f;
+    return clb_mf_logspecial(a, r);
+}
+
+/* log1p(a) = log(u) a / (u - 1), u = 1 + a rounded (exact where u = 1: a). */
+CLB_MF float clb_mf_log1p(float a)
+{
+    const float u = 1.0f + a;
+    float r = clb_mf_log(u) * (a / (u - 1.0f));
+    r = u == 1.0f ? a : r;
+    return a == CLB_MF_INF ? a : r;
+}
+
+/* Cephes' expf: a = n ln 2 + x, |x| <= ln 2 / 2, 2^n in two factors (subnormal
+   results rounded once, 2^128 reachable). */
+CLB_MF float clb_mf_exp(float a)
+{
+    const float c = a > 89.0f ? 89.0f : a < -104.0f ? -104.0f : a;
+    const float n = clb_mf_rint(c * 1.44269504088896341f);
+    float x = c - n * 0.693359375f;
+    x = x - n * -2.12194440e-4f;
+    const float z = x * x;
+    float p = 1.9875691500e-4f * x + 1.3981999507e-3f;
+    p = p * x + 8.3334519073e-3f;
+    p = p * x + 4.1665795894e-2f;
+    p = p * x + 1.6666665459e-1f;
+    p = p * x + 5.0000001201e-1f;
+    p = p * z + x + 1.0f;
+    const int k = (int)n, k1 = k >> 1;
+    p = p * clb_mf_pow2(k1) * clb_mf_pow2(k - k1);
+    return a != a ? a : p;
+}
+
+/* expm1: a = k ln 2 + r, expm1(r) by its Taylor series to r^8 (|r| <= ln 2 / 2:
+   truncation below 1e-9 relative), then 2^k expm1(r) + (2^k - 1), exact in its
+   parts for |k| <= 24; past k = 60, (expm1(r) + 1) 2^k in two factors. */
+CLB_MF float clb_mf_expm1(float a)
+{
+    const float c = a > 89.0f ? 89.0f : a < -30.0f ? -30.0f : a;
+    const float kf = clb_mf_rint(c * 1.44269504088896341f);
+    float r = c - kf * 0.693359375f;
+    r = r - kf * -2.12194440e-4f;
+    float p = 2.4801587301587302e-5f * r + 1.9841269841269841e-4f;
+    p = p * r + 1.3888888888888889e-3f;
+    p = p * r + 8.3333333333333333e-3f;
+    p = p * r + 4.1666666666666667e-2f;
+    p = p * r + 1.6666666666666667e-1f;
+    p = p * r + 0.5f;
+    const float em = r + r * r * p;
+    const int k = (int)kf, k1 = k >> 1;
+    const float big = (em + 1.0f) * clb_mf_pow2(k1) * clb_mf_pow2(k - k1);
+    const float s = clb_mf_pow2(k > 60 ? 0 : k);
+    float y = k > 60 ? big : em * s + (s - 1.0f);
+    y = a == 0.0f ? a : y; /* -0 */
+    return a != a ? a : y;
+}
+
+/* tanh |a| = t / (t + 2), t = expm1(2 |a|); |a| > 20 gives 1 (quirk tanh-inf),
+   the sign copied (tanh(-0) = -0). */
+CLB_MF float clb_mf_tanh(float a)
+{
+    const float m = as_float(as_uint(a) & 0x7fffffffu);
+    const float t = clb_mf_expm1(2.0f * (m > 20.0f ? 20.0f : m));
+    const float r = t / (t + 2.0f);
+    return as_float(as_uint(r) | (as_uint(a) & 0x80000000u));
+}
+
+/* The host's formula, exp of a non-positive number only. */
+CLB_MF float clb_mf_sigmoid(float a)
+{
+    const float e = clb_mf_exp(-as_float(as_uint(a) & 0x7fffffffu));
+    return a >= 0.0f ? 1.0f / (1.0f + e) : e / (1.0f + e);
+}
+
+/* sin and cos of a, |a| <= CLB_MF_TRIG_MAX: j = the nearest multiple of pi/2,
+   quadrant j & 3, x = a - j pi/2 by fdlibm's two-part pi/2 in double (the
+   first part's 33 bits make j pi/2 exact for |j| < 2^20), rounded once to
+   float; without float64, Cephes' three float parts (exact products for
+   |j| < 2^11) over a shorter range. */
+#if CLB_HAVE_FP64
+#define CLB_MF_TRIG_MAX 1048576.0f
+#else
+#define CLB_MF_TRIG_MAX 256.0f
+#endif
+CLB_MF void clb_mf_sincos(float a, float *s, float *c)
+{
+#if CLB_HAVE_FP64
+    const double jd = (double)clb_mf_rint(a * 0.63661977236758134308f);
+    double xd = (double)a - jd * 1.57079632673412561417e+00;
+    xd = xd - jd * 6.07710050650619224932e-11;
+    const float x = (float)xd, j = (float)jd;
+#else
+    const float j = clb_mf_rint(a * 0.63661977236758134308f);
+    float x = a - j * 1.5703125f;
+    x = x - j * 4.837512969970703125e-4f;
+    x = x - j * 7.54978995489188216e-8f;
+#endif
+    CLB_RNG_SINCOS_POLY(float, x, sx, cx);
+    /* the quadrant by bits (a chain of == selects may become a branchy switch):
+       odd swaps sin and cos, bit 1 negates sin, bit 1 of q + 1 negates cos */
+    const uint q = (uint)(int)j, odd = q & 1u;
+    const float s0 = odd ? cx : sx, c0 = odd ? sx : cx;
+    *s = as_float(as_uint(s0) ^ ((q & 2u) << 30));
+    *c = as_float(as_uint(c0) ^ (((q + 1u) & 2u) << 30));
+}
+
+CLB_MF float clb_mf_sin(float a)
+{
+    if (!(as_float(as_uint(a) & 0x7fffffffu) <= CLB_MF_TRIG_MAX)) return sin(a);
+    float s, c;
+    clb_mf_sincos(a, &s, &c);
+    return s;
+}
+
+CLB_MF float clb_mf_cos(float a)
+{
+    if (!(as_float(as_uint(a) & 0x7fffffffu) <= CLB_MF_TRIG_MAX)) return cos(a);
+    float s, c;
+    clb_mf_sincos(a, &s, &c);
+    return c;
+}
+
+CLB_MF float clb_mf_tan(float a)
+{
+    if (!(as_float(as_uint(a) & 0x7fffffffu) <= CLB_MF_TRIG_MAX)) return tan(a);
+    float s, c;
+    clb_mf_sincos(a, &s, &c);
+    return s / c;
+}
+
+#define CLB_OWN_FUNCS(dt)                                                                          \
+    inline float clb_exp_##dt(float a) { return clb_mf_exp(a); }                                   \
+    inline float clb_log_##dt(float a) { return clb_mf_log(a); }                                   \
+    inline float clb_sin_##dt(float a) { return clb_mf_sin(a); }                                   \
+    inline float clb_cos_##dt(float a) { return clb_mf_cos(a); }                                   \
+    inline float clb_tanh_##dt(float a) { return clb_mf_tanh(a); }                                 \
+    inline float clb_sigmoid_##dt(float a) { return clb_mf_sigmoid(a); }                           \
+    inline float clb_tan_##dt(float a) { return clb_mf_tan(a); }                                   \
+    inline float clb_expm1_##dt(float a) { return clb_mf_expm1(a); }                               \
+    inline float clb_log1p_##dt(float a) { return clb_mf_log1p(a); }                               \
+    inline float clb_log2_##dt(float a) { return clb_mf_log2(a); }                                 \
+    inline float clb_log10_##dt(float a) { return clb_mf_log10(a); }
+#endif
 
 /* ---- the sets, per compute dtype -------------------------------------------------------- */
 
@@ -339,13 +569,24 @@ CLB_UNSIGNED_FUNCS(8, ulong, ulong)
 #endif
 #if defined(CLB_USE_9)
 CLB_REAL_FUNCS(9, float)
+#if CLB_OWN_MATH
+CLB_OWN_FUNCS(9)
+#else
+CLB_LIBM_FUNCS(9, float)
+#endif
 #endif
 #if defined(CLB_USE_10)
 CLB_REAL_FUNCS(10, float)
+#if CLB_OWN_MATH
+CLB_OWN_FUNCS(10)
+#else
+CLB_LIBM_FUNCS(10, float)
+#endif
 #endif
 #if defined(CLB_USE_11)
 #if !CLB_HAVE_FP64
 #error "float64 needs a device with cl_khr_fp64"
 #endif
 CLB_REAL_FUNCS(11, double)
+CLB_LIBM_FUNCS(11, double)
 #endif

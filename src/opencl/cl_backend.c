@@ -88,6 +88,7 @@ static clb_status setup(clb_context *ctx, clb__cl_context *cl, const clb__cl_cap
     CLB_TRY(clb__program_cache_create(cl->context, cl->device, &ctx->info, &cl->programs));
     cl->quirks = dev->quirks;
     cl->loops = clb__cl_launch_style(ctx->info.type, ctx->info.platform, cl->quirks);
+    cl->own_math = ctx->info.type == CLB_DEVICE_CPU;
     cl->max_trips = cl->quirks & CLB__QUIRK_LOOP_LIMIT ? CLB__QUIRK_LOOP_TRIPS / 2 : INT64_MAX;
     CLB_TRY(clb__cl_kernel_cache_create(cl->device, cl->loops, &cl->kernels));
 cleanup:

@@ -229,6 +229,7 @@ static clb_status options_for(clb_context *ctx, const clb__expr *e, const clb__p
     put(&o, " -DCLB_FLAT=%d -DCLB_VEC=%d -DCLB_BLOCKED=%d -DCLB_NT=%d -DCLB_VLOAD_ALIGNED=%d",
         !blocked && flat_launch(plan) ? 1 : 0, vec, blocked ? 1 : 0, nt ? 1 : 0,
         clb__cl_vload_aligned(clb__cl_impl(ctx)) ? 1 : 0);
+    put(&o, " -DCLB_OWN_MATH=%d", clb__cl_impl(ctx)->own_math ? 1 : 0);
     if (blocked && op_count(e) > CLB__EXPR_UNROLL_MAX_OPS) put(&o, " -DCLB_UNROLL=0");
     for (int k = 0; k < plan->nops && plan->ndim > 0; k++) {
         int64_t s = plan->strides[k][plan->ndim - 1];

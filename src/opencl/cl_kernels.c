@@ -60,8 +60,10 @@ int clb__kernel_sources(clb__kernel_id id, const char **strings, size_t *lengths
     parts[n++] = find_source("clb_enums.h");
     parts[n++] = find_source("launch_args.h");
     parts[n++] = find_source("common.cl");
+    /* random.h is shared with the host; scalar_ops.cl takes its float log and
+       sincos polynomials (CLB_OWN_MATH) from it. */
+    if (registry[id].scalar_ops || id == CLB__KERNEL_GENERATE) parts[n++] = find_source("random.h");
     if (registry[id].scalar_ops) parts[n++] = find_source("scalar_ops.cl");
-    if (id == CLB__KERNEL_GENERATE) parts[n++] = find_source("random.h"); /* shared with the host */
     parts[n++] = find_source(registry[id].file);
     if (registry[id].after) parts[n++] = find_source(registry[id].after);
     for (int i = 0; i < n; i++) {

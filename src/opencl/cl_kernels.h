@@ -27,8 +27,8 @@ typedef enum clb__kernel_id {
     CLB__KERNEL_COUNT
 } clb__kernel_id;
 
-#define CLB__KERNEL_MAX_SOURCES 6 /* clb_enums.h, launch_args.h, common.cl, [scalar_ops.cl,]
-                                     the file[, the file after it: stats.cl] */
+#define CLB__KERNEL_MAX_SOURCES 7 /* clb_enums.h, launch_args.h, common.cl, [random.h,]
+                                     [scalar_ops.cl,] the file[, the file after it: stats.cl] */
 #define CLB__KERNEL_OPTIONS_MAX 256 /* longest option string (a handful of -D) */
 
 /* "copy.cl"; NULL for an unknown id. */

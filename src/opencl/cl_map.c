@@ -99,6 +99,7 @@ static clb_status map_options(clb__cl_context *cl, const map_spec *s, char *opti
         {"CLB_BLOCKED", s->blocked},
         {"CLB_NT", s->nt},
         {"CLB_VLOAD_ALIGNED", clb__cl_vload_aligned(cl)},
+        {"CLB_OWN_MATH", cl->own_math},
     };
     clb_status st = clb__kernel_options(defs, (int)(sizeof defs / sizeof defs[0]), options, cap);
     if (st != CLB_OK) return st;
@@ -170,15 +171,22 @@ cleanup:
     return st;
 }
 
+/* The unary transcendental functions: exp .. sigmoid, tan .. log10 and erf
+   (the element-wise set appended the later ones to the enum). */
+static bool transcendental(const clb__map_op *op)
+{
+    return op->kind == CLB__MAP_UNARY &&
+           ((op->op >= CLB_EXP && op->op <= CLB_SIGMOID) ||
+            (op->op >= CLB_TAN && op->op <= CLB_LOG10) || op->op == CLB_ERF);
+}
+
 /* Ops whose scalar rule is long or branchy (host_scalar.c): floor division and
    remainder, powers, and the transcendental functions. */
 static bool heavy_op(const clb__map_op *op)
 {
     if (op->kind == CLB__MAP_BINARY)
         return op->op == CLB_FLOOR_DIV || op->op == CLB_MOD || op->op == CLB_POW;
-    if (op->kind == CLB__MAP_UNARY)
-        return op->op >= CLB_EXP && op->op <= CLB_SIGMOID;
-    return false;
+    return transcendental(op);
 }
 
 static const char *op_name(const clb__map_op *op)
@@ -225,8 +233,10 @@ static bool exact_on_host(const clb__cl_context *cl, const clb__map_op *op)
     if (op->kind == CLB__MAP_WHERE) return true;
     if (c != CLB_FLOAT64 && !clb__cl_fp32_denorm(cl)) return false;
     bool unary = op->kind == CLB__MAP_UNARY;
-    if (unary && op->op >= CLB_EXP && op->op <= CLB_SIGMOID) return false;
-    if (!unary && op->op == CLB_POW) return false;
+    if (transcendental(op)) return false;
+    if (!unary && (op->op == CLB_POW || op->op == CLB_ATAN2 || op->op == CLB_HYPOT ||
+                   op->op == CLB_LOGADDEXP))
+        return false;
     bool rounds = unary ? op->op == CLB_SQRT || op->op == CLB_RSQRT
                         : op->op == CLB_DIV || op->op == CLB_FLOOR_DIV || op->op == CLB_MOD;
     return !rounds || c == CLB_FLOAT64 || clb__cl_correct_div_sqrt(cl);

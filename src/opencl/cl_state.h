@@ -35,6 +35,10 @@ typedef struct clb__cl_context {
        SIMD lanes (GPUs, llvmpipe, every other implementation), so launches use
        many short work items. clb__cl_launch_style() says which, and why. */
     bool loops;
+    /* float32 transcendental functions as straight-line code (cl/scalar_ops.cl's
+       CLB_OWN_MATH): on CPU devices, whose built-ins are branchy library calls
+       that keep the element loops from vectorising; GPUs keep their built-ins. */
+    bool own_math;
     /* Loop iterations a work item may run, all its loops together (INT64_MAX: no
        limit; CLB__QUIRK_LOOP_LIMIT: half the driver's budget, the other half left
        to the short loops around the long one). */

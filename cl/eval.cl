@@ -327,6 +327,20 @@ typedef CLB_CAT(CLB_STORAGE(CLB_OUT_DTYPE), CLB_VEC) clb_outvec_t;
 #define CLB_RUN_ALIGN
 #endif
 
+/* A chunk's unrolled elements become vector code only as straight-line code:
+   with CLB_OWN_MATH, float sin, cos and tan in a chunk call the branch-free
+   forms (cl/scalar_ops.cl, clb_mf_*_run: function-like macros named as the
+   helpers take the body's calls), which flag an argument past their range in
+   clb_big_ instead of branching to the built-in; a flagged chunk (rare: a
+   finite |x| > 2^20, or 256 without float64) is computed again element by
+   element with the exact helpers. Without trig in the body clb_big_ stays 0
+   and the second pass is dead code. */
+#if CLB_OWN_MATH && (defined(CLB_USE_9) || defined(CLB_USE_10))
+#define CLB_TRIG_RUN 1
+#else
+#define CLB_TRIG_RUN 0
+#endif
+
 /* The result of the body: a store, or in a chunk a register (redefined there). */
 #define CLB_RESULT(x) CLB_STORE(CLB_OUT_DTYPE, p0, o0, x)
 
@@ -387,17 +401,43 @@ __kernel void clb_eval(__global CLB_STORAGE(CLB_OUT_DTYPE) *p0, CLB_PTR(1, CLB_I
             if ((long)j0 + CLB_VEC <= (long)inner) {
                 CLB_CHUNK_BASES(j0);
                 clb_outv_t r_[CLB_VEC] CLB_RUN_ALIGN;
-                {
-                    CLB_CHUNK_SHADOWS();
+                int clb_big_ = 0;
 #undef CLB_RESULT
 #define CLB_RESULT(x) r_[v] = (x)
+                {
+                    CLB_CHUNK_SHADOWS();
+#if CLB_TRIG_RUN
+#define clb_sin_9(a) clb_mf_sin_run((a), &clb_big_)
+#define clb_cos_9(a) clb_mf_cos_run((a), &clb_big_)
+#define clb_tan_9(a) clb_mf_tan_run((a), &clb_big_)
+#define clb_sin_10(a) clb_mf_sin_run((a), &clb_big_)
+#define clb_cos_10(a) clb_mf_cos_run((a), &clb_big_)
+#define clb_tan_10(a) clb_mf_tan_run((a), &clb_big_)
+#endif
                     CLB_CHUNK_LOOP (int v = 0; v < CLB_VEC; v++) {
                         CLB_CHUNK_OFFSETS(v);
                         CLB_EVAL_BODY
                     }
+#if CLB_TRIG_RUN
+#undef clb_sin_9
+#undef clb_cos_9
+#undef clb_tan_9
+#undef clb_sin_10
+#undef clb_cos_10
+#undef clb_tan_10
+#endif
+                }
+#if CLB_TRIG_RUN
+                if (clb_big_) { /* a large sin/cos/tan argument: the chunk again, exactly */
+                    CLB_CHUNK_SHADOWS();
+                    _Pragma("nounroll") for (int v = 0; v < CLB_VEC; v++) {
+                        CLB_CHUNK_OFFSETS(v);
+                        CLB_EVAL_BODY
+                    }
+                }
+#endif
 #undef CLB_RESULT
 #define CLB_RESULT(x) CLB_STORE(CLB_OUT_DTYPE, p0, o0, x)
-                }
 #if CLB_STREAM_CHUNK && CLB_PRELOAD_OK
                 if (CLB_ALIGNED(q0_, CLB_VEC))
                     __builtin_nontemporal_store(*(const clb_outvec_t *)r_,

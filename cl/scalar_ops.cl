@@ -323,11 +323,13 @@ CLB_MF float clb_mf_pow2(int k) { return as_float((uint)(k + 127) << 23); }
 CLB_MF void clb_mf_logsplit(float a, float *x, float *e)
 {
     const int sub = a < 0x1p-126f;
-    const uint b = as_uint(sub ? a * 0x1p23f : a);
+    const float scaled = a * 0x1p23f;
+    const uint b = as_uint(sub ? scaled : a);
     const float m = as_float((b & 0x007fffffu) | 0x3f000000u); /* [0.5, 1) */
     const int small = m < 0.70710678118654752440f;
     *e = (float)((int)(b >> 23) - 126 - small - (sub ? 23 : 0));
-    *x = small ? m + m - 1.0f : m - 1.0f;
+    const float m2 = m + m;
+    *x = (small ? m2 : m) - 1.0f;
 }
 
 /* The special cases of every log: log(+inf) = +inf, log(+-0) = -inf, log(x < 0)
@@ -336,7 +338,7 @@ CLB_MF float clb_mf_logspecial(float a, float r)
 {
     r = a == CLB_MF_INF ? a : r;
     r = a == 0.0f ? -CLB_MF_INF : r;
-    return a < 0.0f || a != a ? CLB_MF_NAN : r;
+    return ((a < 0.0f) | (a != a)) ? CLB_MF_NAN : r;
 }
 
 CLB_MF float clb_mf_log(float a)
@@ -424,7 +426,8 @@ CLB_MF float clb_mf_expm1(float a)
     const int k = (int)kf, k1 = k >> 1;
     const float big = (em + 1.0f) * clb_mf_pow2(k1) * clb_mf_pow2(k - k1);
     const float s = clb_mf_pow2(k > 60 ? 0 : k);
-    float y = k > 60 ? big : em * s + (s - 1.0f);
+    const float small = em * s + (s - 1.0f);
+    float y = k > 60 ? big : small;
     y = a == 0.0f ? a : y; /* -0 */
     return a != a ? a : y;
 }
@@ -443,7 +446,8 @@ CLB_MF float clb_mf_tanh(float a)
 CLB_MF float clb_mf_sigmoid(float a)
 {
     const float e = clb_mf_exp(-as_float(as_uint(a) & 0x7fffffffu));
-    return a >= 0.0f ? 1.0f / (1.0f + e) : e / (1.0f + e);
+    const float n = a >= 0.0f ? 1.0f : e;
+    return n / (1.0f + e);
 }
 
 /* sin and cos of a, |a| <= CLB_MF_TRIG_MAX: j = the nearest multiple of pi/2,
@@ -502,18 +506,55 @@ CLB_MF float clb_mf_tan(float a)
     return s / c;
 }
 
+/* sin, cos and tan without the branch, for a run of elements computed side by
+   side (cl/eval.cl's chunks): |a| <= CLB_MF_TRIG_MAX as above, NaN for +-inf and
+   NaN, and for a larger finite a a placeholder and *big set, after which the
+   caller computes the run again with the functions above. A branch per element
+   splits the run into blocks that the compiler does not vectorise together: a
+   fused sin(x) + tanh(x) ran scalar, slower than its two functions apart. */
+CLB_MF float clb_mf_trig_mark(float a, float r, int *big)
+{
+    const float m = as_float(as_uint(a) & 0x7fffffffu);
+    *big |= (m > CLB_MF_TRIG_MAX) & (m != CLB_MF_INF);
+    const float nan = a - a;
+    return m <= CLB_MF_TRIG_MAX ? r : nan;
+}
+
+CLB_MF float clb_mf_sin_run(float a, int *big)
+{
+    float s, c;
+    clb_mf_sincos(a, &s, &c);
+    return clb_mf_trig_mark(a, s, big);
+}
+
+CLB_MF float clb_mf_cos_run(float a, int *big)
+{
+    float s, c;
+    clb_mf_sincos(a, &s, &c);
+    return clb_mf_trig_mark(a, c, big);
+}
+
+CLB_MF float clb_mf_tan_run(float a, int *big)
+{
+    float s, c;
+    clb_mf_sincos(a, &s, &c);
+    return clb_mf_trig_mark(a, s / c, big);
+}
+
+/* Always inlined: PoCL builds with -Dinline= and its inliner kept clb_tanh_10 a call in
+   each of a chunk's 16 unrolled elements (no vector code at all). */
 #define CLB_OWN_FUNCS(dt)                                                                          \
-    inline float clb_exp_##dt(float a) { return clb_mf_exp(a); }                                   \
-    inline float clb_log_##dt(float a) { return clb_mf_log(a); }                                   \
-    inline float clb_sin_##dt(float a) { return clb_mf_sin(a); }                                   \
-    inline float clb_cos_##dt(float a) { return clb_mf_cos(a); }                                   \
-    inline float clb_tanh_##dt(float a) { return clb_mf_tanh(a); }                                 \
-    inline float clb_sigmoid_##dt(float a) { return clb_mf_sigmoid(a); }                           \
-    inline float clb_tan_##dt(float a) { return clb_mf_tan(a); }                                   \
-    inline float clb_expm1_##dt(float a) { return clb_mf_expm1(a); }                               \
-    inline float clb_log1p_##dt(float a) { return clb_mf_log1p(a); }                               \
-    inline float clb_log2_##dt(float a) { return clb_mf_log2(a); }                                 \
-    inline float clb_log10_##dt(float a) { return clb_mf_log10(a); }
+    CLB_MF float clb_exp_##dt(float a) { return clb_mf_exp(a); }                                   \
+    CLB_MF float clb_log_##dt(float a) { return clb_mf_log(a); }                                   \
+    CLB_MF float clb_sin_##dt(float a) { return clb_mf_sin(a); }                                   \
+    CLB_MF float clb_cos_##dt(float a) { return clb_mf_cos(a); }                                   \
+    CLB_MF float clb_tanh_##dt(float a) { return clb_mf_tanh(a); }                                 \
+    CLB_MF float clb_sigmoid_##dt(float a) { return clb_mf_sigmoid(a); }                           \
+    CLB_MF float clb_tan_##dt(float a) { return clb_mf_tan(a); }                                   \
+    CLB_MF float clb_expm1_##dt(float a) { return clb_mf_expm1(a); }                               \
+    CLB_MF float clb_log1p_##dt(float a) { return clb_mf_log1p(a); }                               \
+    CLB_MF float clb_log2_##dt(float a) { return clb_mf_log2(a); }                                 \
+    CLB_MF float clb_log10_##dt(float a) { return clb_mf_log10(a); }
 #endif
 
 /* ---- the sets, per compute dtype -------------------------------------------------------- */

@@ -231,6 +231,50 @@ static void test_devices_match_host(void **state)
     clbt_for_each_device(devices_body);
 }
 
+/* ---- fused transcendental functions (clb_eval) against the host --------------------- */
+
+/* Several functions in one clb_eval body (CPU devices: cl/eval.cl's unrolled
+   chunks of 16, whose float sin/cos/tan flag a finite argument past 2^20 --
+   256 without float64 -- and compute that chunk again with the built-in):
+   chunks without such an argument, chunks with one at either end, and the
+   special values. Ordinary arguments keep off tan's poles. */
+static void fused_body(clb_context *ctx, const char *selector)
+{
+    enum { N = 200 };
+    double v[N];
+    for (int i = 0; i < N; i++) v[i] = -9.5 + 19.0 * (double)i / N + 0.01;
+    const int at[] = {17, 47, 64, 100, 131, 150, 151, 166, 199};
+    const double big[] = {1e7, -3e38, 300.0, 1048577.0, INFINITY, -INFINITY, NAN, -0.0, 88.5};
+    for (size_t k = 0; k < sizeof at / sizeof at[0]; k++) v[at[k]] = big[k];
+    const int64_t shape[1] = {N};
+    static const char *const exprs[] = {
+        "sin(x) + tanh(x)",
+        "cos(x) * log1p(exp(x))",
+        "tan(x) - sigmoid(x) + log(abs(x))",
+        "where(x > 0, sin(x), cos(x)) + expm1(x / 64)",
+    };
+    clb_tensor *x = floats(ctx, CLB_FLOAT32, 1, shape, v), *hx = floats(host, CLB_FLOAT32, 1, shape, v);
+    const char *names[1] = {"x"};
+    for (size_t e = 0; e < sizeof exprs / sizeof exprs[0]; e++) {
+        clb_tensor *got = NULL, *want = NULL;
+        CLBT_OK(clb_eval(ctx, exprs[e], 1, names, (const clb_tensor *const *)&x, &got));
+        CLBT_OK(clb_eval(host, exprs[e], 1, names, (const clb_tensor *const *)&hx, &want));
+        char what[128];
+        snprintf(what, sizeof what, "%s on %s", exprs[e], selector);
+        clbt_assert_matches_host(got, want, 4e-6, 1e-6, what);
+        clb_tensor_release(got);
+        clb_tensor_release(want);
+    }
+    clb_tensor_release(x);
+    clb_tensor_release(hx);
+}
+
+static void test_fused_functions_match_host(void **state)
+{
+    (void)state;
+    clbt_for_each_device(fused_body);
+}
+
 /* ---- all / any ------------------------------------------------------------------- */
 
 static void all_any_body(clb_context *ctx, const char *selector)
@@ -328,6 +372,7 @@ int main(void)
         cmocka_unit_test(test_integers_against_numpy),
         cmocka_unit_test(test_result_dtypes),
         cmocka_unit_test(test_devices_match_host),
+        cmocka_unit_test(test_fused_functions_match_host),
         cmocka_unit_test(test_all_any),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -9,6 +9,12 @@
  * right after, in the same process tree. Ratios are of median times: "x np" is
  * NumPy's time over the library's (above 1: the library is faster).
  *
+ * Then fused expressions through clb_eval (timed in the same interleaved set):
+ * each against the sum of its functions' single clb_eval times, which a fused
+ * kernel should stay under (one read and one write instead of one per function;
+ * "parts/fused" above 1). PoCL once ran log1p(exp(x)) + sin(x) at 5x that sum:
+ * a branch per element kept the kernel from vector code (cl/eval.cl).
+ *
  * --ulp measures accuracy instead: every 64th float32 bit pattern (2^26 values,
  * both signs, subnormals to infinities) through clb_unary and clb_eval, the
  * largest error in float32 ulps against float64 libm rounded to float32
@@ -44,11 +50,28 @@ static const fn FNS[] = {
 };
 enum { NFN = sizeof FNS / sizeof FNS[0] };
 
+/* Fused expressions and the functions they call (FNS names). */
+typedef struct fused {
+    const char *expr;
+    const char *parts[4];
+} fused;
+
+static const fused FUSED[] = {
+    {"exp(x) + sin(x)", {"exp", "sin"}},
+    {"log1p(exp(x)) + sin(x)", {"log1p", "exp", "sin"}},
+    {"log1p(exp(x)) + tanh(x)", {"log1p", "exp", "tanh"}},
+    {"tanh(x) + sin(x)", {"tanh", "sin"}},
+    {"sin(x) + cos(x)", {"sin", "cos"}},
+    {"tanh(x) * sin(x) + log1p(exp(x))", {"tanh", "sin", "log1p", "exp"}},
+    {"sigmoid(x) * tan(x) - log(x)", {"sigmoid", "tan", "log"}},
+};
+enum { NFUSED = sizeof FUSED / sizeof FUSED[0] };
+
 typedef struct one_case {
     clb_context *ctx;
     const clb_tensor *x;
     const fn *f;
-    char expr[32];
+    char expr[48];
 } one_case;
 
 static clb_status run_unary(void *u)
@@ -161,6 +184,29 @@ done:
     return rc;
 }
 
+/* The fused table: res holds the single functions' unary/eval pairs, then the
+   fused cases. */
+static int print_fused(const clbb_result *res)
+{
+    int failed = 0;
+    printf("%-34s %10s %10s %12s\n", "fused (clb_eval)", "eval ms", "parts ms", "parts/fused");
+    for (int i = 0; i < NFUSED; i++) {
+        const clbb_result f = res[2 * NFN + i];
+        double parts = 0;
+        for (int p = 0; p < 4 && FUSED[i].parts[p]; p++)
+            for (int k = 0; k < NFN; k++)
+                if (!strcmp(FUSED[i].parts[p], FNS[k].name)) parts += res[2 * k + 1].median_s * 1e3;
+        if (f.status != CLB_OK) {
+            printf("%-34s failed: %s\n", FUSED[i].expr, clb_last_error());
+            failed = 1;
+            continue;
+        }
+        const double fm = f.median_s * 1e3;
+        printf("%-34s %10.2f %10.2f %12.2f\n", FUSED[i].expr, fm, parts, parts / fm);
+    }
+    return failed;
+}
+
 int main(int argc, char **argv)
 {
     const char *device = NULL;
@@ -203,16 +249,21 @@ int main(int argc, char **argv)
         clb_context_release(ctx);
         return 1;
     }
-    one_case cs[NFN];
-    clbb_timed cases[2 * NFN];
+    one_case cs[NFN + NFUSED];
+    clbb_timed cases[2 * NFN + NFUSED];
     for (int i = 0; i < NFN; i++) {
         cs[i] = (one_case){ctx, x, &FNS[i], ""};
         snprintf(cs[i].expr, sizeof cs[i].expr, "%s(x)", FNS[i].name);
         cases[2 * i] = (clbb_timed){run_unary, &cs[i], 8.0 * (double)n};
         cases[2 * i + 1] = (clbb_timed){run_eval, &cs[i], 8.0 * (double)n};
     }
-    clbb_result res[2 * NFN];
-    clbb_measure_interleaved(ctx, 2 * NFN, cases, rounds, res);
+    for (int i = 0; i < NFUSED; i++) {
+        cs[NFN + i] = (one_case){ctx, x, NULL, ""};
+        snprintf(cs[NFN + i].expr, sizeof cs[NFN + i].expr, "%s", FUSED[i].expr);
+        cases[2 * NFN + i] = (clbb_timed){run_eval, &cs[NFN + i], 8.0 * (double)n};
+    }
+    clbb_result res[2 * NFN + NFUSED];
+    clbb_measure_interleaved(ctx, 2 * NFN + NFUSED, cases, rounds, res);
     double np_ms[NFN] = {0}, th_ms[NFN] = {0};
     if (with_peers) peers(n, rounds, np_ms, th_ms);
     double load[3] = {0};
@@ -237,6 +288,7 @@ int main(int argc, char **argv)
         printf("%-8s %10.2f %10.2f %10.2f %10.2f %8.2f %8.2f %8.2f\n", FNS[i].name, um, em,
                np_ms[i], th_ms[i], np_ms[i] / um, np_ms[i] / em, th_ms[i] / um);
     }
+    failed |= print_fused(res);
     clb_tensor_release(x);
     clb_context_release(ctx);
     return failed;

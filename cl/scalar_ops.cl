@@ -302,8 +302,10 @@ inline float clb_rhd(double x)
  * polynomials (S. Moshier), the log and sincos ones shared with the random
  * normals (cl/random.h); accuracy against float64 libm in docs/semantics.md.
  * sin, cos and tan call the built-in past |x| = 2^20 (256 without float64),
- * where the reduction by pi/2 would lose bits (rare: the branch costs little
- * when not taken). */
+ * where the reduction by pi/2 would lose bits; that branch keeps the element
+ * scalar, so cl/eval.cl's chunks use the branch-free clb_mf_*_run below. Every
+ * ?: here selects between values already computed (clang emits a branch for
+ * an arm that is an expression, and a branch per element splits a chunk). */
 #if !defined(CLB_OWN_MATH)
 #define CLB_OWN_MATH 0
 #endif

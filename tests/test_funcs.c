@@ -267,6 +267,16 @@ static void fused_body(clb_context *ctx, const char *selector)
     }
     clb_tensor_release(x);
     clb_tensor_release(hx);
+    /* float16 computes in float: its helpers are a second set (CLB_USE_9) */
+    clb_tensor *h = floats(ctx, CLB_FLOAT16, 1, shape, v), *hh = floats(host, CLB_FLOAT16, 1, shape, v);
+    clb_tensor *got = NULL, *want = NULL;
+    CLBT_OK(clb_eval(ctx, "sin(x) * cos(x) + tanh(x)", 1, names, (const clb_tensor *const *)&h, &got));
+    CLBT_OK(clb_eval(host, "sin(x) * cos(x) + tanh(x)", 1, names, (const clb_tensor *const *)&hh, &want));
+    clbt_assert_matches_host(got, want, 2e-3, 1e-3, "float16 sin(x) * cos(x) + tanh(x)");
+    clb_tensor_release(h);
+    clb_tensor_release(hh);
+    clb_tensor_release(got);
+    clb_tensor_release(want);
 }
 
 static void test_fused_functions_match_host(void **state)

@@ -325,13 +325,11 @@ CLB_MF float clb_mf_pow2(int k) { return as_float((uint)(k + 127) << 23); }
 CLB_MF void clb_mf_logsplit(float a, float *x, float *e)
 {
     const int sub = a < 0x1p-126f;
-    const float scaled = a * 0x1p23f;
-    const uint b = as_uint(sub ? scaled : a);
+    const uint b = as_uint(sub ? a * 0x1p23f : a);
     const float m = as_float((b & 0x007fffffu) | 0x3f000000u); /* [0.5, 1) */
     const int small = m < 0.70710678118654752440f;
     *e = (float)((int)(b >> 23) - 126 - small - (sub ? 23 : 0));
-    const float m2 = m + m;
-    *x = (small ? m2 : m) - 1.0f;
+    *x = small ? m + m - 1.0f : m - 1.0f;
 }
 
 /* The special cases of every log: log(+inf) = +inf, log(+-0) = -inf, log(x < 0)
@@ -340,7 +338,7 @@ CLB_MF float clb_mf_logspecial(float a, float r)
 {
     r = a == CLB_MF_INF ? a : r;
     r = a == 0.0f ? -CLB_MF_INF : r;
-    return ((a < 0.0f) | (a != a)) ? CLB_MF_NAN : r;
+    return a < 0.0f || a != a ? CLB_MF_NAN : r;
 }
 
 CLB_MF float clb_mf_log(float a)

@@ -311,8 +311,12 @@ __kernel void clb_reduce_rows(__global clb_out_t *out, __global const clb_in_t *
 {
     CLB_RED_ARGS(rows, chunks, tile_);
     const clb_index g = (clb_index)get_global_id(0);
-    const clb_index o = g / chunks, c = g - o * chunks;
-    if (o >= kept_numel) return;
+    /* Items run chunk by chunk (item g: output g % kept_numel of chunk
+       g / kept_numel), so the items in flight read neighbouring rows where the
+       outputs interleave in memory (a channel mean: image n's channels, then
+       image n + 1's), as one sweep over the input. */
+    const clb_index c = g / kept_numel, o = g - c * kept_numel;
+    if (c >= chunks) return;
     clb_index base = in_offset;
     CLB_OFFSET_OF(o, kept_ndim, CLB_KSHAPE, CLB_KSTRIDE, base);
     const clb_index len = CLB_RSHAPE(red_ndim - 1);

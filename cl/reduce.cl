@@ -413,6 +413,25 @@ __kernel void clb_reduce_cols(__global clb_out_t *out, __global const clb_in_t *
     const clb_index end = min(r + chunk, red_numel);
     clb_index q = r / n_inner, i = r - q * n_inner, qoff = 0;
     CLB_OFFSET_OF(q, red_ndim - 1, CLB_RSHAPE, CLB_RSTRIDE, qoff);
+    /* One reduced axis (a plain stride between rows) and a band of 64 rows or
+       more: the eight rows of a step lie an eighth of the band apart, so each
+       of the eight streams walks consecutive rows (one long run where rows are
+       contiguous) instead of restarting every row. */
+    if (red_ndim == 1 && end - r >= 64) {
+        const clb_index gsz = (end - r) / 8, gs = gsz * s_inner;
+        for (clb_index k = 0; k < gsz; ++k) {
+            const clb_index p0 = base + (r + k) * s_inner, p1 = p0 + gs, p2 = p1 + gs, p3 = p2 + gs,
+                            p4 = p3 + gs, p5 = p4 + gs, p6 = p5 + gs, p7 = p6 + gs;
+#if CLB_VLOAD_ALIGNED && CLB_IN_DTYPE != 9
+            if (CLB_ALIGNED(in + p0, 8) && gs % 8 == 0)
+                CLB_COL_BLOCK8(CLB_LD_VEC);
+            else
+#endif
+                CLB_COL_BLOCK8(CLB_LD_ANY);
+        }
+        r += 8 * gsz;
+        i = r; /* the row iterator of the one axis (q stays 0) */
+    }
     for (; r + 8 <= end; r += 8) {
         clb_index p0, p1, p2, p3, p4, p5, p6, p7;
         CLB_NEXT_ROW(p0);

@@ -395,6 +395,8 @@ static int64_t fast_trips(const clb_context *ctx, const reduce_tables *t, int ki
     return tile == 1 ? band : (band / 8 + 1) * ((tile + 15) / 16);
 }
 
+/* Rows at least this long take one work item each (fast_chunks). */
+#define FAST_LONG_ROW 16384
 /* Shortest row segment split_long_rows makes (16 KiB of float32). */
 #define FAST_MIN_SEGMENT 4096
 
@@ -427,6 +429,9 @@ static int64_t fast_chunks(const clb_context *ctx, const reduce_tables *t, fast_
     if (kind == FAST_ROWS) {
         int64_t owners = t->kept_numel, extent = t->red_numel / t->rshape[t->red_ndim - 1];
         int64_t chunks = owners >= FAST_ITEMS ? 1 : (FAST_ITEMS + owners - 1) / owners;
+        /* Long rows: one row an item (in memory order, cl/reduce.cl), as a C
+           loop over the rows reads them. */
+        if (owners < FAST_ITEMS && t->rshape[t->red_ndim - 1] >= FAST_LONG_ROW) chunks = extent;
         return chunks > extent ? extent : chunks;
     }
     int64_t owners = col_owners(t, col_tile(t, col_tile_max(ctx))), want = 4 * clb__cl_groups_wanted(ctx);

@@ -1,6 +1,7 @@
 /* Reduction benchmark (issue 4's targets): per device, GB/s of
      sum (R,C) float32 over axis 0 -> (C,)      (column reduction)
      sum_to_shape (R,C) -> (R,1)                 (row reduction)
+     sum_to_shape (R,C) -> (1,C)                 (column reduction, as broadcasting's gradient)
      mean (N,3,H,W) over (0,2,3) keepdim         (per-channel statistics)
    against the device's copy bandwidth measured in the same run, interleaved:
    a plain and a streaming copy kernel (bench/refcopy.h) over x's size, and
@@ -57,6 +58,16 @@ static clb_status run_rows(void *u)
     return st;
 }
 
+static clb_status run_columns_to(void *u)
+{
+    (void)u;
+    clb_tensor *y = NULL;
+    const int64_t shape[2] = {1, state.cols};
+    clb_status st = clb_sum_to_shape(state.x, 2, shape, &y);
+    clb_tensor_release(y);
+    return st;
+}
+
 static clb_status run_channels(void *u)
 {
     (void)u;
@@ -67,7 +78,7 @@ static clb_status run_channels(void *u)
     return st;
 }
 
-/* NumPy's median seconds for the three reductions on the same shapes, or 0s
+/* NumPy's median seconds for the four reductions on the same shapes, or 0s
    when python3 or NumPy is missing. */
 static void numpy_times(int64_t r, int64_t c, int64_t n, int64_t hw, double *t)
 {
@@ -83,13 +94,14 @@ static void numpy_times(int64_t r, int64_t c, int64_t n, int64_t hw, double *t)
              "        t0 = time.perf_counter(); f(); ts.append(time.perf_counter() - t0)\n"
              "    return sorted(ts)[2]\n"
              "print(med(lambda: x.sum(axis=0)), med(lambda: x.sum(axis=1, keepdims=True)),\n"
-             "      med(lambda: img.mean(axis=(0, 2, 3), keepdims=True)))\n"
+             "      med(lambda: img.mean(axis=(0, 2, 3), keepdims=True)),\n"
+             "      med(lambda: x.sum(axis=0, keepdims=True)))\n"
              "\" 2>/dev/null",
              (long long)r, (long long)c, (long long)n, (long long)hw, (long long)hw);
-    t[0] = t[1] = t[2] = 0;
+    t[0] = t[1] = t[2] = t[3] = 0;
     FILE *p = popen(cmd, "r");
     if (!p) return;
-    if (fscanf(p, "%lf %lf %lf", &t[0], &t[1], &t[2]) != 3) t[0] = t[1] = t[2] = 0;
+    if (fscanf(p, "%lf %lf %lf %lf", &t[0], &t[1], &t[2], &t[3]) != 4) t[0] = t[1] = t[2] = t[3] = 0;
     pclose(p);
 }
 
@@ -122,7 +134,7 @@ int main(int argc, char **argv)
         return 1;
     }
     double xn = (double)r * (double)c, in = (double)n * 3 * (double)hw * (double)hw;
-    enum { NCASES = 6 };
+    enum { NCASES = 7 };
     struct {
         const char *name;
         clbb_run_fn run;
@@ -135,6 +147,7 @@ int main(int argc, char **argv)
         {"sum (R,C) axis 0 -> (C,)", run_columns, NULL, 4.0 * xn + 4.0 * (double)c},
         {"sum_to_shape (R,C) -> (R,1)", run_rows, NULL, 4.0 * xn + 4.0 * (double)r},
         {"mean (N,3,H,W) over (0,2,3)", run_channels, NULL, 4.0 * in + 12.0},
+        {"sum_to_shape (R,C) -> (1,C)", run_columns_to, NULL, 4.0 * xn + 4.0 * (double)c},
     };
 #if CLBB_HAVE_REFCOPY
     /* The raw reference copies (bench/refcopy.h) over x's size, when the
@@ -148,7 +161,7 @@ int main(int argc, char **argv)
         cases[1].run = clbb_ref_copy_run, cases[1].user = &streaming;
     }
 #endif
-    double np_t[3];
+    double np_t[4];
     numpy_times(r, c, n, hw, np_t);
     /* Timed interleaved, a run of each case in turn: ratios between cases then
        compare runs made under the same machine load. */

@@ -311,8 +311,12 @@ __kernel void clb_reduce_rows(__global clb_out_t *out, __global const clb_in_t *
 {
     CLB_RED_ARGS(rows, chunks, tile_);
     const clb_index g = (clb_index)get_global_id(0);
-    const clb_index o = g / chunks, c = g - o * chunks;
-    if (o >= kept_numel) return;
+    /* Items run chunk by chunk (item g: output g % kept_numel of chunk
+       g / kept_numel), so the items in flight read neighbouring rows where the
+       outputs interleave in memory (a channel mean: image n's channels, then
+       image n + 1's), as one sweep over the input. */
+    const clb_index c = g / kept_numel, o = g - c * kept_numel;
+    if (c >= chunks) return;
     clb_index base = in_offset;
     CLB_OFFSET_OF(o, kept_ndim, CLB_KSHAPE, CLB_KSTRIDE, base);
     const clb_index len = CLB_RSHAPE(red_ndim - 1);
@@ -409,6 +413,25 @@ __kernel void clb_reduce_cols(__global clb_out_t *out, __global const clb_in_t *
     const clb_index end = min(r + chunk, red_numel);
     clb_index q = r / n_inner, i = r - q * n_inner, qoff = 0;
     CLB_OFFSET_OF(q, red_ndim - 1, CLB_RSHAPE, CLB_RSTRIDE, qoff);
+    /* One reduced axis (a plain stride between rows) and a band of 64 rows or
+       more: the eight rows of a step lie an eighth of the band apart, so each
+       of the eight streams walks consecutive rows (one long run where rows are
+       contiguous) instead of restarting every row. */
+    if (red_ndim == 1 && end - r >= 64) {
+        const clb_index gsz = (end - r) / 8, gs = gsz * s_inner;
+        for (clb_index k = 0; k < gsz; ++k) {
+            const clb_index p0 = base + (r + k) * s_inner, p1 = p0 + gs, p2 = p1 + gs, p3 = p2 + gs,
+                            p4 = p3 + gs, p5 = p4 + gs, p6 = p5 + gs, p7 = p6 + gs;
+#if CLB_VLOAD_ALIGNED && CLB_IN_DTYPE != 9
+            if (CLB_ALIGNED(in + p0, 8) && gs % 8 == 0)
+                CLB_COL_BLOCK8(CLB_LD_VEC);
+            else
+#endif
+                CLB_COL_BLOCK8(CLB_LD_ANY);
+        }
+        r += 8 * gsz;
+        i = r; /* the row iterator of the one axis (q stays 0) */
+    }
     for (; r + 8 <= end; r += 8) {
         clb_index p0, p1, p2, p3, p4, p5, p6, p7;
         CLB_NEXT_ROW(p0);

@@ -305,13 +305,14 @@ static void reductions(clb_context *ctx, const char *selector)
         clb_tensor_release(d);
     }
     /* The CPU fast paths (float SUM/MEAN), forced on: columns in one pass and in
-       two bands, rows in one pass and in partials (then the general kernel). */
+       two bands, rows in one pass and in partials (then the general kernel), and
+       one row too few for the items, read as two rows of 4096 (split_long_rows). */
     static const struct {
         int ndim;
         int64_t shape[3];
         int naxes, axes[2];
-    } fast[4] = {{2, {9, 32}, 1, {0, 0}}, {2, {130, 16}, 1, {0, 0}},
-                 {2, {1, 64}, 1, {1, 0}}, {3, {3, 2, 64}, 2, {0, 2}}};
+    } fast[5] = {{2, {9, 32}, 1, {0, 0}}, {2, {130, 16}, 1, {0, 0}},
+                 {2, {1, 64}, 1, {1, 0}}, {3, {3, 2, 64}, 2, {0, 2}}, {1, {8192}, 1, {0, 0}}};
     static const clb_dtype fast_dtypes[3] = {CLB_FLOAT16, CLB_FLOAT32, CLB_FLOAT64};
     /* Options are read when a context is created: one made under the variable. */
     setenv("CLB_REDUCE_FAST", "1", 1);
@@ -319,7 +320,7 @@ static void reductions(clb_context *ctx, const char *selector)
     CLBT_OK(clb_context_create(selector, &forced));
     unsetenv("CLB_REDUCE_FAST");
     for (int f = 0; f < 3; f++) {
-        for (int k = 0; k < 4; k++) {
+        for (int k = 0; k < 5; k++) {
             clb_tensor *h = make(host, fast_dtypes[f], fast[k].ndim, fast[k].shape, 57u + (unsigned)k);
             clb_tensor *d = on(forced, h);
             for (int op = CLB_SUM; op <= CLB_MEAN; op++) {

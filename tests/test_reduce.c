@@ -364,6 +364,10 @@ static void body_fast_paths(clb_context *ctx, const char *sel)
         {2, {300, 128}, 1, {1}, 0, {0}, {0}, true},
         /* rows long enough for four streams, with a 128-block and a 16-tail */
         {2, {2, 20624}, 1, {1}, 0, {0}, {0}, true},
+        /* long rows, three to an output: one row an item, partials folded after */
+        {3, {3, 2, 16400}, 2, {0, 2}, 0, {0}, {0}, true},
+        /* one row too few for the items: split into 40 rows of 4112 */
+        {1, {164480}, 1, {0}, 0, {0}, {0}, true},
     };
     const clb_dtype floats[3] = {CLB_FLOAT32, CLB_FLOAT16, CLB_FLOAT64};
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {

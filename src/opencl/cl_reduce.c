@@ -395,6 +395,31 @@ static int64_t fast_trips(const clb_context *ctx, const reduce_tables *t, int ki
     return tile == 1 ? band : (band / 8 + 1) * ((tile + 15) / 16);
 }
 
+/* Rows at least this long take one work item each (fast_chunks). */
+#define FAST_LONG_ROW 16384
+/* Shortest row segment split_long_rows makes (16 KiB of float32). */
+#define FAST_MIN_SEGMENT 4096
+
+/* A row path with too few rows for FAST_ITEMS items (a whole-tensor sum is one
+   row of every element: one work item, one core) sees its contiguous innermost
+   reduced axis of len as (len / seg, seg): rows of seg elements (the same sum
+   in another order), seg a multiple of 16 dividing len, from the length that
+   gives FAST_ITEMS rows but at least FAST_MIN_SEGMENT, up to len / 2 (a
+   bounded search: a len without such a divisor stays whole). */
+static void split_long_rows(reduce_tables *t)
+{
+    int last = t->red_ndim - 1;
+    int64_t len = t->rshape[last], rows = t->kept_numel * (t->red_numel / len);
+    if (rows >= FAST_ITEMS || t->red_ndim >= CLB__PLAN_MAX_DIMS) return;
+    int64_t want = (FAST_ITEMS + rows - 1) / rows, seg = len / want / 16 * 16;
+    if (seg < FAST_MIN_SEGMENT) seg = FAST_MIN_SEGMENT;
+    for (int tries = 0; seg <= len / 2 && len % seg != 0 && tries < 1024; tries++) seg += 16;
+    if (seg > len / 2 || len % seg != 0) return;
+    t->rshape[last] = len / seg, t->rstride[last] = seg;
+    t->rshape[last + 1] = seg, t->rstride[last + 1] = 1;
+    t->red_ndim++;
+}
+
 /* Chunks per owner (output row, or column item) for the fast paths. Rows:
    enough items for every thread to take many. Columns: bands of at least
    COL_MIN_BAND rows, enough items for each compute unit to take several
@@ -404,6 +429,9 @@ static int64_t fast_chunks(const clb_context *ctx, const reduce_tables *t, fast_
     if (kind == FAST_ROWS) {
         int64_t owners = t->kept_numel, extent = t->red_numel / t->rshape[t->red_ndim - 1];
         int64_t chunks = owners >= FAST_ITEMS ? 1 : (FAST_ITEMS + owners - 1) / owners;
+        /* Long rows: one row an item (in memory order, cl/reduce.cl), as a C
+           loop over the rows reads them. */
+        if (owners < FAST_ITEMS && t->rshape[t->red_ndim - 1] >= FAST_LONG_ROW) chunks = extent;
         return chunks > extent ? extent : chunks;
     }
     int64_t owners = col_owners(t, col_tile(t, col_tile_max(ctx))), want = 4 * clb__cl_groups_wanted(ctx);
@@ -442,6 +470,7 @@ clb_status clb__cl_reduce(clb_context *ctx, const clb__reduce_op *op, const clb_
     split_plan(plan, op, t);
 
     fast_kind fast = fast_path(ctx, &l, t);
+    if (fast == FAST_ROWS) split_long_rows(t);
     int64_t chunks = fast != FAST_NONE ? fast_chunks(ctx, t, fast) : 0;
     /* A row item's loop over a long row cannot be split: where loops are cut
        short, such rows take the general kernel. */

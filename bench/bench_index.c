@@ -2,7 +2,12 @@
    library's own copy (clb_cast float32 -> float32 of x, bytes read + written)
    measured in the same interleaved rounds, of
      take of T random rows of a (V, 1024) float32 table   (rows read + written, indices)
-     take_along_axis, one index per row of x (R, C)        (one element read + written a row)
+     and, to place it: a copy of the same bytes (the table's first T rows), take of
+     rows 0..T-1 in order, and take of 16 rows (a call's fixed cost: index-check
+     flag, launch, the flag's read-back)
+     take_along_axis, one index per row of x (R, C)        (one element read + written a row
+       and its index; a second line counts what the memory moves: a 64-byte line
+       read a row, the output and the indices)
      sort of s (S, S) float32 along the last axis and axis 0, values and indices
      topk k = 16 over x along the last axis
      cumsum of x along each axis                            (x read + written)
@@ -12,8 +17,8 @@
    NumPy / PyTorch). Targets (issue 29, PoCL): take and take_along_axis >= 60 % of the
    copy; sort >= 1.0x torch and >= 1.5x NumPy; topk >= 1.5x torch; cumsum >= 60 % of
    the copy and >= 1.5x torch. Figures from one run, not assertions.
-   --only NAMES keeps the cases whose short names (copy take along sort_last sort_axis0
-   topk cumsum0 cumsum1) are listed, comma-separated (the copy always runs: it is the
+   --only NAMES keeps the cases whose short names (copy take copy_take take_seq take_few
+   along sort_last sort_axis0 topk cumsum0 cumsum1) are listed, comma-separated (the copy always runs: it is the
    reference), with their peers; --rounds N sets the rounds (default 5, --quick 3).
    usage: bench_index [--device SEL] [--quick] [--only NAMES] [--rounds N] */
 #include "harness.h"
@@ -24,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static clb_tensor *x, *s, *table, *rows_idx, *along_idx;
+static clb_tensor *x, *s, *table, *rows_idx, *along_idx, *table_head, *seq_idx, *few_idx;
 
 #define RUN1(name, call)                                                                           \
     static clb_status name(void *u)                                                                \
@@ -47,6 +52,9 @@ static clb_tensor *x, *s, *table, *rows_idx, *along_idx;
     }
 RUN1(run_copy, clb_cast(x, CLB_FLOAT32, &y))
 RUN1(run_take, clb_take(table, rows_idx, 0, &y))
+RUN1(run_copy_take, clb_cast(table_head, CLB_FLOAT32, &y))
+RUN1(run_take_seq, clb_take(table, seq_idx, 0, &y))
+RUN1(run_take_few, clb_take(table, few_idx, 0, &y))
 RUN1(run_along, clb_take_along_axis(x, along_idx, 1, &y))
 RUN2(run_sort_last, clb_sort(s, -1, 0, &y, &z))
 RUN2(run_sort_axis0, clb_sort(s, 0, 0, &y, &z))
@@ -93,6 +101,17 @@ static int case_listed(const char *list, const char *key)
         p += len + (e != NULL);
     }
     return 0;
+}
+
+/* Int64 indices 0, 1, .., count - 1. */
+static clb_status ordered_indices(clb_context *ctx, int64_t count, clb_tensor **out)
+{
+    int64_t *v = malloc((size_t)count * sizeof *v);
+    if (!v) return CLB_ERR_OUT_OF_MEMORY;
+    for (int64_t i = 0; i < count; i++) v[i] = i;
+    clb_status st = clb_tensor_from_host(ctx, CLB_INT64, 1, &count, v, out);
+    free(v);
+    return st;
 }
 
 /* Random int64 indices in [0, n) (a fixed-seed LCG). */
@@ -143,6 +162,9 @@ int main(int argc, char **argv)
     if (st == CLB_OK) st = clbb_random_tensor(ctx, 2, ts, 44, 0, &table);
     if (st == CLB_OK) st = random_indices(ctx, 1, ti, V, &rows_idx);
     if (st == CLB_OK) st = random_indices(ctx, 2, ai, C, &along_idx);
+    if (st == CLB_OK) st = ordered_indices(ctx, T, &seq_idx);
+    if (st == CLB_OK) st = random_indices(ctx, 1, (int64_t[]){16}, V, &few_idx);
+    if (st == CLB_OK) st = clb_slice(table, 0, 0, T, 1, &table_head);
     if (st != CLB_OK) {
         fprintf(stderr, "bench_index: setup: %s\n", clb_last_error());
         return 1;
@@ -157,7 +179,7 @@ int main(int argc, char **argv)
         peer_close(&pe);
     }
     const double xb = 4.0 * (double)(R * C), sb = 4.0 * (double)(S * S);
-    enum { NCASES = 8, NPEER = 7 };
+    enum { NCASES = 11, NPEER = 7 };
     const struct {
         const char *key, *name;
         clbb_run_fn run;
@@ -165,6 +187,9 @@ int main(int argc, char **argv)
     } cases[NCASES] = {
         {"copy", "copy (clb_cast f32->f32, r+w)", run_copy, 2 * xb},
         {"take", "take rows (r+w + indices)", run_take, 8.0 * (double)(T * W) + 8.0 * (double)T},
+        {"copy_take", "copy of take's bytes (r+w)", run_copy_take, 8.0 * (double)(T * W)},
+        {"take_seq", "take rows 0..T-1 in order", run_take_seq, 8.0 * (double)(T * W) + 8.0 * (double)T},
+        {"take_few", "take 16 rows (fixed cost)", run_take_few, 8.0 * 16 * (double)W + 8.0 * 16},
         {"along", "take_along_axis 1 a row", run_along, (4.0 + 4.0 + 8.0) * (double)R},
         {"sort_last", "sort last axis (values+indices)", run_sort_last, sb * 4},
         {"sort_axis0", "sort axis 0 (values+indices)", run_sort_axis0, sb * 4},
@@ -176,7 +201,7 @@ int main(int argc, char **argv)
                                    {"torch_sort_axis0", 0, {0}}, {"numpy_sort_axis0", 0, {0}},
                                    {"torch_topk", 0, {0}},       {"torch_cumsum_0", 0, {0}},
                                    {"torch_cumsum_1", 0, {0}}};
-    const int peer_of[NPEER] = {3, 3, 4, 4, 5, 6, 7};
+    const int peer_of[NPEER] = {6, 6, 7, 7, 8, 9, 10};
     const char *const peer_name[NPEER] = {"torch", "NumPy", "torch", "NumPy",
                                           "torch", "torch", "torch"};
     /* slot[k]: case k's place among the timed runs, -1 when --only leaves it out. */
@@ -220,11 +245,17 @@ int main(int argc, char **argv)
         }
         printf("\n");
     }
-    clb_tensor_release(x);
-    clb_tensor_release(s);
-    clb_tensor_release(table);
-    clb_tensor_release(rows_idx);
-    clb_tensor_release(along_idx);
+    /* take_along_axis by what the memory moves: a 64-byte line read a row (the rows
+       are 16 KiB apart), the output and the indices (lines of both filled whole). */
+    for (int k = 0; k < NCASES; k++) {
+        const clbb_result *r = slot[k] >= 0 ? &res[slot[k]] : NULL;
+        if (strcmp(cases[k].key, "along") != 0 || !r || r->status != CLB_OK) continue;
+        const double lines = (64.0 + 4.0 + 8.0) * (double)R / r->median_s / 1e9;
+        printf("  %-34s %10.2f %8.2f %7.1f%%\n", "  the same, by cache lines", r->median_s * 1e3,
+               lines, res[0].gbps > 0 ? 100.0 * lines / res[0].gbps : 0.0);
+    }
+    clb_tensor *const all[] = {x, s, table, rows_idx, along_idx, table_head, seq_idx, few_idx};
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++) clb_tensor_release(all[i]);
     peer_close(&pe);
     clb_context_release(ctx);
     return 0;

@@ -624,6 +624,9 @@ static void take_forms(clb_context *ctx, const char *sel)
         take_case(ctx, CLB_FLOAT32, (int64_t[]){6, 40}, 1, 1, (int64_t[]){7}, false, CLB_INT16, 33);
         take_case(ctx, CLB_FLOAT32, (int64_t[]){40, 30}, 1, 2, (int64_t[]){40, 5}, true, CLB_INT64, 34);
         take_case(ctx, CLB_FLOAT32, (int64_t[]){9, 30}, 0, 2, (int64_t[]){7, 30}, true, CLB_UINT64, 35);
+        /* 1200 elements: two work items of the CPU form (1024 a work item), the
+           second starting mid-row and ending on a partial batch of 16. */
+        take_case(ctx, CLB_FLOAT32, (int64_t[]){40, 37}, 1, 2, (int64_t[]){40, 30}, true, CLB_INT64, 38);
         if (form) {
             take_case(ctx, CLB_INT8, (int64_t[]){200, 48}, 0, 1, (int64_t[]){300}, false, CLB_UINT8, 36);
             take_case(ctx, CLB_INT64, (int64_t[]){40, 64}, 0, 1, (int64_t[]){130}, false, CLB_INT16, 37);

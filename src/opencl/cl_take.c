@@ -65,7 +65,7 @@ clb_status clb__cl_gather(clb_context *ctx, const clb__gather_op *op, void *cons
         {"CLB_TAKE_ROW", row},
         {"CLB_TAKE_RUNS", runs},
         {"CLB_TAKE_NT", runs && row && clb__cl_streaming(cl, rows * op->inner * esize)},
-        {"CLB_TAKE_PREFETCH", runs && row && cl->loops}};
+        {"CLB_TAKE_PREFETCH", runs && cl->loops}};
     /* The flag starts as zero without a command of its own. */
     CLB_TRY(clb__cl_index_buffer_from(cl, sizeof zero, &zero, "take's index check", &flag));
     CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_TAKE, defs, 6, 0, "clb_take", &k));

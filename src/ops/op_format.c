@@ -94,7 +94,10 @@ clb_status clb_tensor_format(const clb_tensor *t, char *buf, size_t size, size_t
     int64_t kept_shape[CLB_MAX_DIMS];
     if (needed) *needed = 0;
     if (buf && size > 0) buf[0] = '\0';
-    if (!needed) return clb__fail(CLB_ERR_INVALID_ARGUMENT, "clb_tensor_format: needed is NULL");
+    if (!needed)
+        return clb__fail(CLB_ERR_INVALID_ARGUMENT,
+                         "clb_tensor_format: needed is NULL; pass the address of a size_t: it "
+                         "receives the text's full length + 1, which tells a truncated text");
     if (!buf && size > 0)
         return clb__fail(CLB_ERR_INVALID_ARGUMENT,
                          "clb_tensor_format: buf is NULL but size is %zu; pass size 0 to ask "

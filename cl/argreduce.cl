@@ -1,13 +1,18 @@
 /* Index of the extreme along the rows of a C-contiguous (rows, len) input:
  * out[out_offset + row] = the first r whose element in[in_offset + row * len + r]
- * is the largest (CLB_ARGMIN=0) or smallest (CLB_ARGMIN=1), a NaN counting as
- * the extreme (the first NaN wins), as numpy.argmax / argmin. The op layer
- * makes the input contiguous with the reduced axis last (src/ops/op_stats.c).
+ * is the largest (clb_argmax) or smallest (clb_argmin), a NaN counting as the
+ * extreme (the first NaN wins), as numpy.argmax / argmin. The op layer makes
+ * the input contiguous with the reduced axis last (src/ops/op_stats.c).
+ *
+ * One program per input dtype (and scan form) holds both: argmax and argmin
+ * of a dtype share its build (clb_argmax / clb_argmax_merge, clb_argmin /
+ * clb_argmin_merge). The bodies are always-inline functions of a literal
+ * is_min, so each kernel compiles to the code a -D of its own would give.
  *
  * One work-group per segment (a row, or a piece of one; groups stride over the
  * segments): each lane scans every lanes-th element keeping its first best,
  * then the lanes merge by a tree in local memory, where a tie goes to the
- * smaller index. Rows in several pieces then go through clb_argreduce_merge.
+ * smaller index. Rows in several pieces then go through the merge kernels.
  *
  * CLB_ARG_VEC=1 (float16 and float32 where a work-group is a loop, one lane per
  * group): the segment is scanned as four chains of 16 vector lanes, each lane
@@ -17,9 +22,6 @@
 
 #ifndef CLB_IN_DTYPE
 #define CLB_IN_DTYPE 10
-#endif
-#ifndef CLB_ARGMIN
-#define CLB_ARGMIN 0
 #endif
 #ifndef CLB_ARG_VEC
 #define CLB_ARG_VEC 0
@@ -33,7 +35,8 @@
 typedef CLB_REG(CLB_IN_DTYPE) arg_t;
 
 /* Whether (b, ib) replaces (a, ia) as the best so far; an index < 0 is "none yet". */
-static bool clb_arg_wins(arg_t b, long ib, arg_t a, long ia)
+__attribute__((always_inline)) inline bool clb_arg_wins(arg_t b, long ib, arg_t a, long ia,
+                                                        const bool is_min)
 {
     if (ib < 0) return false;
     if (ia < 0) return true;
@@ -41,11 +44,7 @@ static bool clb_arg_wins(arg_t b, long ib, arg_t a, long ia)
     if (isnan(a)) return isnan(b) && ib < ia;
     if (isnan(b)) return true;
 #endif
-#if CLB_ARGMIN
-    return b < a || (b == a && ib < ia);
-#else
-    return b > a || (b == a && ib < ia);
-#endif
+    return (is_min ? b < a : b > a) || (b == a && ib < ia);
 }
 
 CLB_ARGS_PROBE(CLB_ARGRED_ARGS_VECS)
@@ -61,15 +60,18 @@ CLB_ARGS_PROBE(CLB_ARGRED_ARGS_VECS)
 /* Segment s = (row, piece) = (s / pieces, s % pieces) of the launch covers
    elements [piece * chunk, min(len, piece * chunk + chunk)) of its row; the
    index (within the row) of its first best element goes to out[out_offset + s].
-   With one piece a row that is the row's result; with more, clb_argreduce_merge
+   With one piece a row that is the row's result; with more, the merge kernel
    folds each row's pieces (long rows on few outputs, and rows longer than a
-   loop-limited device lets one work item scan). */
-__kernel void clb_argreduce(__global const CLB_STORAGE(CLB_IN_DTYPE) *in, __global long *out,
-                            CLB_ARGS_PARAMS(CLB_ARGRED_ARGS_VECS))
+   loop-limited device lets one work item scan). lv and li: the work-group's
+   CLB_ARG_LANES entries of local memory (unused by the vector scan). */
+__attribute__((always_inline)) inline void clb_argreduce_rows(
+    __global const CLB_STORAGE(CLB_IN_DTYPE) *in, __global long *out, __local arg_t *lv,
+    __local long *li, CLB_ARGS_PARAMS(CLB_ARGRED_ARGS_VECS), const bool is_min)
 {
     CLB_ARGRED_UNPACK();
     const long segments = rows * pieces;
 #if CLB_ARG_VEC
+    (void)lv, (void)li;
 #if CLB_IN_DTYPE == 9
 #define CLB_ARG_VLOAD(p, at) vload_half16(0, (p) + (at))
 #else
@@ -77,11 +79,8 @@ __kernel void clb_argreduce(__global const CLB_STORAGE(CLB_IN_DTYPE) *in, __glob
 #endif
 #define CLB_ARG_CHAINS 4
 /* Lanes where x replaces the best so far b: strictly better, or the first NaN. */
-#if CLB_ARGMIN
-#define CLB_ARG_WINS16(x, b) (isless((x), (b)) | (isnan(x) & ~isnan(b)))
-#else
-#define CLB_ARG_WINS16(x, b) (isgreater((x), (b)) | (isnan(x) & ~isnan(b)))
-#endif
+#define CLB_ARG_WINS16(x, b)                                                                       \
+    ((is_min ? isless((x), (b)) : isgreater((x), (b))) | (isnan(x) & ~isnan(b)))
     for (long s = (long)get_global_id(0); s < segments; s += (long)get_global_size(0)) {
         const long row = s / pieces, r0 = (s - row * pieces) * chunk;
         const long base = in_offset + row * len, end = min(len, r0 + chunk);
@@ -132,14 +131,14 @@ __kernel void clb_argreduce(__global const CLB_STORAGE(CLB_IN_DTYPE) *in, __glob
             vstore16(vb[0], 0, lb);
             vstore16(vi[0], 0, li16);
             for (int v = 0; v < 16; v++)
-                if (clb_arg_wins(lb[v], li16[v], best, bi)) {
+                if (clb_arg_wins(lb[v], li16[v], best, bi, is_min)) {
                     best = lb[v];
                     bi = li16[v];
                 }
         }
         for (; r < end; r++) {
             arg_t v = CLB_LOAD(CLB_IN_DTYPE, in, base + r);
-            if (clb_arg_wins(v, r, best, bi)) {
+            if (clb_arg_wins(v, r, best, bi, is_min)) {
                 best = v;
                 bi = r;
             }
@@ -147,8 +146,6 @@ __kernel void clb_argreduce(__global const CLB_STORAGE(CLB_IN_DTYPE) *in, __glob
         out[out_offset + s] = bi;
     }
 #else
-    __local arg_t lv[CLB_ARG_LANES];
-    __local long li[CLB_ARG_LANES];
     const int lane = (int)get_local_id(0), lanes = (int)get_local_size(0);
     for (long s = (long)get_group_id(0); s < segments; s += (long)get_num_groups(0)) {
         const long row = s / pieces, r0 = (s - row * pieces) * chunk;
@@ -157,7 +154,7 @@ __kernel void clb_argreduce(__global const CLB_STORAGE(CLB_IN_DTYPE) *in, __glob
         long bi = -1;
         for (long r = r0 + lane; r < end; r += lanes) {
             arg_t v = CLB_LOAD(CLB_IN_DTYPE, in, base + r);
-            if (clb_arg_wins(v, r, best, bi)) {
+            if (clb_arg_wins(v, r, best, bi, is_min)) {
                 best = v;
                 bi = r;
             }
@@ -166,7 +163,7 @@ __kernel void clb_argreduce(__global const CLB_STORAGE(CLB_IN_DTYPE) *in, __glob
         li[lane] = bi;
         barrier(CLK_LOCAL_MEM_FENCE);
         for (int w = lanes / 2; w > 0; w >>= 1) {
-            if (lane < w && clb_arg_wins(lv[lane + w], li[lane + w], lv[lane], li[lane])) {
+            if (lane < w && clb_arg_wins(lv[lane + w], li[lane + w], lv[lane], li[lane], is_min)) {
                 lv[lane] = lv[lane + w];
                 li[lane] = li[lane + w];
             }
@@ -180,9 +177,9 @@ __kernel void clb_argreduce(__global const CLB_STORAGE(CLB_IN_DTYPE) *in, __glob
 
 /* Each row's result from its pieces' (part[row * pieces + p], indices within
    the row, in the order of the row): the first best, by clb_arg_wins. */
-__kernel void clb_argreduce_merge(__global const CLB_STORAGE(CLB_IN_DTYPE) *in,
-                                  __global long *out, __global const long *part,
-                                  CLB_ARGS_PARAMS(CLB_ARGRED_ARGS_VECS))
+__attribute__((always_inline)) inline void clb_argreduce_fold(
+    __global const CLB_STORAGE(CLB_IN_DTYPE) *in, __global long *out, __global const long *part,
+    CLB_ARGS_PARAMS(CLB_ARGRED_ARGS_VECS), const bool is_min)
 {
     CLB_ARGRED_UNPACK();
     for (long row = (long)get_global_id(0); row < rows; row += (long)get_global_size(0)) {
@@ -191,7 +188,7 @@ __kernel void clb_argreduce_merge(__global const CLB_STORAGE(CLB_IN_DTYPE) *in,
         for (long p = 0; p < pieces; p++) {
             const long at = part[row * pieces + p];
             const arg_t v = CLB_LOAD(CLB_IN_DTYPE, in, in_offset + row * len + at);
-            if (clb_arg_wins(v, at, best, bi)) {
+            if (clb_arg_wins(v, at, best, bi, is_min)) {
                 best = v;
                 bi = at;
             }
@@ -199,3 +196,28 @@ __kernel void clb_argreduce_merge(__global const CLB_STORAGE(CLB_IN_DTYPE) *in,
         out[out_offset + row] = bi;
     }
 }
+
+/* The kernels: argmax and argmin, each with its merge of pieces. The
+   work-group tree's local memory (none for the vector scan). */
+#if CLB_ARGRED_ARGS_VECS != 1
+#error "the kernels pass clb_args0 alone"
+#endif
+#if CLB_ARG_VEC
+#define CLB_ARG_LOCAL(lv, li) __local arg_t *lv = 0; __local long *li = 0
+#else
+#define CLB_ARG_LOCAL(lv, li) __local arg_t lv[CLB_ARG_LANES]; __local long li[CLB_ARG_LANES]
+#endif
+#define CLB_ARG_KERNELS(name, is_min)                                                              \
+    __kernel void name(__global const CLB_STORAGE(CLB_IN_DTYPE) *in, __global long *out,           \
+                       CLB_ARGS_PARAMS(CLB_ARGRED_ARGS_VECS))                                      \
+    {                                                                                              \
+        CLB_ARG_LOCAL(lv, li);                                                                     \
+        clb_argreduce_rows(in, out, lv, li, clb_args0, is_min);                                    \
+    }                                                                                              \
+    __kernel void name##_merge(__global const CLB_STORAGE(CLB_IN_DTYPE) *in, __global long *out,   \
+                               __global const long *part, CLB_ARGS_PARAMS(CLB_ARGRED_ARGS_VECS))   \
+    {                                                                                              \
+        clb_argreduce_fold(in, out, part, clb_args0, is_min);                                      \
+    }
+CLB_ARG_KERNELS(clb_argmax, false)
+CLB_ARG_KERNELS(clb_argmin, true)

@@ -37,7 +37,9 @@
  * CLB_MOMENTS=1 (clb_var / clb_std): the fold is Welford's update of (mean,
  * M2) on the values shifted by the output's first value (so a large common
  * mean costs no precision), lanes and chunks merged with Chan's formula; the
- * result is M2 / max(count - correction, 0), or its square root (CLB_ROOT).
+ * result is M2 / max(count - correction, 0), or its square root where the
+ * launch description's CLB_ER_ROOT is set (clb_std: var and std of a shape
+ * share the program).
  * Partials are (mean, M2) pairs, merged by clb_moments_merge below.
  *
  * CLB_ONLINE=1 (softmax, log_softmax, logsumexp): the fold keeps (m, s), the
@@ -107,9 +109,6 @@
 #endif
 #ifndef CLB_SOFTMAX_ROWS
 #define CLB_SOFTMAX_ROWS 0
-#endif
-#ifndef CLB_ROOT
-#define CLB_ROOT 0
 #endif
 #ifndef CLB_EVAL_BODY /* x * x */
 #ifndef CLB_IN1_DTYPE
@@ -471,15 +470,13 @@ static void clb_chan(clb_acc_t *na, clb_acc_t *ma, clb_acc_t *Ma, clb_acc_t nb, 
     *na = n;
 }
 
-/* M2 over count - correction (NumPy: max(count - ddof, 0); 0 gives inf or nan). */
-static clb_acc_t clb_moments_result(clb_acc_t m2, long n, long correction)
+/* M2 over count - correction (NumPy: max(count - ddof, 0); 0 gives inf or nan),
+   or its square root (root != 0: clb_std). */
+static clb_acc_t clb_moments_result(clb_acc_t m2, long n, long correction, long root)
 {
     const long div = n - correction > 0 ? n - correction : 0;
-    clb_acc_t v = m2 / (clb_acc_t)div;
-#if CLB_ROOT
-    v = sqrt(v);
-#endif
-    return v;
+    const clb_acc_t v = m2 / (clb_acc_t)div;
+    return root ? sqrt(v) : v;
 }
 #endif
 
@@ -494,7 +491,8 @@ static clb_acc_t clb_moments_result(clb_acc_t m2, long n, long correction)
 #elif CLB_MOMENTS && CLB_FINAL
 #define CLB_WRITE(o, acc, comp)                                                                    \
     CLB_STORE(CLB_OUT_DTYPE, out, out_offset + (o),                                                \
-              CLB_CONVERT(CLB_OUT_DTYPE, CLB_ACC_DTYPE, clb_moments_result((comp), red_numel, count)))
+              CLB_CONVERT(CLB_OUT_DTYPE, CLB_ACC_DTYPE,                                            \
+                          clb_moments_result((comp), red_numel, count, root)))
 #elif CLB_MOMENTS || CLB_ONLINE
 #define CLB_WRITE(o, acc, comp)                                                                    \
     do {                                                                                           \
@@ -533,9 +531,9 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
     const clb_index red_numel = (clb_index)era_[CLB_ER_RED_NUMEL];
     const clb_index chunk = (clb_index)era_[CLB_ER_CHUNK];
     const int lx_count = (int)era_[CLB_ER_X], ly_count = (int)era_[CLB_ER_Y];
-    const long count = era_[CLB_ER_COUNT];
+    const long count = era_[CLB_ER_COUNT], root = era_[CLB_ER_ROOT];
     const clb_index gy = (clb_index)get_group_id(1);
-    (void)count;
+    (void)count, (void)root;
     (void)clb_opaque_zero;
     (void)out_offset;
     p1 += era_[CLB_ER_IN_OFFSET(0)];

@@ -121,7 +121,8 @@
 #define CLB_ER_X 12
 #define CLB_ER_Y 13
 #define CLB_ER_COUNT 14
-#define CLB_ER_ARGS_LEN 15
+#define CLB_ER_ROOT 15                            /* clb_std: the square root of the variance */
+#define CLB_ER_ARGS_LEN 16
 #define CLB_ER_ARGS_VECS 1                        /* long16 arguments: 16 slots */
 
 /* clb_matmul's own kernels (cl/matmul.cl): operand 0 is out, 1 a, 2 b. The

@@ -38,8 +38,8 @@ __kernel void clb_moments_merge(__global CLB_STORAGE(CLB_OUT_DTYPE) *out,
         if (len <= 0) break; /* past the range: nothing folded there */
         clb_chan(&n, &mean, &m2, (clb_acc_t)len, partial[at], partial[at + 1]);
     }
-    CLB_STORE(CLB_OUT_DTYPE, out, out_offset + o,
-              CLB_CONVERT(CLB_OUT_DTYPE, CLB_ACC_DTYPE, clb_moments_result(m2, red_numel, correction)));
+    const clb_acc_t r = clb_moments_result(m2, red_numel, correction, era_[CLB_ER_ROOT]);
+    CLB_STORE(CLB_OUT_DTYPE, out, out_offset + o, CLB_CONVERT(CLB_OUT_DTYPE, CLB_ACC_DTYPE, r));
 }
 #endif
 

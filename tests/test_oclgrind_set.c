@@ -522,7 +522,7 @@ static void slices(clb_context *ctx)
     clb_tensor_release(dx);
 }
 
-/* ---- argmax / argmin (cl/argreduce.cl): one program per dtype class and op ---- */
+/* ---- argmax / argmin (cl/argreduce.cl): one program per dtype class, both ops ---- */
 
 static void argreductions(clb_context *ctx)
 {

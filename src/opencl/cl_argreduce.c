@@ -1,6 +1,8 @@
 /* Driver of cl/argreduce.cl: argmax / argmin along contiguous rows, one
  * work-group per segment (a row, or a piece of a long one; groups stride over
- * the segments beyond the launch's), then one merge per row in pieces. */
+ * the segments beyond the launch's), then one merge per row in pieces. Both
+ * ops of a dtype are kernels of one program: the second op a process uses
+ * costs a kernel, not another program build. */
 #include "cl_launch.h"
 
 #include "cl_args.h"
@@ -104,6 +106,8 @@ clb_status clb__cl_argreduce(clb_context *ctx, const clb__argreduce_op *op, void
     clb__cl_kernel *k = NULL; /* cached; the cache stays locked until the launch is enqueued */
     cl_mem part = NULL;
     cl_int err = CL_SUCCESS;
+    /* The program's kernels: 0 clb_argmax, 1 its merge, 2 clb_argmin, 3 its merge. */
+    const int first = op->is_min ? 2 : 0;
     if (op->rows == 0) return CLB_OK;
     if (op->in == CLB_FLOAT64 && !ctx->info.has_fp64)
         return clb__fail(CLB_ERR_DTYPE,
@@ -115,14 +119,13 @@ clb_status clb__cl_argreduce(clb_context *ctx, const clb__argreduce_op *op, void
     size_t lanes = lanes_wanted(ctx);
     bool vec = lanes == 1 && (op->in == CLB_FLOAT32 || op->in == CLB_FLOAT16) &&
                op->len <= INT32_MAX - 16;
-    clb__kernel_define defs[] = {{"CLB_IN_DTYPE", op->in}, {"CLB_ARGMIN", op->is_min},
-                                 {"CLB_ARG_VEC", vec}};
+    clb__kernel_define defs[] = {{"CLB_IN_DTYPE", op->in}, {"CLB_ARG_VEC", vec}};
     char options[CLB__KERNEL_OPTIONS_MAX];
-    CLB_TRY(clb__kernel_options(defs, 3, options, sizeof options));
+    CLB_TRY(clb__kernel_options(defs, 2, options, sizeof options));
     CLB_TRY(clb__program_cache_get(cl->programs, CLB__KERNEL_ARGREDUCE, options, &program));
     CLB_TRY(clb__cl_check_args(cl, CLB__KERNEL_ARGREDUCE, program));
-    CLB_TRY(clb__cl_kernel_for(cl, CLB__KERNEL_ARGREDUCE, program, 0,
-                               clb__kernel_function(CLB__KERNEL_ARGREDUCE), &k));
+    CLB_TRY(clb__cl_kernel_for(cl, CLB__KERNEL_ARGREDUCE, program, first,
+                               op->is_min ? "clb_argmin" : "clb_argmax", &k));
     while (lanes & (lanes - 1)) lanes &= lanes - 1; /* a power of two: the tree halves */
     while (lanes > 1 && (lanes > k->wg_max || (int64_t)lanes / 2 >= op->len)) lanes /= 2;
 
@@ -141,8 +144,8 @@ clb_status clb__cl_argreduce(clb_context *ctx, const clb__argreduce_op *op, void
     k = NULL;
 
     if (pieces > 1) {
-        CLB_TRY(clb__cl_kernel_for(cl, CLB__KERNEL_ARGREDUCE, program, 1, "clb_argreduce_merge",
-                                   &k));
+        CLB_TRY(clb__cl_kernel_for(cl, CLB__KERNEL_ARGREDUCE, program, first + 1,
+                                   op->is_min ? "clb_argmin_merge" : "clb_argmax_merge", &k));
         bufs[1] = (cl_mem)handles[0], bufs[2] = part;
         CLB_TRY(run_kernel(cl, op, k, bufs, 3, op->out_offset, chunk, pieces, op->rows, 1));
     }

@@ -286,10 +286,10 @@ static clb_status er_options(const clb__expr *e, const er_job *job, const er_tab
     }
     const int64_t defs[] = {job->op.in, g->acc, job->op.out, job->op.op, g->final, t->kdim,
                             t->rdim, g->tree, g->klanes, g->ktile, g->klanes ? KVEC : VEC,
-                            job->moments, job->online, job->root, g->wide, !loads_only(e)};
+                            job->moments, job->online, g->wide, !loads_only(e)};
     static const char *const names[] = {
         "EXPR_DTYPE", "ACC_DTYPE", "OUT_DTYPE", "OP", "FINAL", "KDIM", "RDIM", "TREE",
-        "KLANES", "KTILE", "VEC", "MOMENTS", "ONLINE", "ROOT", "INDEX64", "SCALAR_LANES"};
+        "KLANES", "KTILE", "VEC", "MOMENTS", "ONLINE", "INDEX64", "SCALAR_LANES"};
     _Static_assert(sizeof defs / sizeof defs[0] == sizeof names / sizeof names[0], "one name each");
     for (size_t i = 0; i < sizeof defs / sizeof defs[0] && ok; i++) {
         char f[40];
@@ -350,6 +350,8 @@ static void er_args(const er_job *job, const er_tables *t, const er_shape *g, cl
     args->v[CLB_ER_X] = g->lx;
     args->v[CLB_ER_Y] = g->ly;
     args->v[CLB_ER_COUNT] = job->moments ? job->correction : job->op.count;
+    /* std's square root at the end, not a define: var and std share a program. */
+    args->v[CLB_ER_ROOT] = job->moments && job->root;
 }
 
 /* Sets the main kernel's arguments and enqueues it: the output (or the

@@ -23,7 +23,7 @@ static const struct {
     [CLB__KERNEL_MATMUL] = {"matmul.cl", "clb_matmul", false, NULL},
     [CLB__KERNEL_MAP] = {"elementwise.cl", "clb_map", true, NULL},
     [CLB__KERNEL_EVAL] = {"eval.cl", "clb_eval", true, NULL},
-    [CLB__KERNEL_ARGREDUCE] = {"argreduce.cl", "clb_argreduce", false, NULL},
+    [CLB__KERNEL_ARGREDUCE] = {"argreduce.cl", "clb_argmax", false, NULL},
     [CLB__KERNEL_EVAL_REDUCE] = {"eval_reduce.cl", "clb_eval_reduce", true, "stats.cl"},
     [CLB__KERNEL_FILL] = {"fill.cl", "clb_fill", false, NULL},
     [CLB__KERNEL_GENERATE] = {"generate.cl", "clb_generate", false, NULL},

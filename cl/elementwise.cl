@@ -200,6 +200,29 @@ typedef CLB_CAT(ulong, CLB_VEC) clb_cmask_t;
 #define CLB_VECTOR 0
 #endif
 
+/* float16/32 sin, cos and tan with CLB_OWN_MATH (CPU devices): a chunk's
+   elements take the branch-free clb_mf_*_run of cl/scalar_ops.cl, which flag a
+   finite |x| past the polynomials' range (2^20, 256 without float64) instead
+   of branching to the built-in per element; a flagged chunk (rare) is computed
+   again element by element with the exact helper, so the values are the ones
+   the exact helper gives. The branch per element kept PoCL's chunks scalar:
+   clb_unary(CLB_SIN) took 2-3x the time of sin(x) in clb_eval, whose chunks
+   do the same (cl/eval.cl). */
+#if CLB_KIND == 0 && CLB_MF_RUNS && (CLB_COMPUTE_DTYPE == 9 || CLB_COMPUTE_DTYPE == 10)
+#if CLB_OP == CLB_SIN
+#define CLB_OP_RUN clb_mf_sin_run
+#elif CLB_OP == CLB_COS
+#define CLB_OP_RUN clb_mf_cos_run
+#elif CLB_OP == CLB_TAN
+#define CLB_OP_RUN clb_mf_tan_run
+#endif
+#endif
+#ifdef CLB_OP_RUN
+#define CLB_VALUE_RUN(j, S1, big)                                                                  \
+    CLB_CONVERT(CLB_OUT_DTYPE, CLB_EVAL_DTYPE,                                                     \
+                CLB_FINISH(CLB_OP_RUN(CLB_IN(1, CLB_IN0_DTYPE, j, S1), big)))
+#endif
+
 /* The work item's CLB_VEC elements at p0..p3 with inner strides S0..S3. Every
    value is computed before any is stored: the compiler cannot prove out apart
    from the inputs (in place is allowed), and this order lets literal 0s and 1s
@@ -215,6 +238,18 @@ typedef CLB_CAT(ulong, CLB_VEC) clb_cmask_t;
             _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++) r_[v] = CLB_VALUE(v, S1, S2, S3);  \
             CLB_STORE_CHUNK(S0);                                                                   \
         }                                                                                          \
+    } while (0)
+#elif defined(CLB_OP_RUN)
+#define CLB_FULL_CHUNK(S0, S1, S2, S3)                                                             \
+    do {                                                                                           \
+        clb_outv_t r_[CLB_VEC];                                                                    \
+        int big_ = 0;                                                                              \
+        _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++) r_[v] = CLB_VALUE_RUN(v, S1, &big_);   \
+        if (big_) { /* a large argument: the chunk again, exactly */                               \
+            _Pragma("nounroll") for (int v = 0; v < CLB_VEC; v++)                                  \
+                r_[v] = CLB_VALUE(v, S1, S2, S3);                                                  \
+        }                                                                                          \
+        CLB_STORE_CHUNK(S0);                                                                       \
     } while (0)
 #else
 #define CLB_FULL_CHUNK(S0, S1, S2, S3)                                                             \

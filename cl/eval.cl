@@ -335,11 +335,7 @@ typedef CLB_CAT(CLB_STORAGE(CLB_OUT_DTYPE), CLB_VEC) clb_outvec_t;
    finite |x| > 2^20, or 256 without float64) is computed again element by
    element with the exact helpers. Without trig in the body clb_big_ stays 0
    and the second pass is dead code. */
-#if CLB_OWN_MATH && (defined(CLB_USE_9) || defined(CLB_USE_10))
-#define CLB_TRIG_RUN 1
-#else
-#define CLB_TRIG_RUN 0
-#endif
+#define CLB_TRIG_RUN CLB_MF_RUNS
 
 /* The result of the body: a store, or in a chunk a register (redefined there). */
 #define CLB_RESULT(x) CLB_STORE(CLB_OUT_DTYPE, p0, o0, x)

@@ -303,9 +303,10 @@ inline float clb_rhd(double x)
  * normals (cl/random.h); accuracy against float64 libm in docs/semantics.md.
  * sin, cos and tan call the built-in past |x| = 2^20 (256 without float64),
  * where the reduction by pi/2 would lose bits; that branch keeps the element
- * scalar, so cl/eval.cl's chunks use the branch-free clb_mf_*_run below. Every
- * ?: here selects between values already computed (clang emits a branch for
- * an arm that is an expression, and a branch per element splits a chunk). */
+ * scalar, so the chunks of cl/eval.cl and cl/elementwise.cl use the branch-free
+ * clb_mf_*_run below (CLB_MF_RUNS). Every ?: here selects between values
+ * already computed (clang emits a branch for an arm that is an expression, and
+ * a branch per element splits a chunk). */
 #if !defined(CLB_OWN_MATH)
 #define CLB_OWN_MATH 0
 #endif
@@ -507,7 +508,7 @@ CLB_MF float clb_mf_tan(float a)
 }
 
 /* sin, cos and tan without the branch, for a run of elements computed side by
-   side (cl/eval.cl's chunks): |a| <= CLB_MF_TRIG_MAX as above, NaN for +-inf and
+   side (the chunks of cl/eval.cl and cl/elementwise.cl): |a| <= CLB_MF_TRIG_MAX as above, NaN for +-inf and
    NaN, and for a larger finite a a placeholder and *big set, after which the
    caller computes the run again with the functions above. A branch per element
    splits the run into blocks that the compiler does not vectorise together: a
@@ -555,6 +556,16 @@ CLB_MF float clb_mf_tan_run(float a, int *big)
     CLB_MF float clb_log1p_##dt(float a) { return clb_mf_log1p(a); }                               \
     CLB_MF float clb_log2_##dt(float a) { return clb_mf_log2(a); }                                 \
     CLB_MF float clb_log10_##dt(float a) { return clb_mf_log10(a); }
+#endif
+
+/* 1 where the clb_mf_*_run forms exist (float16 or float32 helpers with
+   CLB_OWN_MATH): a kernel that computes a chunk of elements side by side takes
+   them for sin, cos and tan, and computes a chunk that set the flag again with
+   the exact helpers (cl/eval.cl, cl/elementwise.cl). */
+#if CLB_OWN_MATH && (defined(CLB_USE_9) || defined(CLB_USE_10))
+#define CLB_MF_RUNS 1
+#else
+#define CLB_MF_RUNS 0
 #endif
 
 /* ---- the sets, per compute dtype -------------------------------------------------------- */

@@ -238,14 +238,23 @@ static void test_devices_match_host(void **state)
    256 without float64 -- and compute that chunk again with the built-in):
    chunks without such an argument, chunks with one at either end, and the
    special values. Ordinary arguments keep off tan's poles. */
+enum { NMIXED = 200 };
+
+/* Ordinary arguments in [-9.5, 9.5] and, in some chunks, large ones and the
+   special values. */
+static void mixed_args(double v[NMIXED])
+{
+    for (int i = 0; i < NMIXED; i++) v[i] = -9.5 + 19.0 * (double)i / NMIXED + 0.01;
+    const int at[] = {17, 47, 64, 100, 120, 131, 150, 151, 166, 199};
+    const double big[] = {1e7, -3e38, 300.0, 1048577.0, 1e30, INFINITY, -INFINITY, NAN, -0.0, 88.5};
+    for (size_t k = 0; k < sizeof at / sizeof at[0]; k++) v[at[k]] = big[k];
+}
+
 static void fused_body(clb_context *ctx, const char *selector)
 {
-    enum { N = 200 };
+    enum { N = NMIXED };
     double v[N];
-    for (int i = 0; i < N; i++) v[i] = -9.5 + 19.0 * (double)i / N + 0.01;
-    const int at[] = {17, 47, 64, 100, 131, 150, 151, 166, 199};
-    const double big[] = {1e7, -3e38, 300.0, 1048577.0, INFINITY, -INFINITY, NAN, -0.0, 88.5};
-    for (size_t k = 0; k < sizeof at / sizeof at[0]; k++) v[at[k]] = big[k];
+    mixed_args(v);
     const int64_t shape[1] = {N};
     static const char *const exprs[] = {
         "sin(x) + tanh(x)",
@@ -283,6 +292,50 @@ static void test_fused_functions_match_host(void **state)
 {
     (void)state;
     clbt_for_each_device(fused_body);
+}
+
+/* The same arguments through clb_unary (cl/elementwise.cl, whose CPU chunks
+   take the branch-free sin, cos and tan and compute a chunk with a finite
+   |x| > 2^20 again exactly): float32 sin, cos and tan contiguous, sin through a
+   transposed view (the strided kernel), and float16 sin. */
+static void unary_trig_body(clb_context *ctx, const char *selector)
+{
+    double v[NMIXED];
+    mixed_args(v);
+    const int64_t shape[1] = {NMIXED}, shape2[2] = {20, NMIXED / 20};
+    static const clb_unary_op ops[] = {CLB_SIN, CLB_COS, CLB_TAN};
+    for (int k = 0; k < 5; k++) {
+        const clb_dtype t = k == 4 ? CLB_FLOAT16 : CLB_FLOAT32;
+        const clb_unary_op op = k < 3 ? ops[k] : CLB_SIN;
+        clb_tensor *x = floats(ctx, t, k == 3 ? 2 : 1, k == 3 ? shape2 : shape, v);
+        clb_tensor *hx = floats(host, t, k == 3 ? 2 : 1, k == 3 ? shape2 : shape, v);
+        if (k == 3) { /* (10, 20) views with inner stride 10 */
+            clb_tensor *tx = NULL, *thx = NULL;
+            CLBT_OK(clb_swapaxes(x, 0, 1, &tx));
+            CLBT_OK(clb_swapaxes(hx, 0, 1, &thx));
+            clb_tensor_release(x);
+            clb_tensor_release(hx);
+            x = tx, hx = thx;
+        }
+        clb_tensor *got = NULL, *want = NULL;
+        CLBT_OK(clb_unary(op, x, &got));
+        CLBT_OK(clb_unary(op, hx, &want));
+        char what[128];
+        snprintf(what, sizeof what, "clb_unary %s of %s%s on %s", clb_unary_op_name(op),
+                 clb_dtype_name(t), k == 3 ? " (transposed)" : "", selector);
+        clbt_assert_matches_host(got, want, t == CLB_FLOAT16 ? 2e-3 : 4e-6,
+                                 t == CLB_FLOAT16 ? 1e-3 : 1e-6, what);
+        clb_tensor_release(x);
+        clb_tensor_release(hx);
+        clb_tensor_release(got);
+        clb_tensor_release(want);
+    }
+}
+
+static void test_unary_trig_matches_host(void **state)
+{
+    (void)state;
+    clbt_for_each_device(unary_trig_body);
 }
 
 /* ---- all / any ------------------------------------------------------------------- */
@@ -383,6 +436,7 @@ int main(void)
         cmocka_unit_test(test_result_dtypes),
         cmocka_unit_test(test_devices_match_host),
         cmocka_unit_test(test_fused_functions_match_host),
+        cmocka_unit_test(test_unary_trig_matches_host),
         cmocka_unit_test(test_all_any),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,7 +1,9 @@
 /* bench_ab's pattern table and how each pattern runs on one loaded build:
  * the broadcasting patterns of `clb bench` and every pattern of issue 32's
  * table (reductions over either axis, sum_to_shape, channel mean, var,
- * softmax, matmul, the fused batch norm, tensor_to_context on one device). */
+ * softmax, matmul, the fused batch norm, tensor_to_context on one device) and
+ * the float32 functions that CPU devices compute with the library's own
+ * straight-line code (issue 28), by clb_unary, and sin by clb_eval_into. */
 #include "bench_ab_cases.h"
 
 #include <dlfcn.h>
@@ -47,8 +49,36 @@ const ab_pattern ab_patterns[] = {
      1},
     {"smallbn", "small batch-norm eval (64,64)", K_EVAL, 0, 2, {64, 64}, 1, {64}, 2, {64, 64}, 0, {0},
      0},
+    /* float32 functions over 2^22 values in [0.5, 1.5): ab_fns says which */
+#define FN(key, how) {key, key " (2^22,) " how, K_FN, 0, 1, {1 << 22}, 0, {0}, 1, {1 << 22}, 0, {0}, 0}
+    FN("sin", "clb_unary"), FN("cos", "clb_unary"), FN("tan", "clb_unary"),
+    FN("exp", "clb_unary"), FN("log", "clb_unary"), FN("tanh", "clb_unary"),
+    FN("sigmoid", "clb_unary"), FN("expm1", "clb_unary"), FN("log1p", "clb_unary"),
+    FN("log2", "clb_unary"), FN("log10", "clb_unary"),
+#undef FN
+    {"esin", "sin(x) (2^22,) clb_eval_into", K_FN, 0, 1, {1 << 22}, 0, {0}, 1, {1 << 22}, 0, {0}, 0},
 };
 const int ab_npatterns = (int)(sizeof ab_patterns / sizeof ab_patterns[0]);
+
+/* The K_FN patterns by key: clb_unary(op), a new output per call as NumPy's
+   f(x), or (expr) clb_eval_into of expr over x. */
+static const struct ab_fn {
+    const char *key;
+    clb_unary_op op;
+    const char *expr;
+} ab_fns[] = {
+    {"sin", CLB_SIN, NULL},         {"cos", CLB_COS, NULL},     {"tan", CLB_TAN, NULL},
+    {"exp", CLB_EXP, NULL},         {"log", CLB_LOG, NULL},     {"tanh", CLB_TANH, NULL},
+    {"sigmoid", CLB_SIGMOID, NULL}, {"expm1", CLB_EXPM1, NULL}, {"log1p", CLB_LOG1P, NULL},
+    {"log2", CLB_LOG2, NULL},       {"log10", CLB_LOG10, NULL}, {"esin", CLB_SIN, "sin(x)"},
+};
+
+static const struct ab_fn *ab_fn_of(const ab_pattern *p)
+{
+    for (size_t i = 0; i < sizeof ab_fns / sizeof ab_fns[0]; i++)
+        if (!strcmp(ab_fns[i].key, p->key)) return &ab_fns[i];
+    return NULL;
+}
 
 int ab_load(const char *path, ab_lib *l)
 {
@@ -67,6 +97,7 @@ int ab_load(const char *path, ab_lib *l)
     SYM(release, "clb_tensor_release");
     SYM(binary_into, "clb_binary_into");
     SYM(cast, "clb_cast");
+    SYM(unary, "clb_unary");
     SYM(reduce, "clb_reduce");
     SYM(sum_to_shape, "clb_sum_to_shape");
     SYM(eval_into, "clb_eval_into");
@@ -109,8 +140,9 @@ int ab_setup(ab_lib *l, const ab_pattern *p, const float *data, ab_inst *t)
     if (l->from_host(l->ctx, CLB_FLOAT32, p->nd, p->a, data, &t->a)) return -1;
     if (p->ndb && l->from_host(l->ctx, CLB_FLOAT32, p->ndb, p->b, data, &t->b)) return -1;
     if (p->k == K_EVAL && l->from_host(l->ctx, CLB_FLOAT32, p->ndb, p->b, data + 7, &t->c)) return -1;
-    if ((p->k == K_BINARY || p->k == K_EVAL) && l->empty(l->ctx, CLB_FLOAT32, p->ndo, p->out, &t->o))
-        return -1;
+    const struct ab_fn *f = p->k == K_FN ? ab_fn_of(p) : NULL;
+    const int into = p->k == K_BINARY || p->k == K_EVAL || (f && f->expr);
+    if (into && l->empty(l->ctx, CLB_FLOAT32, p->ndo, p->out, &t->o)) return -1;
     if (p->k == K_TO_CONTEXT && !l->twin && l->context_create(l->sel, &l->twin))
         return -1;
     return 0;
@@ -129,6 +161,13 @@ static clb_status ab_call(ab_lib *l, const ab_pattern *p, ab_inst *t, clb_tensor
     case K_DIST: {
         const clb_tensor *in[2] = {t->a, t->b};
         return l->eval_reduce(l->ctx, "(x - y) * (x - y)", 2, xy, in, CLB_SUM, p->naxes, p->axes, 0, r);
+    }
+    case K_FN: {
+        const struct ab_fn *f = ab_fn_of(p);
+        static const char *const x[1] = {"x"};
+        const clb_tensor *in[1] = {t->a};
+        if (!f) return CLB_ERR_INVALID_ARGUMENT;
+        return f->expr ? l->eval_into(l->ctx, f->expr, 1, x, in, t->o) : l->unary(f->op, t->a, r);
     }
     case K_MATMUL: return l->matmul(t->a, t->b, r);
     case K_REDUCE: return l->reduce(p->op, t->a, p->naxes, p->axes, p->keepdim, r);

@@ -18,6 +18,7 @@ typedef struct ab_lib {
     void (*release)(clb_tensor *);
     clb_status (*binary_into)(clb_binary_op, const clb_tensor *, const clb_tensor *, clb_tensor *);
     clb_status (*cast)(const clb_tensor *, clb_dtype, clb_tensor **);
+    clb_status (*unary)(clb_unary_op, const clb_tensor *, clb_tensor **);
     clb_status (*reduce)(clb_reduce_op, const clb_tensor *, int, const int *, int, clb_tensor **);
     clb_status (*sum_to_shape)(const clb_tensor *, int, const int64_t *, clb_tensor **);
     clb_status (*eval_into)(clb_context *, const char *, int, const char *const *,
@@ -36,7 +37,8 @@ typedef struct ab_lib {
 } ab_lib;
 
 typedef enum ab_kind {
-    K_CAST, K_BINARY, K_EVAL, K_REDUCE, K_SUM_TO, K_DIST, K_MATMUL, K_VAR, K_SOFTMAX, K_TO_CONTEXT
+    K_CAST, K_BINARY, K_EVAL, K_REDUCE, K_SUM_TO, K_DIST, K_MATMUL, K_VAR, K_SOFTMAX, K_TO_CONTEXT,
+    K_FN /* a function of one tensor (bench_ab_cases.c's ab_fns, by key) */
 } ab_kind;
 
 typedef struct ab_pattern {

@@ -189,18 +189,26 @@ static bool heavy_op(const clb__map_op *op)
     return transcendental(op);
 }
 
-/* The functions CPU devices compute as straight-line code (cl/scalar_ops.cl's
-   CLB_OWN_MATH, float16 and float32; sin, cos and tan with a recomputed chunk
-   for a large argument, cl/elementwise.cl): they vectorise like plain ops. */
-static bool own_math_op(const clb__cl_context *cl, const clb__map_op *op)
+/* Elements per chunk of the functions CPU devices compute as straight-line
+   code (cl/scalar_ops.cl's CLB_OWN_MATH, float16 and float32; sin, cos and tan
+   with a chunk recomputed for a large argument, cl/elementwise.cl), which
+   vectorise like plain ops; 0 for every other op. 16 where a work-group is a
+   loop over its items (PoCL; at 4, the old choice for heavy ops,
+   clb_unary(CLB_LOG) took 1.6x and sin 3.4x the time). Where items run across
+   SIMD lanes (llvmpipe), 2^22 float32 in one run: 16 made the log family,
+   tanh, sigmoid and expm1 1.4-1.6x slower than 8, and sin, cos, tan and exp
+   1.1-1.2x faster (so they keep up with clb_eval's chunks of 16); 4 was
+   1.1-1.3x slower than the better of the two. */
+static int own_math_vec(const clb__cl_context *cl, const clb__map_op *op)
 {
     if (!cl->own_math || op->kind != CLB__MAP_UNARY ||
         (op->compute != CLB_FLOAT16 && op->compute != CLB_FLOAT32))
-        return false;
+        return 0;
     switch (op->op) {
-    case CLB_EXP: case CLB_LOG: case CLB_SIN: case CLB_COS: case CLB_TANH: case CLB_SIGMOID:
-    case CLB_TAN: case CLB_EXPM1: case CLB_LOG1P: case CLB_LOG2: case CLB_LOG10: return true;
-    default: return false;
+    case CLB_SIN: case CLB_COS: case CLB_TAN: case CLB_EXP: return 16;
+    case CLB_LOG: case CLB_TANH: case CLB_SIGMOID: case CLB_EXPM1: case CLB_LOG1P: case CLB_LOG2:
+    case CLB_LOG10: return cl->loops ? 16 : 8;
+    default: return 0;
     }
 }
 
@@ -359,11 +367,11 @@ clb_status clb__cl_map(clb_context *ctx, const clb__map_op *op, const clb__plan 
        work is spread over a cache line of float32 (at 8 it cost a fifth of the
        row-broadcast bandwidth). Ops with branchy or built-in transcendental
        bodies are compute-bound and do not vectorise: 4, which also compiles
-       several times faster than 16 copies of such a body. The library's own
-       float functions do vectorise: 16, as a chunk of clb_eval (4 left
-       clb_unary(CLB_LOG) at 1.4x the time of log(x) in clb_eval on PoCL).
-       GPU work items take 4, coalesced across items. */
-    s.vec = !s.blocked || (heavy_op(op) && !own_math_op(cl, op)) ? 4 : 16;
+       several times faster than 16 copies of such a body; the library's own
+       functions do (own_math_vec). GPU work items take 4, coalesced across
+       items. */
+    const int own_vec = own_math_vec(cl, op);
+    s.vec = s.blocked && own_vec ? own_vec : !s.blocked || heavy_op(op) ? 4 : 16;
     s.nt = clb__cl_streaming(cl, plan->numel * (int64_t)clb_dtype_size(op->out));
 
     int layout = map_layout(op, plan);

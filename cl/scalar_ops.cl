@@ -508,9 +508,10 @@ CLB_MF float clb_mf_tan(float a)
 }
 
 /* sin, cos and tan without the branch, for a run of elements computed side by
-   side (the chunks of cl/eval.cl and cl/elementwise.cl): |a| <= CLB_MF_TRIG_MAX as above, NaN for +-inf and
-   NaN, and for a larger finite a a placeholder and *big set, after which the
-   caller computes the run again with the functions above. A branch per element
+   side (the chunks of cl/eval.cl and cl/elementwise.cl): |a| <= CLB_MF_TRIG_MAX
+   as above, NaN for +-inf and NaN, and for a larger finite a a placeholder and
+   *big set, after which the caller computes the run again with the functions
+   above. A branch per element
    splits the run into blocks that the compiler does not vectorise together: a
    fused sin(x) + tanh(x) ran scalar, slower than its two functions apart. */
 CLB_MF float clb_mf_trig_mark(float a, float r, int *big)

@@ -193,12 +193,12 @@ static bool heavy_op(const clb__map_op *op)
    code (cl/scalar_ops.cl's CLB_OWN_MATH, float16 and float32; sin, cos and tan
    with a chunk recomputed for a large argument, cl/elementwise.cl), which
    vectorise like plain ops; 0 for every other op. 16 where a work-group is a
-   loop over its items (PoCL; at 4, the old choice for heavy ops,
-   clb_unary(CLB_LOG) took 1.6x and sin 3.4x the time). Where items run across
-   SIMD lanes (llvmpipe), 2^22 float32 in one run: 16 made the log family,
-   tanh, sigmoid and expm1 1.4-1.6x slower than 8, and sin, cos, tan and exp
-   1.1-1.2x faster (so they keep up with clb_eval's chunks of 16); 4 was
-   1.1-1.3x slower than the better of the two. */
+   loop over its items (PoCL: at 4, the choice for heavy ops, clb_unary(CLB_LOG)
+   took 1.6x the time). Where items run across SIMD lanes (llvmpipe), 2^22
+   float32 in one run: 16 made the log family, tanh, sigmoid and expm1
+   1.4-1.6x slower than 8, and sin, cos, tan and exp 1.1-1.2x faster (so they
+   keep up with clb_eval's chunks of 16); 4 was 1.2-1.4x slower than the better
+   of the two. */
 static int own_math_vec(const clb__cl_context *cl, const clb__map_op *op)
 {
     if (!cl->own_math || op->kind != CLB__MAP_UNARY ||

@@ -140,8 +140,9 @@ int ab_setup(ab_lib *l, const ab_pattern *p, const float *data, ab_inst *t)
     if (l->from_host(l->ctx, CLB_FLOAT32, p->nd, p->a, data, &t->a)) return -1;
     if (p->ndb && l->from_host(l->ctx, CLB_FLOAT32, p->ndb, p->b, data, &t->b)) return -1;
     if (p->k == K_EVAL && l->from_host(l->ctx, CLB_FLOAT32, p->ndb, p->b, data + 7, &t->c)) return -1;
-    const struct ab_fn *f = p->k == K_FN ? ab_fn_of(p) : NULL;
-    const int into = p->k == K_BINARY || p->k == K_EVAL || (f && f->expr);
+    t->fn = p->k == K_FN ? ab_fn_of(p) : NULL;
+    if (p->k == K_FN && !t->fn) return fprintf(stderr, "bench_ab: no function for %s\n", p->key), -1;
+    const int into = p->k == K_BINARY || p->k == K_EVAL || (t->fn && t->fn->expr);
     if (into && l->empty(l->ctx, CLB_FLOAT32, p->ndo, p->out, &t->o)) return -1;
     if (p->k == K_TO_CONTEXT && !l->twin && l->context_create(l->sel, &l->twin))
         return -1;
@@ -163,10 +164,9 @@ static clb_status ab_call(ab_lib *l, const ab_pattern *p, ab_inst *t, clb_tensor
         return l->eval_reduce(l->ctx, "(x - y) * (x - y)", 2, xy, in, CLB_SUM, p->naxes, p->axes, 0, r);
     }
     case K_FN: {
-        const struct ab_fn *f = ab_fn_of(p);
+        const struct ab_fn *f = t->fn;
         static const char *const x[1] = {"x"};
         const clb_tensor *in[1] = {t->a};
-        if (!f) return CLB_ERR_INVALID_ARGUMENT;
         return f->expr ? l->eval_into(l->ctx, f->expr, 1, x, in, t->o) : l->unary(f->op, t->a, r);
     }
     case K_MATMUL: return l->matmul(t->a, t->b, r);

@@ -58,6 +58,7 @@ typedef struct ab_pattern {
 
 typedef struct ab_inst {
     clb_tensor *a, *b, *c, *o;
+    const struct ab_fn *fn; /* K_FN: the function, found once by ab_setup */
 } ab_inst;
 
 extern const ab_pattern ab_patterns[];

@@ -233,11 +233,6 @@ static void test_devices_match_host(void **state)
 
 /* ---- fused transcendental functions (clb_eval) against the host --------------------- */
 
-/* Several functions in one clb_eval body (CPU devices: cl/eval.cl's unrolled
-   chunks of 16, whose float sin/cos/tan flag a finite argument past 2^20 --
-   256 without float64 -- and compute that chunk again with the built-in):
-   chunks without such an argument, chunks with one at either end, and the
-   special values. Ordinary arguments keep off tan's poles. */
 enum { NMIXED = 200 };
 
 /* Ordinary arguments in [-9.5, 9.5] and, in some chunks, large ones and the
@@ -250,6 +245,11 @@ static void mixed_args(double v[NMIXED])
     for (size_t k = 0; k < sizeof at / sizeof at[0]; k++) v[at[k]] = big[k];
 }
 
+/* Several functions in one clb_eval body (CPU devices: cl/eval.cl's unrolled
+   chunks of 16, whose float sin/cos/tan flag a finite argument past 2^20 --
+   256 without float64 -- and compute that chunk again with the built-in):
+   chunks without such an argument, chunks with one at either end, and the
+   special values. Ordinary arguments keep off tan's poles. */
 static void fused_body(clb_context *ctx, const char *selector)
 {
     enum { N = NMIXED };

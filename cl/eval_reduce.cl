@@ -710,45 +710,78 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
 #if CLB_MOMENTS
     clb_acc_t nl = 0;
 #endif
+    /* One step over the tile: `steps` (8 or 1) values per lane, step t at
+       reduced index ROW(t), folded into the lanes' state. */
+#if CLB_MOMENTS
+#define CLB_TILE_MERGE(va, vc, at, steps)                                                          \
+    do {                                                                                           \
+        const clb_accv_t pv = pivot_v[at];                                                         \
+        if ((steps) == 8) {                                                                        \
+            _Pragma("unroll") for (int t = 0; t < 8; t++) xb[t] -= pv;                             \
+            clb_acc_t na = nl;                                                                     \
+            CLB_MBLOCK_MERGE(va, vc, na, xb, 8);                                                   \
+        } else {                                                                                   \
+            const clb_acc_t n1 = nl + 1;                                                           \
+            CLB_VFOLD(va, vc, xb[0] - pv, (clb_acc_t)1 / n1);                                      \
+        }                                                                                          \
+    } while (0)
+#else
+#define CLB_TILE_MERGE(va, vc, at, steps)                                                          \
+    do {                                                                                           \
+        if ((steps) == 8) {                                                                        \
+            const clb_accv_t bs = ((xb[0] + xb[1]) + (xb[2] + xb[3])) +                            \
+                                  ((xb[4] + xb[5]) + (xb[6] + xb[7]));                             \
+            CLB_VFOLD(va, vc, bs, 0);                                                              \
+        } else {                                                                                   \
+            CLB_VFOLD(va, vc, xb[0], 0);                                                           \
+        }                                                                                          \
+    } while (0)
+#endif
+#define CLB_TILE_STEP(steps, ROW)                                                                  \
+    for (int w = 0; w < CLB_KTILE; w++) {                                                          \
+        const int l0 = w * CLB_VEC;                                                                \
+        _Pragma("unroll") for (int u = 0; u < CLB_VEC / 16; u++)                                   \
+        {                                                                                          \
+            clb_accv_t xb[8];                                                                      \
+            if ((steps) == 8) {                                                                    \
+                _Pragma("unroll") for (int t = 0; t < 8; t++) CLB_TILE_FILL16(xb[t], ROW(t));      \
+            } else {                                                                               \
+                CLB_TILE_FILL16(xb[0], ROW(0));                                                    \
+            }                                                                                      \
+            const int at = l0 / 16 + u;                                                            \
+            clb_accv_t va = lane_v[at], vc = lcomp_v[at];                                          \
+            CLB_TILE_MERGE(va, vc, at, steps);                                                     \
+            lane_v[at] = va;                                                                       \
+            lcomp_v[at] = vc;                                                                      \
+        }                                                                                          \
+    }
+#if CLB_RDIM == 1
+    /* One reduced axis and a chunk of 64 rows or more: the eight rows of a
+       step lie an eighth of the chunk apart, so each of the eight streams
+       walks consecutive rows (one long run where the tile is a whole
+       contiguous row) instead of restarting every step (as clb_reduce's
+       column kernel, cl/reduce.cl). */
+    if (end - r >= 64) {
+        const clb_index gsz = (end - r) / 8, r0 = r;
+        for (clb_index k = 0; k < gsz; ++k) {
+#define CLB_BAND_ROW(t) (r0 + k + (t)*gsz)
+            CLB_TILE_STEP(8, CLB_BAND_ROW)
+#undef CLB_BAND_ROW
+#if CLB_MOMENTS
+            nl += 8;
+#endif
+        }
+        r += 8 * gsz;
+        i = r; /* the one axis's index (q stays 0) */
+    }
+#endif
     while (r < end) {
         /* eight steps within one inner row, or one step */
         const int steps = (r + 8 <= end && i + 8 <= n_inner) ? 8 : 1;
         const clb_index ib = i;
-        for (int w = 0; w < CLB_KTILE; w++) {
-            const int l0 = w * CLB_VEC;
-            _Pragma("unroll") for (int u = 0; u < CLB_VEC / 16; u++)
-            {
-                clb_accv_t xb[8];
-                if (steps == 8) {
-                    _Pragma("unroll") for (int t = 0; t < 8; t++) CLB_TILE_FILL16(xb[t], ib + t);
-                } else {
-                    CLB_TILE_FILL16(xb[0], ib);
-                }
-                const int at = l0 / 16 + u;
-                clb_accv_t va = lane_v[at], vc = lcomp_v[at];
-#if CLB_MOMENTS
-                const clb_accv_t pv = pivot_v[at];
-                if (steps == 8) {
-                    _Pragma("unroll") for (int t = 0; t < 8; t++) xb[t] -= pv;
-                    clb_acc_t na = nl;
-                    CLB_MBLOCK_MERGE(va, vc, na, xb, 8);
-                } else {
-                    const clb_acc_t n1 = nl + 1;
-                    CLB_VFOLD(va, vc, xb[0] - pv, (clb_acc_t)1 / n1);
-                }
-#else
-                if (steps == 8) {
-                    const clb_accv_t bs = ((xb[0] + xb[1]) + (xb[2] + xb[3])) +
-                                          ((xb[4] + xb[5]) + (xb[6] + xb[7]));
-                    CLB_VFOLD(va, vc, bs, 0);
-                } else {
-                    CLB_VFOLD(va, vc, xb[0], 0);
-                }
-#endif
-                lane_v[at] = va;
-                lcomp_v[at] = vc;
-            }
-        }
+#define CLB_NEXT_ROWS(t) (ib + (t))
+        CLB_TILE_STEP(steps, CLB_NEXT_ROWS)
+#undef CLB_NEXT_ROWS
 #if CLB_MOMENTS
         nl += steps;
 #endif
@@ -760,6 +793,8 @@ __kernel void clb_eval_reduce(__global clb_out_t *out, CLB_PTR(1, CLB_IN1_DTYPE)
             CLB_EACH(CLB_OUTER_OFF);
         }
     }
+#undef CLB_TILE_STEP
+#undef CLB_TILE_MERGE
     for (int t = 0; t < CLB_TW; t++) {
 #if CLB_KAHAN
         lane[t] -= lcomp[t];

@@ -224,8 +224,8 @@ __kernel void clb_reduce(__global clb_out_t *out, __global const clb_in_t *in,
  * Two kernels do that for float SUM/MEAN (the bandwidth-bound cases):
  *   clb_reduce_rows: the innermost reduced axis is contiguous (n_inner a multiple
  *     of 16): item (o, c) sums whole rows q of output o for q in chunk c, 8
- *     lanes at a time (a row of 16384 elements or more as its four quarters
- *     side by side), Kahan-adding blocks of 128 elements into the lanes;
+ *     lanes at a time, one sequential stream a row, Kahan-adding blocks of
+ *     128 elements into the lanes;
  *   clb_reduce_cols: the innermost kept axis is contiguous (a multiple of 16
  *     outputs): an item owns a tile of up to a few thousand outputs and a band
  *     of the reduced range, streams eight row segments at a time, 8 lanes a
@@ -275,20 +275,15 @@ typedef float8 clb_acc8_t;
 #define CLB_SUM32(LD, p, off)                                                                      \
     ((CLB_LOAD8(LD, p, off) + CLB_LOAD8(LD, p, (off) + 8)) +                                       \
      (CLB_LOAD8(LD, p, (off) + 16) + CLB_LOAD8(LD, p, (off) + 24)))
-/* One row of len elements at in + row into (s, comp): four streams over the
-   first 4 * mid elements (the row's quarters side by side), then one. The
-   streams are pointers, so each read's constant offset folds into its
-   address (with 32-bit indices every read otherwise took its own add and
-   sign extension). */
+/* One row of len elements at in + row into (s, comp), one sequential stream
+   (the row's quarters read side by side as four streams ran 1.25-1.4x slower
+   for the channel mean's rows of 50176 elements and 1.04-1.10x for a whole
+   sum's segments, interleaved A/B on PoCL; rusticl 1.3x). The stream is a
+   pointer, so each read's constant offset folds into its address (with
+   32-bit indices every read otherwise took its own add and sign extension). */
 #define CLB_ROW_SUM(LD)                                                                            \
     do {                                                                                           \
-        __global const clb_in_t *r0 = in + row, *r1 = r0 + mid, *r2 = r1 + mid, *r3 = r2 + mid;   \
-        for (clb_index j = 0; j < mid; j += 32) {                                                  \
-            clb_acc8_t b0 = CLB_SUM32(LD, r0, j) + CLB_SUM32(LD, r1, j);                           \
-            clb_acc8_t b1 = CLB_SUM32(LD, r2, j) + CLB_SUM32(LD, r3, j);                           \
-            CLB_KAHAN_STEP(clb_acc8_t, s, comp, b0 + b1);                                          \
-        }                                                                                          \
-        __global const clb_in_t *p = r0 + 4 * mid, *end = r0 + len;                               \
+        __global const clb_in_t *p = in + row, *end = p + len;                                    \
         for (; p + 128 <= end; p += 128) {                                                         \
             clb_acc8_t b0 = CLB_SUM32(LD, p, 0) + CLB_SUM32(LD, p, 32);                            \
             clb_acc8_t b1 = CLB_SUM32(LD, p, 64) + CLB_SUM32(LD, p, 96);                           \
@@ -325,13 +320,9 @@ __kernel void clb_reduce_rows(__global clb_out_t *out, __global const clb_in_t *
     for (clb_index q = c * chunk; q < q_end; ++q) {
         clb_index row = base;
         CLB_OFFSET_OF(q, red_ndim - 1, CLB_RSHAPE, CLB_RSTRIDE, row);
-        /* Rows longer than a few pages: four streams, the row's quarters side
-           by side, so a CPU core keeps more reads in flight (each stream's
-           prefetch restarts at every page). Shorter rows: one stream. Either
-           way 128 elements are summed plainly, then Kahan-added into the lanes.
-           mid and len are multiples of 8: one alignment test per row (a test
-           per read cost six instructions a read). */
-        const clb_index mid = len >= 16384 ? len / 512 * 128 : 0;
+        /* 128 elements are summed plainly, then Kahan-added into the lanes.
+           len is a multiple of 16: one alignment test per row (a test per
+           read cost six instructions a read). */
 #if CLB_VLOAD_ALIGNED && CLB_IN_DTYPE != 9
         if (CLB_ALIGNED(in + row, 8))
             CLB_ROW_SUM(CLB_LD_VEC);

@@ -326,7 +326,7 @@ static void force_fast(const char *v)
 /* Shapes each fast path takes, with their edges: one row, fewer rows than a
    block of eight, row tails, several bands (two passes), tiles of 4096 with a
    16-wide last tile, several kept and reduced axes (the row walk wraps inside a
-   block), rows read as four streams, permuted and broadcast (stride-0 rows) views; every op and float
+   block), long rows, permuted and broadcast (stride-0 rows) views; every op and float
    dtype (the fast paths take SUM and MEAN, the rest must still be right). */
 static void body_fast_paths(clb_context *ctx, const char *sel)
 {
@@ -362,7 +362,7 @@ static void body_fast_paths(clb_context *ctx, const char *sel)
         {4, {6, 3, 8, 64}, 3, {0, 2, 3}, 0, {0}, {0}, true},
         {3, {4, 3, 64}, 2, {0, 2}, 2, {0}, {1, 3, 64}, false},
         {2, {300, 128}, 1, {1}, 0, {0}, {0}, true},
-        /* rows long enough for four streams, with a 128-block and a 16-tail */
+        /* long rows (one item each), with a 128-block and a 16-tail */
         {2, {2, 20624}, 1, {1}, 0, {0}, {0}, true},
         /* long rows, three to an output: one row an item, partials folded after */
         {3, {3, 2, 16400}, 2, {0, 2}, 0, {0}, {0}, true},

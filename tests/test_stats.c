@@ -745,16 +745,18 @@ static void eval_reduce_paths_body(clb_context *ctx, const char *sel)
 
 /* Column reductions of loads-only expressions on CPU devices: the tiled walk of
    cl/eval_reduce.cl (runs of 64 outputs, eight rows at a time; 1024 columns are
-   16 runs, 256 are 4), with a tail of rows, and with the rows split into chunks
-   whose partials merge (9000 rows). */
+   16 runs, 256 are 4, 2048 are 32, 4096 are 64), with a tail of rows, chunks of
+   64 rows or more read as eight far-apart streams with single rows left over
+   (203 and 70 rows, 4500 in each of two chunks), and with the rows split into
+   chunks whose partials merge (9000 rows). */
 static void column_tiles_body(clb_context *ctx, const char *sel)
 {
     if (clbt_is_simulator(ctx)) return;
-    const int64_t shapes[3][2] = {{50, 1024}, {9000, 256}, {21, 320}};
+    const int64_t shapes[5][2] = {{50, 1024}, {9000, 256}, {21, 320}, {203, 4096}, {70, 2048}};
     const char *names[1] = {"x"};
     const clb_dtype dts[2] = {CLB_FLOAT32, CLB_FLOAT64};
     const int ax[1] = {0};
-    for (int c = 0; c < 3; c++) {
+    for (int c = 0; c < 5; c++) {
         for (int k = 0; k < 2; k++) {
             clb_tensor *x = random_tensor(ctx, dts[k], 2, shapes[c], 71 + (uint64_t)c, false);
             clb_tensor *hx = on_host(x);

@@ -108,9 +108,12 @@ static bool cpu_paths(const clb_context *ctx)
    per step: neighbouring lines prefetch together). */
 #define VEC 16
 #define KVEC 64
-/* Runs of KVEC outputs one item takes at most in the tiled walk (16 runs: 4 KiB
-   of a float32 row per step). */
-#define KTILE_MAX 16
+/* Runs of KVEC outputs one item takes at most in the tiled walk (64 runs: 16
+   KiB of a float32 row per step, a whole (16384, 4096) row: with the kernel's
+   far-apart streams each stream then reads one long run, where tiles of 1024
+   restarted the prefetcher at every row; var over axis 0 of (16384, 4096)
+   1.15x, of (65536, 1024) 1.2x with the streams, interleaved on PoCL). */
+#define KTILE_MAX 64
 /* softmax's row kernel: items of consecutive rows (each prefetches its next
    row), and the most scratch an item keeps a row's exps in (64 KiB: a core's
    L2 holds it with the rows). */

@@ -231,8 +231,9 @@ __kernel void clb_reduce(__global clb_out_t *out, __global const clb_in_t *in,
  *     of the reduced range, streams eight row segments at a time, 8 lanes a
  *     step, and keeps its Kahan accumulators in local memory (see there).
  * One chunk writes results; several write partials for a second pass: rows
- * out[o * chunks + c] (the general kernel's), columns out[c * kept + o] (this
- * column kernel's again, over `chunks` contiguous rows). */
+ * out[o * chunks + c] (the general kernel's, or clb_reduce_rows_last's own
+ * last item), columns out[c * kept + o] (this column kernel's again, over
+ * `chunks` contiguous rows). */
 #if CLB_KAHAN && CLB_IN_DTYPE >= 9
 #if CLB_ACC_DTYPE == 11
 typedef double16 clb_acc16_t;
@@ -301,36 +302,46 @@ static clb_acc_t clb_hsum8(clb_acc8_t v)
     return c.lo + c.hi;
 }
 
+/* Item g's fold into acc (a new clb_acc_t): its output o and chunk c of the
+   rows; items past the end return. Items run chunk by chunk (item g: output
+   g % kept_numel of chunk g / kept_numel), so the items in flight read
+   neighbouring rows where the outputs interleave in memory (a channel mean:
+   image n's channels, then image n + 1's), as one sweep over the input. Each
+   row: 128 elements are summed plainly, then Kahan-added into the lanes; len
+   is a multiple of 16: one alignment test per row (a test per read cost six
+   instructions a read). */
+#if CLB_VLOAD_ALIGNED && CLB_IN_DTYPE != 9
+#define CLB_ROW_SUM_ANY()                                                                          \
+    do {                                                                                           \
+        if (CLB_ALIGNED(in + row, 8))                                                              \
+            CLB_ROW_SUM(CLB_LD_VEC);                                                               \
+        else                                                                                       \
+            CLB_ROW_SUM(CLB_LD_ANY);                                                               \
+    } while (0)
+#else
+#define CLB_ROW_SUM_ANY() CLB_ROW_SUM(CLB_LD_ANY)
+#endif
+#define CLB_ROWS_ITEM(acc)                                                                         \
+    const clb_index g = (clb_index)get_global_id(0);                                               \
+    const clb_index c = g / kept_numel, o = g - c * kept_numel;                                    \
+    if (c >= chunks) return;                                                                       \
+    clb_index base = in_offset;                                                                    \
+    CLB_OFFSET_OF(o, kept_ndim, CLB_KSHAPE, CLB_KSTRIDE, base);                                    \
+    const clb_index len = CLB_RSHAPE(red_ndim - 1);                                                \
+    clb_acc8_t s = 0, comp = 0;                                                                    \
+    const clb_index q_end = min((c + 1) * chunk, rows);                                            \
+    for (clb_index q = c * chunk; q < q_end; ++q) {                                                \
+        clb_index row = base;                                                                      \
+        CLB_OFFSET_OF(q, red_ndim - 1, CLB_RSHAPE, CLB_RSTRIDE, row);                              \
+        CLB_ROW_SUM_ANY();                                                                         \
+    }                                                                                              \
+    clb_acc_t acc = clb_hsum8(s) - clb_hsum8(comp)
+
 __kernel void clb_reduce_rows(__global clb_out_t *out, __global const clb_in_t *in,
                               CLB_ARGS_PARAMS(CLB_RED_ARGS_VECS) CLB_TABLE_ARG)
 {
     CLB_RED_ARGS(rows, chunks, tile_);
-    const clb_index g = (clb_index)get_global_id(0);
-    /* Items run chunk by chunk (item g: output g % kept_numel of chunk
-       g / kept_numel), so the items in flight read neighbouring rows where the
-       outputs interleave in memory (a channel mean: image n's channels, then
-       image n + 1's), as one sweep over the input. */
-    const clb_index c = g / kept_numel, o = g - c * kept_numel;
-    if (c >= chunks) return;
-    clb_index base = in_offset;
-    CLB_OFFSET_OF(o, kept_ndim, CLB_KSHAPE, CLB_KSTRIDE, base);
-    const clb_index len = CLB_RSHAPE(red_ndim - 1);
-    clb_acc8_t s = 0, comp = 0;
-    const clb_index q_end = min((c + 1) * chunk, rows);
-    for (clb_index q = c * chunk; q < q_end; ++q) {
-        clb_index row = base;
-        CLB_OFFSET_OF(q, red_ndim - 1, CLB_RSHAPE, CLB_RSTRIDE, row);
-        /* 128 elements are summed plainly, then Kahan-added into the lanes.
-           len is a multiple of 16: one alignment test per row (a test per
-           read cost six instructions a read). */
-#if CLB_VLOAD_ALIGNED && CLB_IN_DTYPE != 9
-        if (CLB_ALIGNED(in + row, 8))
-            CLB_ROW_SUM(CLB_LD_VEC);
-        else
-#endif
-            CLB_ROW_SUM(CLB_LD_ANY);
-    }
-    clb_acc_t acc = clb_hsum8(s) - clb_hsum8(comp);
+    CLB_ROWS_ITEM(acc);
 #if CLB_FINAL
     acc = CLB_MEAN_DIVIDE(acc, param);
     CLB_STORE(CLB_OUT_DTYPE, out, out_offset + o, CLB_CONVERT(CLB_OUT_DTYPE, CLB_ACC_DTYPE, acc));
@@ -340,6 +351,37 @@ __kernel void clb_reduce_rows(__global clb_out_t *out, __global const clb_in_t *
     out[o * chunks + c] = acc;
 #endif
 }
+
+#if !CLB_FINAL
+/* clb_reduce_rows in one launch where a work-group is a loop on one core
+   (PoCL): each item writes its partial out[o * chunks + c] as above, then
+   counts itself done; the last of the kept_numel * chunks items folds every
+   output's partials (Kahan, in chunk order) into result[out_offset + o]. It
+   saves the second launch, which cost the channel mean ~4 % where the cores
+   sat idle before the call. The fence before the count publishes the partial;
+   the one after orders the last item's reads after it (CPU caches are
+   coherent, and the host only takes this kernel on such devices). `done`
+   starts at 0. */
+__kernel void clb_reduce_rows_last(__global clb_out_t *out, __global const clb_in_t *in,
+                                   CLB_ARGS_PARAMS(CLB_RED_ARGS_VECS) CLB_TABLE_ARG,
+                                   __global CLB_STORAGE(CLB_OUT_DTYPE) *result,
+                                   __global volatile int *done)
+{
+    CLB_RED_ARGS(rows, chunks, tile_);
+    CLB_ROWS_ITEM(acc);
+    out[o * chunks + c] = acc;
+    mem_fence(CLK_GLOBAL_MEM_FENCE);
+    if (atomic_inc(done) != (int)(kept_numel * chunks) - 1) return;
+    mem_fence(CLK_GLOBAL_MEM_FENCE);
+    for (clb_index k = 0; k < kept_numel; ++k) {
+        clb_acc_t sum = 0, cmp = 0;
+        for (clb_index j = 0; j < chunks; ++j)
+            CLB_KAHAN_STEP(clb_acc_t, sum, cmp, ((__global volatile clb_acc_t *)out)[k * chunks + j]);
+        const clb_acc_t x = CLB_MEAN_DIVIDE(sum - cmp, param);
+        CLB_STORE(CLB_OUT_DTYPE, result, out_offset + k, CLB_CONVERT(CLB_OUT_DTYPE, CLB_ACC_DTYPE, x));
+    }
+}
+#endif
 
 /* Leaves the input offset of the current row of the reduced table in `at`, then
    advances the row iterator (q, i, qoff) by one row. */

@@ -4,7 +4,8 @@
    shape, and runs one pass, or two when the outputs alone would leave the
    device mostly idle (few outputs, long reductions): the first writes
    accumulator partials, the general kernel (the column kernel for the column
-   path's) reduces them. */
+   path's) reduces them; on PoCL the row path's last item folds a few
+   thousand partials itself, in the same launch. */
 #include "cl_launch.h"
 #include "cl_reduce_common.h"
 
@@ -35,6 +36,9 @@ typedef struct reduce_launch {
     bool final;
     int64_t count; /* MEAN's divisor */
     cl_mem src, dst;
+    /* The row path in one launch (clb_reduce_rows_last): the partials go to
+       dst, the results to `result`, the count of finished items to `done`. */
+    cl_mem result, done;
 } reduce_launch;
 
 /* The plan orders axes by the output's stride, so kept axes (nonzero output
@@ -99,14 +103,15 @@ static bool wide_table(const reduce_tables *t)
    (cl/launch_args.h's CLB_RED_*: extent, chunk, x and y as the kernel reads
    them), `scratch` bytes of local memory unless 0, then, beyond CLB_BYVAL_DIMS
    axes, [kept shape | kept strides | reduced shape | reduced strides] in one
-   __constant buffer (*table, for the caller to release). */
+   __constant buffer (*table, for the caller to release), then with l->done
+   (clb_reduce_rows_last) the result buffer and the counter. */
 static clb_status set_launch(clb__cl_context *cl, clb__cl_kernel *k, const reduce_launch *l,
                              const reduce_tables *t, const int64_t xs[4], size_t scratch,
                              bool wide, cl_mem *table)
 {
     clb__cl_args args = {{0}};
-    const int64_t v[10] = {l->final ? t->out_offset : 0, t->in_offset, t->kept_numel, xs[0], xs[1],
-                           t->kept_ndim, t->red_ndim, xs[2], xs[3], op_param(l)};
+    const int64_t v[10] = {l->final || l->done ? t->out_offset : 0, t->in_offset, t->kept_numel,
+                           xs[0], xs[1], t->kept_ndim, t->red_ndim, xs[2], xs[3], op_param(l)};
     for (int i = 0; i < 10; i++) args.v[i] = v[i];
     bool byval = !wide_table(t);
     for (int d = 0; byval && d < t->kept_ndim; d++)
@@ -124,11 +129,16 @@ static clb_status set_launch(clb__cl_context *cl, clb__cl_kernel *k, const reduc
         cl_int err = clSetKernelArg(k->kernel, arg++, scratch, NULL);
         if (err != CL_SUCCESS) return clb__cl_fail(err, "clSetKernelArg");
     }
-    if (byval) return CLB_OK;
-    clb__cl_table tab = {.ncols = 4,
-                         .col = {t->kshape, t->kstride, t->rshape, t->rstride},
-                         .len = {t->kept_ndim, t->kept_ndim, t->red_ndim, t->red_ndim}};
-    return clb__cl_table_args(cl, k->kernel, &arg, &tab, false, wide, table);
+    if (!byval) {
+        clb__cl_table tab = {.ncols = 4,
+                             .col = {t->kshape, t->kstride, t->rshape, t->rstride},
+                             .len = {t->kept_ndim, t->kept_ndim, t->red_ndim, t->red_ndim}};
+        st = clb__cl_table_args(cl, k->kernel, &arg, &tab, false, wide, table);
+    }
+    if (st != CLB_OK || !l->done) return st;
+    cl_int err = clSetKernelArg(k->kernel, arg++, sizeof(cl_mem), &l->result);
+    if (err == CL_SUCCESS) err = clSetKernelArg(k->kernel, arg, sizeof(cl_mem), &l->done);
+    return err == CL_SUCCESS ? CLB_OK : clb__cl_fail(err, "clSetKernelArg");
 }
 
 /* Largest power-of-two work-group size the kernel allows (k->wg_max: the
@@ -301,8 +311,9 @@ static bool fast_index64(const reduce_tables *t, int64_t chunks)
     return clb__cl_index64(&r, (int64_t)1 << 20);
 }
 
-/* A fast path's kernel (variant 1 rows, 2 column tiles, 3 column lanes) of this
-   specialisation, returned with the kernel cache locked. */
+/* A fast path's kernel (variant 1 rows, 2 column tiles, 3 column lanes, 4 rows
+   with the combine in the last item) of this specialisation, returned with the
+   kernel cache locked. */
 static clb_status build_fast(clb_context *ctx, const reduce_launch *l, const reduce_tables *t,
                              bool wide, int variant, clb__cl_kernel **k)
 {
@@ -313,8 +324,8 @@ static clb_status build_fast(clb_context *ctx, const reduce_launch *l, const red
                                  {"CLB_FINAL", l->final},   {"CLB_INDEX64", wide},
                                  {"CLB_WIDE_TABLE", wide_table(t)},
                                  {"CLB_VLOAD_ALIGNED", clb__cl_vload_aligned(cl)}};
-    static const char *const names[4] = {NULL, "clb_reduce_rows", "clb_reduce_cols",
-                                         "clb_reduce_cols_lanes"};
+    static const char *const names[5] = {NULL, "clb_reduce_rows", "clb_reduce_cols",
+                                         "clb_reduce_cols_lanes", "clb_reduce_rows_last"};
     char options[CLB__KERNEL_OPTIONS_MAX];
     clb_status st = clb__kernel_options(defs, (int)(sizeof defs / sizeof defs[0]), options,
                                         sizeof options);
@@ -350,7 +361,7 @@ static clb_status run_fast(clb_context *ctx, const reduce_launch *l, const reduc
     }
     int64_t items = owners * chunks;
     bool wide = fast_index64(t, chunks);
-    CLB_TRY(build_fast(ctx, l, t, wide, kind == FAST_ROWS ? 1 : tile == 1 ? 3 : 2, &k));
+    CLB_TRY(build_fast(ctx, l, t, wide, kind == FAST_ROWS ? (l->done ? 4 : 1) : tile == 1 ? 3 : 2, &k));
 
     int64_t extent = kind == FAST_ROWS ? t->red_numel / t->rshape[t->red_ndim - 1] : t->red_numel;
     const int64_t xs[4] = {extent, (extent + chunks - 1) / chunks, chunks, tile};
@@ -449,12 +460,32 @@ static int64_t fast_chunks(const clb_context *ctx, const reduce_tables *t, fast_
     return chunks > t->red_numel ? t->red_numel : chunks;
 }
 
+/* Partials the last item of a row pass folds itself at most
+   (clb_reduce_rows_last): microseconds of one core. */
+#define LAST_FOLD_MAX 4096
+
+/* Where a work-group is a loop on one core (PoCL), a row pass with few
+   partials folds them in its last item: *done, a zeroed counter of finished
+   items, is made for it; elsewhere *done stays NULL. */
+static clb_status last_fold_counter(clb__cl_context *cl, fast_kind fast, const reduce_tables *t,
+                                    int64_t chunks, cl_mem *done)
+{
+    static const cl_int zero = 0;
+    cl_int err = CL_SUCCESS;
+    *done = NULL;
+    if (fast != FAST_ROWS || !cl->loops || t->kept_numel * chunks > LAST_FOLD_MAX) return CLB_OK;
+    *done = clCreateBuffer(cl->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof zero,
+                           (void *)&zero, &err);
+    if (CLB__FAULT(CLB__FAULT_BUFFER)) err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
+    return err == CL_SUCCESS ? CLB_OK : clb__cl_fail(err, "clCreateBuffer (reduction counter)");
+}
+
 clb_status clb__cl_reduce(clb_context *ctx, const clb__reduce_op *op, const clb__plan *plan,
                           void *const *handles)
 {
     clb_status st = CLB_OK;
     clb__cl_context *cl = clb__cl_impl(ctx);
-    cl_mem partial = NULL;
+    cl_mem partial = NULL, done = NULL;
     cl_int err = CL_SUCCESS;
     reduce_tables *t = malloc(sizeof *t);
     if (!t) return clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a reduction plan");
@@ -484,8 +515,11 @@ clb_status clb__cl_reduce(clb_context *ctx, const clb__reduce_op *op, const clb_
         reduce_launch first = l;
         first.final = false;
         first.dst = partial;
+        CLB_TRY(last_fold_counter(cl, fast, t, chunks, &done));
+        first.result = l.dst, first.done = done;
         CLB_TRY(fast != FAST_NONE ? run_fast(ctx, &first, t, fast, chunks)
                                   : run_pass(ctx, &first, t, chunks));
+        if (done) goto cleanup; /* the last item wrote the results */
         /* The partials form a (kept, chunks) matrix, reduced along its rows by the
            general kernel; the column path's form a (chunks, kept) one, reduced
            along its columns by the column kernel (a few contiguous rows). */
@@ -502,6 +536,7 @@ clb_status clb__cl_reduce(clb_context *ctx, const clb__reduce_op *op, const clb_
     CLB_TRY(fast != FAST_NONE ? run_fast(ctx, &l, t, fast, 1) : run_pass(ctx, &l, t, 1));
 cleanup:
     if (partial) clReleaseMemObject(partial);
+    if (done) clReleaseMemObject(done);
     free(t);
     return st;
 }

@@ -50,6 +50,28 @@ static clb__plan *batch_plan(const clb__matmul_op *op)
     return plan;
 }
 
+/* The batch plan of op for the own kernels, with a batch axis folded into m
+   where it can be: the innermost axis of the plan when b is broadcast along it
+   (stride 0) and a and out step along it by whole matrices of m rows, so that
+   (B, m, k) @ (k, n) runs as one (B*m, k) @ (k, n) product. One tall matrix
+   instead of B short ones: the blocked kernel's last row tile of each matrix
+   no longer computes rows past its end, and the launch is two-dimensional
+   (PoCL's work-groups then cover whole rows of tiles; bench_ab mm64). */
+static clb__plan *kernel_plan(clb__matmul_op *op)
+{
+    clb__plan *plan = batch_plan(op);
+    if (!plan || plan->ndim == 0) return plan;
+    int d = plan->ndim - 1;
+    int64_t count = plan->shape[d];
+    if (plan->strides[2][d] == 0 && plan->strides[1][d] == op->m * op->row_strides[1] &&
+        plan->strides[0][d] == op->m * op->row_strides[0]) {
+        op->m *= count;
+        plan->numel /= count;
+        plan->ndim = d;
+    }
+    return plan;
+}
+
 /* The part of a step that moves forward (strides may be negative: slices). */
 static int64_t forward(int64_t span)
 {
@@ -503,7 +525,7 @@ static clb_status matmul_repacked(clb_context *ctx, const clb__matmul_op *op,
         if (copy.row_strides[2] != 1 || copy.col_strides[2] == 1)
             CLB_TRY(make_contiguous(ctx, &copy, 2, true, handles, &owned[1]));
     }
-    plan = batch_plan(&copy);
+    plan = kernel_plan(&copy);
     if (!plan) CLB_FAIL(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a matmul batch plan");
     CLB_TRY(run_kernel(ctx, &copy, plan, handles, variant, false));
 cleanup:
@@ -516,9 +538,10 @@ cleanup:
 /* op on clb_matmul_nt in place (nt_fits). */
 static clb_status matmul_nt(clb_context *ctx, const clb__matmul_op *op, void *const *handles)
 {
-    clb__plan *plan = batch_plan(op);
+    clb__matmul_op folded = *op;
+    clb__plan *plan = kernel_plan(&folded);
     if (!plan) return clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a matmul batch plan");
-    clb_status st = run_kernel(ctx, op, plan, handles, MM_NT, false);
+    clb_status st = run_kernel(ctx, &folded, plan, handles, MM_NT, false);
     free(plan);
     return st;
 }
@@ -583,7 +606,7 @@ clb_status clb__cl_matmul(clb_context *ctx, const clb__matmul_op *op, void *cons
         part.k = op->k - k0 < piece ? op->k - k0 : piece;
         part.offsets[1] = op->offsets[1] + k0 * op->col_strides[1];
         part.offsets[2] = op->offsets[2] + k0 * op->row_strides[2];
-        clb__plan *plan = batch_plan(&part);
+        clb__plan *plan = kernel_plan(&part);
         if (!plan)
             return clb__fail(CLB_ERR_OUT_OF_MEMORY, "out of host memory for a matmul batch plan");
         st = run_kernel(ctx, &part, plan, handles, blocked ? MM_BLOCKED : MM_PLAIN, k0 > 0);

@@ -209,8 +209,17 @@ static clb_status run_kernel(clb_context *ctx, const clb__matmul_op *op, const c
         int64_t rows = op->dtype == CLB_FLOAT64 ? 2 : 4;
         global[0] = (size_t)((op->n + 3) / 4), global[1] = (size_t)((op->m + rows - 1) / rows);
     }
-    err = clEnqueueNDRangeKernel(cl->queue, k->kernel, 3, NULL, global,
-                                 variant == MM_PLAIN ? local : NULL, 0, NULL, NULL);
+    /* Where work-groups are loops (PoCL), the tiled kernels run in groups of up
+       to 16 neighbouring column tiles of one row tile: many small groups that
+       the driver's threads share out evenly. PoCL's own pick for the blocked
+       kernel's (32, 86, 8) grid of (8,512,512) @ (8,512,512) was a few groups of
+       thousands of items, 15-20 % slower in alternating runs on a shared 2-core
+       machine (the nt kernel 5-10 %). Elsewhere the driver chooses. */
+    bool own_local = variant == MM_PLAIN || cl->loops;
+    if (variant != MM_PLAIN)
+        while (global[0] % local[0]) local[0]--;
+    err = clEnqueueNDRangeKernel(cl->queue, k->kernel, 3, NULL, global, own_local ? local : NULL, 0,
+                                 NULL, NULL);
     if (CLB__FAULT(CLB__FAULT_ENQUEUE)) err = CL_OUT_OF_RESOURCES;
     CLB_CL_CHECK(err, "clEnqueueNDRangeKernel");
 cleanup:

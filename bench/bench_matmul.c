@@ -7,8 +7,19 @@
    FLOP = 2 * B * N^3; GFLOP = 1e9. The defaults are timed before anything
    tunes: CLBlast cannot restore them within a process.
 
-   usage: bench_matmul [--device SEL] [--quick] [--cached] */
+   Then (OpenCL devices) the dispatcher's (64,256,256) @ (256,256) and
+   (8,512,512) @ (8,512,512) (bench_stats' "matmul, same operands") against the
+   device's float32 FMA peak (fma_ref.h: clb bench's peak kernels) timed in the
+   same rounds, one call of each per round: the share of the peak from the
+   medians and from the fastest runs. --vs-peak runs only that part (seconds,
+   not the minutes CLBlast's builds and the tuning take); --rounds N its rounds
+   (default 20).
+
+   usage: bench_matmul [--device SEL] [--quick] [--cached] [--vs-peak] [--rounds N] */
 #include "harness.h"
+#if CLBB_HAVE_REFCOPY
+#include "fma_ref.h"
+#endif
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +74,65 @@ static void measure(clb_context *ctx, const char *label, int quick, double flop,
            res.median_s * 1e3, g[0], res.min_s * 1e3, g[1]);
 }
 
+#if CLBB_HAVE_REFCOPY
+static clb_tensor *a8_t, *b8_t;
+
+static clb_status run_matmul8(void *u)
+{
+    (void)u;
+    clb_tensor *y = NULL;
+    clb_status st = clb_matmul(a8_t, b8_t, &y);
+    clb_tensor_release(y);
+    return st;
+}
+
+/* The dispatcher's matmuls and the FMA peak in the same rounds (see the top). */
+static int vs_peak(clb_context *ctx, double flop, int rounds)
+{
+    clbb_fma fma;
+    if (clbb_fma_open(clb_context_device_name(ctx), &fma) != 0) {
+        printf("vs FMA peak: the peak kernels do not run on %s\n", clb_context_device_name(ctx));
+        clbb_fma_close(&fma);
+        return 1;
+    }
+    const int64_t s8[3] = {8, 512, 512};
+    int rc = 0;
+    if (clbb_random_tensor(ctx, 3, s8, 8, -0.5f, &a8_t) != CLB_OK ||
+        clbb_random_tensor(ctx, 3, s8, 9, -0.5f, &b8_t) != CLB_OK) {
+        printf("vs FMA peak: setup: %s\n", clb_last_error());
+        rc = 1;
+    } else {
+        const clbb_timed cases[3] = {{clbb_fma_run, &fma, 0}, {run_matmul, NULL, 0},
+                                     {run_matmul8, NULL, 0}};
+        const double flops[3] = {fma.flops, flop, 2.0 * 8 * 512.0 * 512.0 * 512.0};
+        const char *labels[3] = {"FMA peak", "(64,256,256)@(256,256)", "(8,512,512)@(8,512,512)"};
+        clbb_result res[3];
+        clbb_measure_interleaved(ctx, 3, cases, rounds, res);
+        printf("vs FMA peak (%s, %.0f MFLOP a run), %d rounds of one call each, float32:\n", fma.name,
+               fma.flops / 1e6, rounds);
+        for (int c = 0; c < 3; c++) {
+            if (res[c].status != CLB_OK) {
+                printf("  %-24s %s: %s\n", labels[c], clb_status_name(res[c].status), clb_last_error());
+                rc = 1;
+                continue;
+            }
+            double med = flops[c] / res[c].median_s / 1e9, fast = flops[c] / res[c].min_s / 1e9;
+            double pk_med = flops[0] / res[0].median_s / 1e9, pk_fast = flops[0] / res[0].min_s / 1e9;
+            printf("  %-24s median %7.2f ms %7.2f GFLOP/s", labels[c], res[c].median_s * 1e3, med);
+            if (c > 0 && res[0].status == CLB_OK)
+                printf(" = %5.1f %% of the peak's median; fastest %7.2f GFLOP/s = %5.1f %%\n",
+                       100 * med / pk_med, fast, 100 * fast / pk_fast);
+            else
+                printf("; fastest %7.2f GFLOP/s\n", fast);
+        }
+    }
+    clb_tensor_release(a8_t);
+    clb_tensor_release(b8_t);
+    clbb_fma_close(&fma);
+    return rc;
+}
+#endif
+
 static void ratio(const char *what, const double *x, const char *of, const double *y)
 {
     if (x[0] > 0 && y[0] > 0 && y[1] > 0)
@@ -72,16 +142,21 @@ static void ratio(const char *what, const double *x, const char *of, const doubl
 int main(int argc, char **argv)
 {
     const char *device = NULL;
-    int quick = 0, cached = 0;
+    int quick = 0, cached = 0, only_peak = 0, rounds = 20;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick"))
             quick = 1;
         else if (!strcmp(argv[i], "--cached"))
             cached = 1;
+        else if (!strcmp(argv[i], "--vs-peak"))
+            only_peak = 1;
+        else if (!strcmp(argv[i], "--rounds") && i + 1 < argc && atoi(argv[i + 1]) > 0)
+            rounds = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--device") && i + 1 < argc)
             device = argv[++i];
         else {
-            fprintf(stderr, "usage: %s [--device SEL] [--quick] [--cached]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--device SEL] [--quick] [--cached] [--vs-peak] [--rounds N]\n",
+                    argv[0]);
             return 2;
         }
     }
@@ -102,6 +177,17 @@ int main(int argc, char **argv)
            clb_context_device_name(ctx), (long long)batch, (long long)side, (long long)side,
            (long long)side, (long long)side, flop / 1e9);
     int rc = 0;
+#if CLBB_HAVE_REFCOPY
+    if (only_peak) {
+        rc = vs_peak(ctx, flop, rounds);
+        clb_tensor_release(a_t);
+        clb_tensor_release(b_t);
+        clb_context_release(ctx);
+        return rc;
+    }
+#else
+    if (only_peak) printf("vs FMA peak: this build has no OpenCL\n");
+#endif
     setenv("CLB_MATMUL_TUNING", "off", 1);
     setenv("CLB_MATMUL_IMPL", "clblast", 1);
     double g_default[2], g_kernel[2], g_tuned[2], g_auto[2], g_numpy[2] = {0, 0};
@@ -140,6 +226,9 @@ int main(int argc, char **argv)
     ratio("clblast tuned", g_tuned, "numpy", g_numpy);
     ratio("kernel", g_kernel, "numpy", g_numpy);
     ratio("dispatcher", g_auto, "numpy", g_numpy);
+#if CLBB_HAVE_REFCOPY
+    if (vs_peak(ctx, flop, rounds) != 0) rc = 1;
+#endif
     clb_tensor_release(a_t);
     clb_tensor_release(b_t);
     clb_context_release(ctx);

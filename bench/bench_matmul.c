@@ -10,8 +10,8 @@
    Then (OpenCL devices) the dispatcher's (64,256,256) @ (256,256) and
    (8,512,512) @ (8,512,512) (bench_stats' "matmul, same operands") against the
    device's float32 FMA peak (fma_ref.h: clb bench's peak kernels) timed in the
-   same rounds, one call of each per round: the share of the peak from the
-   medians and from the fastest runs. --vs-peak runs only that part (seconds,
+   same rounds, one call of each per round: the share of the peak as the
+   median of the per-round shares and from the fastest runs. --vs-peak runs only that part (seconds,
    not the minutes CLBlast's builds and the tuning take); --rounds N its rounds
    (default 20).
 
@@ -86,46 +86,74 @@ static clb_status run_matmul8(void *u)
     return st;
 }
 
-/* The dispatcher's matmuls and the FMA peak in the same rounds (see the top). */
+enum { VS_CASES = 3, VS_MAX_ROUNDS = 1000 };
+
+/* t[c * rounds + r]: seconds of case c in round r, the three one after another,
+   the first of them rotating from round to round; status of the first failure. */
+static clb_status time_rounds(clb_context *ctx, const clbb_timed *cases, int rounds, double *t)
+{
+    for (int c = 0; c < VS_CASES; c++) { /* warm-up: builds, first touch */
+        clb_status st = cases[c].run(cases[c].user);
+        if (st == CLB_OK) st = clb_finish(ctx);
+        if (st != CLB_OK) return st;
+    }
+    for (int r = 0; r < rounds; r++) {
+        for (int i = 0; i < VS_CASES; i++) {
+            int c = (r + i) % VS_CASES;
+            double t0 = clbb_now();
+            clb_status st = cases[c].run(cases[c].user);
+            if (st == CLB_OK) st = clb_finish(ctx);
+            if (st != CLB_OK) return st;
+            t[c * rounds + r] = clbb_now() - t0;
+        }
+    }
+    return CLB_OK;
+}
+
+/* The dispatcher's matmuls and the FMA peak in the same rounds (see the top):
+   each matmul's share of the peak as the median of its per-round shares (a
+   round's three runs see the same load) and from the fastest runs. */
 static int vs_peak(clb_context *ctx, double flop, int rounds)
 {
     clbb_fma fma;
+    const int64_t s8[3] = {8, 512, 512};
+    double *t = NULL, *share = NULL;
+    int rc = 1;
+    if (rounds > VS_MAX_ROUNDS) rounds = VS_MAX_ROUNDS;
     if (clbb_fma_open(clb_context_device_name(ctx), &fma) != 0) {
         printf("vs FMA peak: the peak kernels do not run on %s\n", clb_context_device_name(ctx));
-        clbb_fma_close(&fma);
-        return 1;
-    }
-    const int64_t s8[3] = {8, 512, 512};
-    int rc = 0;
-    if (clbb_random_tensor(ctx, 3, s8, 8, -0.5f, &a8_t) != CLB_OK ||
-        clbb_random_tensor(ctx, 3, s8, 9, -0.5f, &b8_t) != CLB_OK) {
+    } else if (clbb_random_tensor(ctx, 3, s8, 8, -0.5f, &a8_t) != CLB_OK ||
+               clbb_random_tensor(ctx, 3, s8, 9, -0.5f, &b8_t) != CLB_OK ||
+               !(t = malloc(sizeof *t * VS_CASES * (size_t)rounds)) ||
+               !(share = malloc(sizeof *share * (size_t)rounds))) {
         printf("vs FMA peak: setup: %s\n", clb_last_error());
-        rc = 1;
     } else {
-        const clbb_timed cases[3] = {{clbb_fma_run, &fma, 0}, {run_matmul, NULL, 0},
-                                     {run_matmul8, NULL, 0}};
-        const double flops[3] = {fma.flops, flop, 2.0 * 8 * 512.0 * 512.0 * 512.0};
-        const char *labels[3] = {"FMA peak", "(64,256,256)@(256,256)", "(8,512,512)@(8,512,512)"};
-        clbb_result res[3];
-        clbb_measure_interleaved(ctx, 3, cases, rounds, res);
-        printf("vs FMA peak (%s, %.0f MFLOP a run), %d rounds of one call each, float32:\n", fma.name,
-               fma.flops / 1e6, rounds);
-        for (int c = 0; c < 3; c++) {
-            if (res[c].status != CLB_OK) {
-                printf("  %-24s %s: %s\n", labels[c], clb_status_name(res[c].status), clb_last_error());
-                rc = 1;
-                continue;
-            }
-            double med = flops[c] / res[c].median_s / 1e9, fast = flops[c] / res[c].min_s / 1e9;
-            double pk_med = flops[0] / res[0].median_s / 1e9, pk_fast = flops[0] / res[0].min_s / 1e9;
-            printf("  %-24s median %7.2f ms %7.2f GFLOP/s", labels[c], res[c].median_s * 1e3, med);
-            if (c > 0 && res[0].status == CLB_OK)
-                printf(" = %5.1f %% of the peak's median; fastest %7.2f GFLOP/s = %5.1f %%\n",
-                       100 * med / pk_med, fast, 100 * fast / pk_fast);
-            else
-                printf("; fastest %7.2f GFLOP/s\n", fast);
+        const clbb_timed cases[VS_CASES] = {{clbb_fma_run, &fma, 0}, {run_matmul, NULL, 0},
+                                            {run_matmul8, NULL, 0}};
+        const double flops[VS_CASES] = {fma.flops, flop, 2.0 * 8 * 512.0 * 512.0 * 512.0};
+        const char *labels[VS_CASES] = {"FMA peak", "(64,256,256)@(256,256)", "(8,512,512)@(8,512,512)"};
+        clb_status st = time_rounds(ctx, cases, rounds, t);
+        if (st != CLB_OK) printf("vs FMA peak: %s: %s\n", clb_status_name(st), clb_last_error());
+        rc = st != CLB_OK;
+        if (st == CLB_OK)
+            printf("vs FMA peak (%s, %.0f MFLOP a run), %d rounds of one call each, float32:\n",
+                   fma.name, fma.flops / 1e6, rounds);
+        for (int c = 0; st == CLB_OK && c < VS_CASES; c++) {
+            for (int r = 0; r < rounds; r++) share[r] = flops[c] / t[c * rounds + r] / (flops[0] / t[r]);
+            double med_share = clbb_sort_median(share, rounds);
+            double *tc = t + c * rounds, fastest = tc[0];
+            for (int r = 1; r < rounds; r++) fastest = tc[r] < fastest ? tc[r] : fastest;
+            double pk_fastest = t[0];
+            for (int r = 1; r < rounds; r++) pk_fastest = t[r] < pk_fastest ? t[r] : pk_fastest;
+            printf("  %-24s fastest %7.2f ms %7.2f GFLOP/s", labels[c], fastest * 1e3, flops[c] / fastest / 1e9);
+            if (c > 0)
+                printf(" = %5.1f %% of the peak's fastest; median share of the round's peak %5.1f %%",
+                       100 * flops[c] / fastest / (flops[0] / pk_fastest), 100 * med_share);
+            printf("\n");
         }
     }
+    free(t);
+    free(share);
     clb_tensor_release(a8_t);
     clb_tensor_release(b8_t);
     clbb_fma_close(&fma);

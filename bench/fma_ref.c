@@ -8,6 +8,10 @@
 #include <string.h>
 
 #define FMA_ITERS 512 /* peaks.cl's PEAK_ITERS default, as clb bench runs it */
+/* Work of the runs that pick the fastest kernel, and of a timed run: that of
+   bench_matmul's GEMMs (2^31 flops), so both see the same stretch of load. */
+#define FMA_TRIAL_FLOPS ((double)(1 << 28))
+#define FMA_RUN_FLOPS ((double)(1u << 31))
 #define FMA_STR2(x) #x
 #define FMA_STR(x) FMA_STR2(x)
 
@@ -29,11 +33,11 @@ static cl_device_id find_device(const char *device_name)
     return NULL;
 }
 
-/* Seconds of the faster of two runs of f's kernel at f->global items. */
-static double time_two(clbb_fma *f)
+/* Seconds of the fastest of three runs of f's kernel at f->global items. */
+static double time_three(clbb_fma *f)
 {
     double best = 0;
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 3; i++) {
         double t0 = clbb_now();
         if (clbb_fma_run(f) != CLB_OK) return -1;
         double t = clbb_now() - t0;
@@ -52,13 +56,14 @@ int clbb_fma_open(const char *device_name, clbb_fma *f)
     if (err != CL_SUCCESS) return -1;
     f->queue = clCreateCommandQueue(f->context, dev, 0, &err);
     if (err != CL_SUCCESS) return -1;
+
     const char *src = (const char *)clb__cl_sources[0].bytes;
     size_t len = clb__cl_sources[0].length;
     f->program = clCreateProgramWithSource(f->context, 1, &src, &len, &err);
     if (err != CL_SUCCESS ||
         clBuildProgram(f->program, 1, &dev, "-DPEAK_ITERS=" FMA_STR(FMA_ITERS), NULL, NULL) != CL_SUCCESS)
         return -1;
-    const size_t max_global = (size_t)1 << 20;
+    const size_t max_global = (size_t)(FMA_RUN_FLOPS / (2.0 * 16 * FMA_ITERS)); /* peak_fma's */
     f->out = clCreateBuffer(f->context, CL_MEM_READ_WRITE, max_global * sizeof(float), NULL, &err);
     if (err != CL_SUCCESS) return -1;
     static const char *const names[3] = {"peak_fma", "peak_fma4", "peak_fma16"};
@@ -78,18 +83,15 @@ int clbb_fma_open(const char *device_name, clbb_fma *f)
         }
         clbb_fma trial = *f;
         trial.kernel = k;
-        trial.global = 1024;
-        double t = 0;
-        if (clbb_fma_run(&trial) != CLB_OK) t = -1; /* builds it for the device */
-        while (t >= 0 && (t = time_two(&trial)) >= 0 && t < 0.01 && trial.global < max_global)
-            trial.global *= 2;
+        trial.global = (size_t)(FMA_TRIAL_FLOPS / per_item[i]);
+        double t = clbb_fma_run(&trial) == CLB_OK ? time_three(&trial) : -1; /* first: the build */
         double rate = t > 0 ? per_item[i] * (double)trial.global / t : 0;
         if (rate > best_rate) {
             if (f->kernel) clReleaseKernel(f->kernel);
             best_rate = rate;
             f->kernel = k;
-            f->global = trial.global;
-            f->flops = per_item[i] * (double)trial.global;
+            f->global = (size_t)(FMA_RUN_FLOPS / per_item[i]);
+            f->flops = per_item[i] * (double)f->global;
             snprintf(f->name, sizeof f->name, "%s", names[i]);
         } else {
             clReleaseKernel(k);

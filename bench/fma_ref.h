@@ -2,7 +2,11 @@
    peak_fma, peak_fma4 and peak_fma16: independent mad chains, 2 flops each, the
    fastest of the three counting), as a harness case, so that a benchmark can
    time it in the same rounds as the library's matmul: raw OpenCL on a context
-   of its own, outside the library. */
+   of its own, outside the library. Launched as clb bench launches it (the
+   driver picks the work-group size), with 2^31 flops a run, the work of
+   bench_matmul's GEMMs. On a loaded machine its runs vary more than the
+   GEMMs' (PoCL's pick is a few large work-groups, which a core held by
+   another process delays): compare fastest runs there. */
 #ifndef CLB_BENCH_FMA_REF_H
 #define CLB_BENCH_FMA_REF_H
 
@@ -17,7 +21,7 @@ typedef struct clbb_fma {
     cl_program program;
     cl_kernel kernel; /* the fastest of the three */
     cl_mem out;
-    size_t global;    /* work items per run, calibrated to at least 10 ms */
+    size_t global;    /* work items per run: 2^31 flops */
     double flops;     /* per run */
     char name[32];    /* the kernel's name */
 } clbb_fma;

@@ -210,14 +210,20 @@ static clb_status run_kernel(clb_context *ctx, const clb__matmul_op *op, const c
         global[0] = (size_t)((op->n + 3) / 4), global[1] = (size_t)((op->m + rows - 1) / rows);
     }
     /* Where work-groups are loops (PoCL), the tiled kernels run in groups of up
-       to 16 neighbouring column tiles of one row tile: many small groups that
-       the driver's threads share out evenly. PoCL's own pick for the blocked
-       kernel's (32, 86, 8) grid of (8,512,512) @ (8,512,512) was a few groups of
-       thousands of items, 15-20 % slower in alternating runs on a shared 2-core
-       machine (the nt kernel 5-10 %). Elsewhere the driver chooses. */
+       to 16 neighbouring column tiles by up to 16 row tiles of one matrix (the
+       largest divisors of the grid): many small groups that the driver's
+       threads share out evenly, each on one matrix. PoCL's own pick for the
+       blocked kernel's (32, 86, 8) grid of (8,512,512) @ (8,512,512) was
+       (8, 1, 8), groups spanning eight matrices and their eight b's: 1.35x
+       the time of these groups in alternating runs on a shared 2-core machine;
+       on 2-D grids the two were within 0-14 % of each other, these ahead.
+       Elsewhere the driver chooses. */
     bool own_local = variant == MM_PLAIN || cl->loops;
-    if (variant != MM_PLAIN)
+    if (variant != MM_PLAIN) {
         while (global[0] % local[0]) local[0]--;
+        local[1] = kmax / local[0] < 16 ? kmax / local[0] : 16;
+        while (local[1] > 1 && global[1] % local[1]) local[1]--;
+    }
     err = clEnqueueNDRangeKernel(cl->queue, k->kernel, 3, NULL, global, own_local ? local : NULL, 0,
                                  NULL, NULL);
     if (CLB__FAULT(CLB__FAULT_ENQUEUE)) err = CL_OUT_OF_RESOURCES;

@@ -113,8 +113,11 @@ static clb_status time_rounds(clb_context *ctx, const clbb_timed *cases, int rou
 /* The dispatcher's matmuls and the FMA peak in the same rounds (see the top):
    each matmul's share of the peak as the median of its per-round shares (a
    round's three runs see the same load) and from the fastest runs. */
-static int vs_peak(clb_context *ctx, double flop, int rounds)
+static int vs_peak(clb_context *ctx, int64_t batch, int rounds)
 {
+    double flop = 2.0 * (double)batch * 256.0 * 256.0 * 256.0;
+    char label[40];
+    snprintf(label, sizeof label, "(%lld,256,256)@(256,256)", (long long)batch);
     clbb_fma fma;
     const int64_t s8[3] = {8, 512, 512};
     double *t = NULL, *share = NULL;
@@ -131,23 +134,28 @@ static int vs_peak(clb_context *ctx, double flop, int rounds)
         const clbb_timed cases[VS_CASES] = {{clbb_fma_run, &fma, 0}, {run_matmul, NULL, 0},
                                             {run_matmul8, NULL, 0}};
         const double flops[VS_CASES] = {fma.flops, flop, 2.0 * 8 * 512.0 * 512.0 * 512.0};
-        const char *labels[VS_CASES] = {"FMA peak", "(64,256,256)@(256,256)", "(8,512,512)@(8,512,512)"};
+        const char *labels[VS_CASES] = {"FMA peak", label, "(8,512,512)@(8,512,512)"};
         clb_status st = time_rounds(ctx, cases, rounds, t);
         if (st != CLB_OK) printf("vs FMA peak: %s: %s\n", clb_status_name(st), clb_last_error());
         rc = st != CLB_OK;
         if (st == CLB_OK)
             printf("vs FMA peak (%s, %.0f MFLOP a run), %d rounds of one call each, float32:\n",
                    fma.name, fma.flops / 1e6, rounds);
+        double pk_fastest = st == CLB_OK ? t[0] : 0;
+        for (int r = 1; st == CLB_OK && r < rounds; r++) pk_fastest = t[r] < pk_fastest ? t[r] : pk_fastest;
         for (int c = 0; st == CLB_OK && c < VS_CASES; c++) {
-            for (int r = 0; r < rounds; r++) share[r] = flops[c] / t[c * rounds + r] / (flops[0] / t[r]);
+            const double *tc = t + c * rounds;
+            double fastest = tc[0];
+            for (int r = 0; r < rounds; r++) {
+                share[r] = flops[c] / tc[r] / (flops[0] / t[r]);
+                fastest = tc[r] < fastest ? tc[r] : fastest;
+            }
             double med_share = clbb_sort_median(share, rounds);
-            double *tc = t + c * rounds, fastest = tc[0];
-            for (int r = 1; r < rounds; r++) fastest = tc[r] < fastest ? tc[r] : fastest;
-            double pk_fastest = t[0];
-            for (int r = 1; r < rounds; r++) pk_fastest = t[r] < pk_fastest ? t[r] : pk_fastest;
-            printf("  %-24s fastest %7.2f ms %7.2f GFLOP/s", labels[c], fastest * 1e3, flops[c] / fastest / 1e9);
+            printf("  %-24s fastest %7.2f ms %7.2f GFLOP/s", labels[c], fastest * 1e3,
+                   flops[c] / fastest / 1e9);
             if (c > 0)
-                printf(" = %5.1f %% of the peak's fastest; median share of the round's peak %5.1f %%",
+                printf(" = %5.1f %% of the peak's fastest; median share of the round's peak "
+                       "%5.1f %%",
                        100 * flops[c] / fastest / (flops[0] / pk_fastest), 100 * med_share);
             printf("\n");
         }
@@ -167,27 +175,42 @@ static void ratio(const char *what, const double *x, const char *of, const doubl
         printf("  %-15s %6.2fx %-15s (fastest runs: %.2fx)\n", what, x[0] / y[0], of, x[1] / y[1]);
 }
 
-int main(int argc, char **argv)
+typedef struct bench_args {
+    const char *device;
+    int quick, cached, only_peak, rounds;
+} bench_args;
+
+/* 0, or 2 after printing the usage. */
+static int parse_args(int argc, char **argv, bench_args *a)
 {
-    const char *device = NULL;
-    int quick = 0, cached = 0, only_peak = 0, rounds = 20;
+    *a = (bench_args){NULL, 0, 0, 0, 20};
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick"))
-            quick = 1;
+            a->quick = 1;
         else if (!strcmp(argv[i], "--cached"))
-            cached = 1;
+            a->cached = 1;
         else if (!strcmp(argv[i], "--vs-peak"))
-            only_peak = 1;
+            a->only_peak = 1;
         else if (!strcmp(argv[i], "--rounds") && i + 1 < argc && atoi(argv[i + 1]) > 0)
-            rounds = atoi(argv[++i]);
+            a->rounds = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--device") && i + 1 < argc)
-            device = argv[++i];
+            a->device = argv[++i];
         else {
-            fprintf(stderr, "usage: %s [--device SEL] [--quick] [--cached] [--vs-peak] [--rounds N]\n",
+            fprintf(stderr,
+                    "usage: %s [--device SEL] [--quick] [--cached] [--vs-peak] [--rounds N]\n",
                     argv[0]);
             return 2;
         }
     }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    bench_args args;
+    if (parse_args(argc, argv, &args) != 0) return 2;
+    const char *device = args.device;
+    int quick = args.quick, cached = args.cached, rounds = args.rounds;
     int64_t batch = quick ? 8 : 64, side = 256;
     clb_context *ctx = NULL;
     if (clb_context_create(device, &ctx) != CLB_OK) {
@@ -205,17 +228,17 @@ int main(int argc, char **argv)
            clb_context_device_name(ctx), (long long)batch, (long long)side, (long long)side,
            (long long)side, (long long)side, flop / 1e9);
     int rc = 0;
+    if (args.only_peak) {
 #if CLBB_HAVE_REFCOPY
-    if (only_peak) {
-        rc = vs_peak(ctx, flop, rounds);
+        rc = vs_peak(ctx, batch, rounds);
+#else
+        printf("vs FMA peak: this build has no OpenCL\n");
+#endif
         clb_tensor_release(a_t);
         clb_tensor_release(b_t);
         clb_context_release(ctx);
         return rc;
     }
-#else
-    if (only_peak) printf("vs FMA peak: this build has no OpenCL\n");
-#endif
     setenv("CLB_MATMUL_TUNING", "off", 1);
     setenv("CLB_MATMUL_IMPL", "clblast", 1);
     double g_default[2], g_kernel[2], g_tuned[2], g_auto[2], g_numpy[2] = {0, 0};
@@ -255,7 +278,7 @@ int main(int argc, char **argv)
     ratio("kernel", g_kernel, "numpy", g_numpy);
     ratio("dispatcher", g_auto, "numpy", g_numpy);
 #if CLBB_HAVE_REFCOPY
-    if (vs_peak(ctx, flop, rounds) != 0) rc = 1;
+    if (vs_peak(ctx, batch, rounds) != 0) rc = 1;
 #endif
     clb_tensor_release(a_t);
     clb_tensor_release(b_t);

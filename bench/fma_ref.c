@@ -60,8 +60,8 @@ int clbb_fma_open(const char *device_name, clbb_fma *f)
     const char *src = (const char *)clb__cl_sources[0].bytes;
     size_t len = clb__cl_sources[0].length;
     f->program = clCreateProgramWithSource(f->context, 1, &src, &len, &err);
-    if (err != CL_SUCCESS ||
-        clBuildProgram(f->program, 1, &dev, "-DPEAK_ITERS=" FMA_STR(FMA_ITERS), NULL, NULL) != CL_SUCCESS)
+    const char *options = "-DPEAK_ITERS=" FMA_STR(FMA_ITERS);
+    if (err != CL_SUCCESS || clBuildProgram(f->program, 1, &dev, options, NULL, NULL) != CL_SUCCESS)
         return -1;
     const size_t max_global = (size_t)(FMA_RUN_FLOPS / (2.0 * 16 * FMA_ITERS)); /* peak_fma's */
     f->out = clCreateBuffer(f->context, CL_MEM_READ_WRITE, max_global * sizeof(float), NULL, &err);

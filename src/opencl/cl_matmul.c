@@ -174,6 +174,26 @@ static clb_status set_launch(clb__cl_context *cl, clb__cl_kernel *k, const clb__
     return clb__cl_table_args(cl, k->kernel, &arg, &tab, false, wide, table);
 }
 
+/* The work-group of the tiled kernels where work-groups are loops (PoCL, see
+   run_kernel): local[0] up to 16 column tiles (as it comes in) and up to 16 row
+   tiles, the largest divisors of the grid, made smaller until there are at
+   least min_groups groups where the grid has them, so that every core gets
+   some: a (96, 256) @ (256, 256) product, a (16, 16) grid of tiles, would
+   otherwise be one group on one core. */
+static void tile_groups(const size_t *global, size_t kmax, size_t min_groups, size_t *local)
+{
+    while (global[0] % local[0]) local[0]--;
+    local[1] = kmax / local[0] < 16 ? kmax / local[0] : 16;
+    while (local[1] > 1 && global[1] % local[1]) local[1]--;
+    for (int d = 1; d >= 0; d--) {
+        while (local[d] > 1 &&
+               (global[0] / local[0]) * (global[1] / local[1]) * global[2] < min_groups) {
+            local[d]--;
+            while (global[d] % local[d]) local[d]--;
+        }
+    }
+}
+
 static clb_status run_kernel(clb_context *ctx, const clb__matmul_op *op, const clb__plan *plan,
                              void *const *handles, int variant, bool accumulate)
 {
@@ -219,11 +239,7 @@ static clb_status run_kernel(clb_context *ctx, const clb__matmul_op *op, const c
        on 2-D grids the two were within 0-14 % of each other, these ahead.
        Elsewhere the driver chooses. */
     bool own_local = variant == MM_PLAIN || cl->loops;
-    if (variant != MM_PLAIN) {
-        while (global[0] % local[0]) local[0]--;
-        local[1] = kmax / local[0] < 16 ? kmax / local[0] : 16;
-        while (local[1] > 1 && global[1] % local[1]) local[1]--;
-    }
+    if (variant != MM_PLAIN) tile_groups(global, kmax, 4 * (size_t)clb__cl_compute_units(cl), local);
     err = clEnqueueNDRangeKernel(cl->queue, k->kernel, 3, NULL, global, own_local ? local : NULL, 0,
                                  NULL, NULL);
     if (CLB__FAULT(CLB__FAULT_ENQUEUE)) err = CL_OUT_OF_RESOURCES;

@@ -53,10 +53,9 @@ static clb__plan *batch_plan(const clb__matmul_op *op)
 /* The batch plan of op for the own kernels, with a batch axis folded into m
    where it can be: the innermost axis of the plan when b is broadcast along it
    (stride 0) and a and out step along it by whole matrices of m rows, so that
-   (B, m, k) @ (k, n) runs as one (B*m, k) @ (k, n) product. One tall matrix
-   instead of B short ones: the blocked kernel's last row tile of each matrix
-   no longer computes rows past its end, and the launch is two-dimensional
-   (PoCL's work-groups then cover whole rows of tiles; bench_ab mm64). */
+   (B, m, k) @ (k, n) runs as one (B*m, k) @ (k, n) product: one tall matrix
+   on a two-dimensional grid instead of B short ones, whose last row tiles
+   computed rows past their ends (bench_ab mm64 on PoCL: 1.15-1.35x). */
 static clb__plan *kernel_plan(clb__matmul_op *op)
 {
     clb__plan *plan = batch_plan(op);
@@ -236,8 +235,8 @@ static clb_status run_kernel(clb_context *ctx, const clb__matmul_op *op, const c
        blocked kernel's (32, 86, 8) grid of (8,512,512) @ (8,512,512) was
        (8, 1, 8), groups spanning eight matrices and their eight b's: 1.35x
        the time of these groups in alternating runs on a shared 2-core machine;
-       on 2-D grids the two were within 0-14 % of each other, these ahead.
-       Elsewhere the driver chooses. */
+       on the 2-D grids of (64,256,256) @ (256,256) (folded) and (512,512) @
+       (512,512) the two were level. Elsewhere the driver chooses. */
     bool own_local = variant == MM_PLAIN || cl->loops;
     if (variant != MM_PLAIN) tile_groups(global, kmax, 4 * (size_t)clb__cl_compute_units(cl), local);
     err = clEnqueueNDRangeKernel(cl->queue, k->kernel, 3, NULL, global, own_local ? local : NULL, 0,

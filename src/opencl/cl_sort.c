@@ -138,10 +138,10 @@ clb_status clb__cl_topk(clb_context *ctx, const clb__topk_op *op, void *const *h
        device; a loop-limited work item must also be able to finish a row whose
        every element enters the list (len * (k + 1) iterations). */
     const int64_t units = (int64_t)clb__cl_compute_units(cl);
-    if (op->k > TOPK_MAX || op->len >= (int64_t)UINT32_MAX ||
-        op->rows < (cl->loops ? 4 * units : 1024) ||
+    if (op->k > TOPK_MAX || op->len >= (int64_t)UINT32_MAX) return CLB_OK;
+    if (op->rows < (cl->loops ? 4 * units : 1024) ||
         (cl->max_trips < INT64_MAX && op->len * (op->k + 2) > cl->max_trips / 2))
-        return CLB_OK;
+        return clb__cl_topk_chunked(ctx, op, handles, done); /* cl_topk.c */
     /* The sort's own program (cl/sort.cl's CLB_TOPK_MAX is TOPK_MAX). */
     clb__kernel_define defs[] = {{"CLB_IN_DTYPE", op->in}, {"CLB_DESCENDING", op->largest}};
     CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_SORT, defs, 2, 3, "clb_topk_rows", &k));

@@ -3,6 +3,7 @@
  * type, so both loops give the same bits; test_host_ops compares them. */
 #include "host_loops.h"
 
+#include <string.h>
 #include <tgmath.h> /* exp(x) of a float is expf, as in host_scalar.c */
 
 /* GCC's -O2 vectorises only loops that need no run-time alias or trip-count
@@ -120,7 +121,82 @@ DEFINE_REAL(f64, double)
 DEFINE_MATH(f32, float)
 DEFINE_MATH(f64, double)
 
-/* The math loop of a float32 / float64 unary op, or NULL. */
+/* float16: each element converted to float, the float32 expression, the
+   result rounded to half once (host_scalar.c's real_result). The conversions
+   are src/core/half.c's rules written branch-free, so the loops vectorise:
+   round to nearest even (below 2^-14 through a float addition of 0.5, from
+   2^16 infinity, NaN quiet with its sign and top payload bits) and the exact
+   float of half bits (cl/common.cl's clb_half_bits / clb_half_value). */
+static inline float h2f(uint16_t h)
+{
+    const uint32_t e = h & 0x7c00u, mag = (uint32_t)(h & 0x7fffu) << 13;
+    const float sub = (float)(h & 0x3ffu) * 0x1p-24f;
+    uint32_t sub_bits, r;
+    memcpy(&sub_bits, &sub, sizeof sub_bits);
+    r = e == 0x7c00u ? mag | 0x7f800000u : e == 0 ? sub_bits : mag + 0x38000000u;
+    r |= (uint32_t)(h & 0x8000u) << 16;
+    float f;
+    memcpy(&f, &r, sizeof f);
+    return f;
+}
+
+static inline uint16_t f2h(float x)
+{
+    uint32_t f, a, t;
+    memcpy(&f, &x, sizeof f);
+    a = f & 0x7fffffffu;
+    float fa;
+    memcpy(&fa, &a, sizeof fa);
+    const float shifted = fa + 0.5f;
+    memcpy(&t, &shifted, sizeof t);
+    const uint32_t nrm = (a + 0xc8000fffu + ((a >> 13) & 1u)) >> 13, sub = t - 0x3f000000u;
+    const uint32_t big = a > 0x7f800000u ? 0x7e00u | ((a >> 13) & 0x3ffu) : 0x7c00u;
+    return (uint16_t)(((f >> 16) & 0x8000u) | (a >= 0x47800000u ? big : a < 0x38800000u ? sub : nrm));
+}
+
+#define DEFINE_HALF(NAME, EXPR)                                                                    \
+    static void NAME(int64_t n, void *out, int64_t so, const void *pa, int64_t sa,                 \
+                     const void *pb, int64_t sb)                                                   \
+    {                                                                                              \
+        uint16_t *o = out;                                                                         \
+        const uint16_t *a = pa, *b = pb;                                                           \
+        for (int64_t i = 0; i < n; i++) {                                                          \
+            const float x = h2f(a[i * sa]), y = b ? h2f(b[i * sb]) : 0;                            \
+            (void)y;                                                                               \
+            o[i * so] = f2h(EXPR);                                                                 \
+        }                                                                                          \
+    }
+
+DEFINE_HALF(h16_add, x + y)
+DEFINE_HALF(h16_sub, x - y)
+DEFINE_HALF(h16_mul, x * y)
+DEFINE_HALF(h16_div, x / y)
+DEFINE_HALF(h16_max, isnan(x) || x > y ? x : y)
+DEFINE_HALF(h16_min, isnan(x) || x < y ? x : y)
+DEFINE_HALF(h16_neg, -x)
+DEFINE_HALF(h16_relu, x > 0 || isnan(x) ? x : 0)
+DEFINE_HALF(h16_abs, fabs(x))
+DEFINE_HALF(h16_sqrt, sqrt(x))
+DEFINE_HALF(h16_rsqrt, 1 / sqrt(x))
+DEFINE_HALF(h16_exp, exp(x))
+DEFINE_HALF(h16_log, log(x))
+DEFINE_HALF(h16_sin, sin(x))
+DEFINE_HALF(h16_cos, cos(x))
+DEFINE_HALF(h16_tan, tan(x))
+DEFINE_HALF(h16_tanh, tanh(x))
+DEFINE_HALF(h16_sigmoid, x >= 0 ? 1 / (1 + exp(-x)) : exp(x) / (1 + exp(x)))
+DEFINE_HALF(h16_floor, floor(x))
+DEFINE_HALF(h16_ceil, ceil(x))
+DEFINE_HALF(h16_round, rint(x))
+DEFINE_HALF(h16_trunc, trunc(x))
+DEFINE_HALF(h16_expm1, expm1(x))
+DEFINE_HALF(h16_log1p, log1p(x))
+DEFINE_HALF(h16_log2, log2(x))
+DEFINE_HALF(h16_log10, log10(x))
+DEFINE_HALF(h16_square, x * x)
+DEFINE_HALF(h16_erf, erf(x))
+
+/* The math loop of a float16 / float32 / float64 unary op, or NULL. */
 #define MATH_CASES(P)                                                                              \
     case CLB_ABS: return P##_abs;                                                                  \
     case CLB_SQRT: return P##_sqrt;                                                                \
@@ -152,6 +228,9 @@ static clb__host_loop_fn math_loop(clb_unary_op op, clb_dtype t)
     if (t == CLB_FLOAT64) {
         switch (op) { MATH_CASES(f64); }
     }
+    if (t == CLB_FLOAT16) {
+        switch (op) { MATH_CASES(h16); }
+    }
     return NULL;
 }
 DEFINE_INT(i32, int32_t, uint32_t)
@@ -168,6 +247,8 @@ enum { LOOP_ADD, LOOP_SUB, LOOP_MUL, LOOP_DIV, LOOP_MAX, LOOP_MIN, LOOP_NEG, LOO
 
 static const clb__host_loop_fn f32_loops[LOOPS] = {f32_add, f32_sub, f32_mul, f32_div,
                                                    f32_max, f32_min, f32_neg, f32_relu};
+static const clb__host_loop_fn h16_loops[LOOPS] = {h16_add, h16_sub, h16_mul, h16_div,
+                                                   h16_max, h16_min, h16_neg, h16_relu};
 static const clb__host_loop_fn f64_loops[LOOPS] = {f64_add, f64_sub, f64_mul, f64_div,
                                                    f64_max, f64_min, f64_neg, f64_relu};
 /* Integer division is done in float64 (never a same-dtype map) and relu of an
@@ -212,6 +293,7 @@ clb__host_loop_fn clb__host_loop_find(const clb__map_op *op)
     switch (t) {
     case CLB_FLOAT32: return f32_loops[idx];
     case CLB_FLOAT64: return f64_loops[idx];
+    case CLB_FLOAT16: return h16_loops[idx];
     case CLB_INT32: return i32_loops[idx];
     case CLB_INT64: return i64_loops[idx];
     default: return NULL;

@@ -142,9 +142,13 @@ clb_status clb__cl_topk(clb_context *ctx, const clb__topk_op *op, void *const *h
         op->rows < (cl->loops ? 4 * units : 1024) ||
         (cl->max_trips < INT64_MAX && op->len * (op->k + 2) > cl->max_trips / 2))
         return CLB_OK;
-    /* The sort's own program (cl/sort.cl's CLB_TOPK_MAX is TOPK_MAX). */
+    /* The sort's own program (cl/sort.cl's CLB_TOPK_MAX is TOPK_MAX); where a
+       work-group is a loop (PoCL) the form that tests 16 elements with one vector
+       compare (a work item's vectors are the CPU's), else one element at a time
+       (work items across lanes). */
     clb__kernel_define defs[] = {{"CLB_IN_DTYPE", op->in}, {"CLB_DESCENDING", op->largest}};
-    CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_SORT, defs, 2, 3, "clb_topk_rows", &k));
+    CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_SORT, defs, 2, cl->loops ? 5 : 3,
+                                 cl->loops ? "clb_topk_rows_vec" : "clb_topk_rows", &k));
     const cl_mem in = (cl_mem)handles[2];
     const cl_mem mem[3] = {in, handles[0] ? (cl_mem)handles[0] : in,
                            handles[1] ? (cl_mem)handles[1] : in};

@@ -143,12 +143,14 @@ clb_status clb__cl_topk(clb_context *ctx, const clb__topk_op *op, void *const *h
         (cl->max_trips < INT64_MAX && op->len * (op->k + 2) > cl->max_trips / 2))
         return CLB_OK;
     /* The sort's own program (cl/sort.cl's CLB_TOPK_MAX is TOPK_MAX); where a
-       work-group is a loop (PoCL) the form that tests 16 elements with one vector
-       compare (a work item's vectors are the CPU's), else one element at a time
-       (work items across lanes). */
+       work-group is a loop (PoCL; or forced by clb__cl_index_runs) the form that
+       tests 16 elements with one vector compare (a work item's vectors are the
+       CPU's), else one element at a time (work items across lanes). */
+    const int forced = clb__cl_index_runs;
+    const bool vec = forced >= 0 ? forced != 0 : cl->loops;
     clb__kernel_define defs[] = {{"CLB_IN_DTYPE", op->in}, {"CLB_DESCENDING", op->largest}};
-    CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_SORT, defs, 2, cl->loops ? 5 : 3,
-                                 cl->loops ? "clb_topk_rows_vec" : "clb_topk_rows", &k));
+    CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_SORT, defs, 2, vec ? 5 : 3,
+                                 vec ? "clb_topk_rows_vec" : "clb_topk_rows", &k));
     const cl_mem in = (cl_mem)handles[2];
     const cl_mem mem[3] = {in, handles[0] ? (cl_mem)handles[0] : in,
                            handles[1] ? (cl_mem)handles[1] : in};

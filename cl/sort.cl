@@ -504,3 +504,53 @@ __kernel void clb_topk_rows_vec(__global const elem_t *in, __global elem_t *valu
     for (long g = first; g < last; g++)
         clb_topk_row_vec(in, values, indices, in_offset, values_offset, indices_offset, len, k, g);
 }
+
+/* The top-k of loop-limited drivers (rusticl ends a work item's loops past a
+   budget, which a whole row's scan would pass): a pass gives each work item one
+   segment of SEG places of a row and keeps the segment's best k pairs, written as
+   k candidate indices (UINT_MAX past a short segment's last); the next pass does
+   the same over each row's candidates (CANDS of them, k a segment of the pass
+   before), until one segment covers a row and its best k are the results. The
+   candidates of a segment do not arrive in index order, so the list compares
+   whole (key, index) pairs. */
+static void clb_topk_insert_pair(key_t *bk, uint *bi, int *n, int kk, key_t key, uint j)
+{
+    if (*n == kk && !CLB_PAIR_LESS(key, j, bk[kk - 1], bi[kk - 1])) return;
+    int p = *n < kk ? (*n)++ : kk - 1;
+    while (p > 0 && CLB_PAIR_LESS(key, j, bk[p - 1], bi[p - 1])) {
+        bk[p] = bk[p - 1];
+        bi[p] = bi[p - 1];
+        p--;
+    }
+    bk[p] = key;
+    bi[p] = j;
+}
+
+__kernel void clb_topk_seg(__global const elem_t *in, __global const uint *cin,
+                           __global uint *cout, __global elem_t *values, __global long *indices,
+                           CLB_ARGS_PARAMS(CLB_SORT_ARGS_VECS))
+{
+    CLB_ARGS_UNPACK(CLB_SORT_ARGS_VECS, a);
+    const long in_offset = a[CLB_SORT_IN_OFFSET], values_offset = a[CLB_SORT_VALUES_OFFSET],
+        indices_offset = a[CLB_SORT_INDICES_OFFSET], len = a[CLB_SORT_LEN], k = a[CLB_SORT_K],
+        seg = a[CLB_SORT_SEG], cands = a[CLB_SORT_CANDS], nseg = a[CLB_SORT_TILES],
+        count = a[CLB_SORT_COUNT], last = a[CLB_SORT_DIRECT];
+    const long g = (long)get_global_id(0);
+    if (g >= count) return;
+    const long row = g / nseg, s = g - row * nseg, start = s * seg;
+    const long end = min(cands > 0 ? cands : len, start + seg);
+    __global const elem_t *src = in + in_offset + row * len;
+    key_t bk[CLB_TOPK_MAX];
+    uint bi[CLB_TOPK_MAX];
+    int n = 0;
+    const int kk = (int)k;
+    for (long p = start; p < end; p++) {
+        const uint j = cands > 0 ? cin[row * cands + p] : (uint)p;
+        if (j != UINT_MAX) clb_topk_insert_pair(bk, bi, &n, kk, clb_sort_key(src[j]), j);
+    }
+    if (last) {
+        clb_topk_write(src, values, indices, values_offset, indices_offset, k, row, bi);
+    } else {
+        for (int t = 0; t < kk; t++) cout[g * k + t] = t < n ? bi[t] : UINT_MAX;
+    }
+}

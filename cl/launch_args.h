@@ -184,9 +184,7 @@
    not wanted. The tile kernels sort TILES tiles of TILE pairs a row (DIRECT 1:
    one tile covers the row, results written directly); a merge pass merges
    runs of WIDTH; COUNT the work items of a launch; clb_topk_rows keeps the K
-   best of each of ROWS rows, PER rows a work item; a clb_topk_seg pass keeps the
-   K best of each SEG of a row's elements (CANDS 0) or of its CANDS candidate
-   indices, TILES segments a row (DIRECT 1: the last pass, results written). */
+   best of each of ROWS rows, PER rows a work item. */
 #define CLB_SORT_IN_OFFSET 0
 #define CLB_SORT_VALUES_OFFSET 1
 #define CLB_SORT_INDICES_OFFSET 2
@@ -199,9 +197,7 @@
 #define CLB_SORT_K 9
 #define CLB_SORT_ROWS 10
 #define CLB_SORT_PER 11
-#define CLB_SORT_SEG 12
-#define CLB_SORT_CANDS 13
-#define CLB_SORT_ARGS_LEN 14
+#define CLB_SORT_ARGS_LEN 12
 #define CLB_SORT_ARGS_VECS 1                      /* long16 arguments: 16 slots */
 
 /* clb_select (cl/select.cl): N positions of the running count at

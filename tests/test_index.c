@@ -397,7 +397,6 @@ static void select_literals(clb_context *ctx, const char *sel)
 
 #if CLB_HAVE_OPENCL
 extern _Atomic int clb__cl_index_runs;              /* src/opencl/cl_index.h */
-extern _Atomic int64_t clb__cl_topk_seg;            /* src/opencl/cl_index.h */
 extern _Atomic int64_t clb__cl_scan_strip_cols;     /* src/opencl/cl_index.h */
 extern _Atomic int64_t clb__cl_streaming_min_bytes; /* src/opencl/cl_launch.h */
 #endif
@@ -480,8 +479,8 @@ static void topk_random_case(clb_context *ctx, clb_dtype dt, int64_t len, int64_
     for (size_t j = 0; j < sizeof tr / sizeof *tr; j++) clb_tensor_release(tr[j]);
 }
 
-/* The top-k in its three forms on every device (cl/sort.cl's clb_topk_rows,
-   clb_topk_seg and clb_topk_rows_vec: chunks of 16, the bound for k <= 16, the tail past the last
+/* The one-pass top-k in both forms on every device (cl/sort.cl's clb_topk_rows and
+   clb_topk_rows_vec: chunks of 16, the bound for k <= 16, the tail past the last
    chunk, a list that ends the row early when its last key is the least key: bool
    smallest, NaN largest), on values with many ties. The dtypes are the sorts' above
    (their programs built already) and a few of the vector keys' other cases. */
@@ -498,20 +497,15 @@ static void topk_random(clb_context *ctx, bool sim)
         {CLB_BOOL, 40, 4, false},     {CLB_UINT16, 33, 5, true},    {CLB_INT32, 33, 2, false},
     };
     const size_t ncases = sim ? 2 : sizeof cases / sizeof *cases;
-    /* forms: the scalar, the vector, the segmented (segments of 3k + 5 places:
-       several passes over the longer rows, one over the shortest) */
-    for (int form = 0; form < (CLB_HAVE_OPENCL ? 3 : 1); form++) {
-        for (size_t c = 0; c < ncases; c++) {
+    for (int form = 0; form < (CLB_HAVE_OPENCL ? 2 : 1); form++) {
 #if CLB_HAVE_OPENCL
-            clb__cl_index_runs = form == 1;
-            clb__cl_topk_seg = form == 2 ? 3 * cases[c].k + 5 : 0;
+        clb__cl_index_runs = form;
 #endif
+        for (size_t c = 0; c < ncases; c++)
             topk_random_case(ctx, cases[c].dt, cases[c].len, cases[c].k, cases[c].largest);
-        }
     }
 #if CLB_HAVE_OPENCL
     clb__cl_index_runs = -1;
-    clb__cl_topk_seg = 0;
 #endif
 }
 

@@ -6,7 +6,6 @@
 
 _Atomic int clb__cl_index_runs = -1;
 _Atomic int64_t clb__cl_scan_strip_cols = -1;
-_Atomic int64_t clb__cl_topk_seg = 0;
 
 clb_status clb__cl_index_kernel(clb__cl_context *cl, clb__kernel_id id,
                                 const clb__kernel_define *defs, int ndefs, int variant,

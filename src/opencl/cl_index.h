@@ -38,10 +38,6 @@ clb_status clb__cl_index_buffer_from(clb__cl_context *cl, size_t nbytes, const v
    (the default) by the device (clb__cl_context.loops). Also topk's kernel: 1 the
    vector form (cl/sort.cl's clb_topk_rows_vec), 0 an element at a time. */
 extern _Atomic int clb__cl_index_runs;
-/* Tests set it to force topk's segmented form (cl/sort.cl's clb_topk_seg, the
-   form of loop-limited drivers) with segments of that many places (at least 3k);
-   0 (the default) where the driver's loop budget asks for it. */
-extern _Atomic int64_t clb__cl_topk_seg;
 /* Tests and benchmarks set it to force the scans' single pass over columns
    (cl/scan.cl's clb_scan_strips, where the float CPU forms run): > 0 in runs of
    that many columns, 0 never; -1 (the default) by the shape (cl_scan.c). */

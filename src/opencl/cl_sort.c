@@ -128,49 +128,6 @@ cleanup:
 /* Most k the private top-k list of cl/sort.cl's clb_topk_rows holds. */
 #define TOPK_MAX 64
 
-/* The segmented top-k (cl/sort.cl's clb_topk_seg) for drivers whose work items
-   cannot scan a whole row: segments of seg places a work item, passes until one
-   segment covers a row's candidates. */
-static clb_status topk_segments(clb__cl_context *cl, const clb__topk_op *op,
-                                void *const *handles, int64_t seg)
-{
-    clb_status st = CLB_OK;
-    clb__cl_kernel *k = NULL;
-    cl_mem cand[2] = {NULL, NULL};
-    const int64_t first = (op->len + seg - 1) / seg;
-    const size_t bytes = (size_t)(op->rows * first * op->k) * sizeof(cl_uint);
-    for (int b = 0; b < 2 && first > 1; b++)
-        CLB_TRY(clb__cl_index_buffer(cl, bytes, "topk's candidates", &cand[b]));
-    clb__kernel_define defs[] = {{"CLB_IN_DTYPE", op->in}, {"CLB_DESCENDING", op->largest}};
-    const cl_mem in = (cl_mem)handles[2];
-    clb__cl_args args = {{0}};
-    args.v[CLB_SORT_IN_OFFSET] = op->in_offset;
-    args.v[CLB_SORT_VALUES_OFFSET] = handles[0] ? op->values_offset : -1;
-    args.v[CLB_SORT_INDICES_OFFSET] = handles[1] ? op->indices_offset : -1;
-    args.v[CLB_SORT_LEN] = op->len, args.v[CLB_SORT_K] = op->k, args.v[CLB_SORT_SEG] = seg;
-    int64_t cands = 0; /* this pass's candidates a row (0: the row's elements) */
-    for (int cur = 0;; cur ^= 1) {
-        const int64_t nseg = ((cands > 0 ? cands : op->len) + seg - 1) / seg;
-        args.v[CLB_SORT_CANDS] = cands, args.v[CLB_SORT_TILES] = nseg;
-        args.v[CLB_SORT_COUNT] = op->rows * nseg, args.v[CLB_SORT_DIRECT] = nseg == 1;
-        const cl_mem mem[5] = {in, cand[cur ^ 1] ? cand[cur ^ 1] : in, cand[cur] ? cand[cur] : in,
-                               handles[0] ? (cl_mem)handles[0] : in,
-                               handles[1] ? (cl_mem)handles[1] : in};
-        CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_SORT, defs, 2, 6, "clb_topk_seg", &k));
-        CLB_TRY(clb__cl_index_set(k, CLB__KERNEL_SORT, 5, mem, &args));
-        CLB_TRY(clb__cl_launch(cl, k->kernel, op->rows * nseg));
-        clb__cl_kernel_unlock(cl);
-        k = NULL;
-        if (nseg == 1) break;
-        cands = nseg * op->k;
-    }
-cleanup:
-    if (k) clb__cl_kernel_unlock(cl);
-    for (int b = 0; b < 2; b++)
-        if (cand[b]) clReleaseMemObject(cand[b]);
-    return st;
-}
-
 clb_status clb__cl_topk(clb_context *ctx, const clb__topk_op *op, void *const *handles, bool *done)
 {
     clb_status st = CLB_OK;
@@ -179,23 +136,12 @@ clb_status clb__cl_topk(clb_context *ctx, const clb__topk_op *op, void *const *h
     *done = false;
     /* One work item a row: worth it for small k over enough rows to fill the
        device; a loop-limited work item must also be able to finish a row whose
-       every element enters the list (len * (k + 1) iterations), else segments of
-       a row as long as it can (at least 3k places: each pass cuts the candidates
-       by 3 or more), with enough of them to fill the device. */
+       every element enters the list (len * (k + 1) iterations). */
     const int64_t units = (int64_t)clb__cl_compute_units(cl);
-    if (op->k > TOPK_MAX || op->len >= (int64_t)UINT32_MAX) return CLB_OK;
-    const int64_t forced_seg = clb__cl_topk_seg;
-    int64_t seg = forced_seg > 0 ? forced_seg : 0;
-    if (seg == 0 && cl->max_trips < INT64_MAX && op->len * (op->k + 2) > cl->max_trips / 2)
-        seg = cl->max_trips / 2 / (op->k + 2);
-    if (seg > 0) {
-        if (seg < 3 * op->k || (forced_seg <= 0 && op->rows * ((op->len + seg - 1) / seg) < 1024))
-            return CLB_OK;
-        CLB_TRY(topk_segments(cl, op, handles, seg));
-        *done = true;
+    if (op->k > TOPK_MAX || op->len >= (int64_t)UINT32_MAX ||
+        op->rows < (cl->loops ? 4 * units : 1024) ||
+        (cl->max_trips < INT64_MAX && op->len * (op->k + 2) > cl->max_trips / 2))
         return CLB_OK;
-    }
-    if (op->rows < (cl->loops ? 4 * units : 1024)) return CLB_OK;
     /* The sort's own program (cl/sort.cl's CLB_TOPK_MAX is TOPK_MAX); where a
        work-group is a loop (PoCL; or forced by clb__cl_index_runs) the form that
        tests 16 elements with one vector compare (a work item's vectors are the

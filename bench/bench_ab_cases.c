@@ -3,7 +3,8 @@
  * table (reductions over either axis, sum_to_shape, channel mean, var,
  * softmax, matmul, the fused batch norm, tensor_to_context on one device) and
  * the float32 functions that CPU devices compute with the library's own
- * straight-line code (issue 28), by clb_unary, and sin by clb_eval_into. */
+ * straight-line code (issue 28), by clb_unary, and sin by clb_eval_into; the
+ * tensors made on the device (clb_full, the float32 random draws, 2^26). */
 #include "bench_ab_cases.h"
 
 #include <dlfcn.h>
@@ -57,6 +58,11 @@ const ab_pattern ab_patterns[] = {
     FN("log2", "clb_unary"), FN("log10", "clb_unary"),
 #undef FN
     {"esin", "sin(x) (2^22,) clb_eval_into", K_FN, 0, 1, {1 << 22}, 0, {0}, 1, {1 << 22}, 0, {0}, 0},
+    /* made on the device: the input a token (1,), the output (2^26,) float32 */
+#define MADE(key, how, k) {key, how " (2^26,) float32", k, 0, 1, {1}, 0, {0}, 1, {1 << 26}, 0, {0}, 0}
+    MADE("full", "clb_full", K_FULL), MADE("randu", "clb_random_uniform [0, 1)", K_UNIFORM),
+    MADE("randn", "clb_random_normal (0, 1)", K_NORMAL),
+#undef MADE
 };
 const int ab_npatterns = (int)(sizeof ab_patterns / sizeof ab_patterns[0]);
 
@@ -107,6 +113,9 @@ int ab_load(const char *path, ab_lib *l)
     OPT(var, "clb_var");
     OPT(softmax, "clb_softmax");
     OPT(to_context, "clb_tensor_to_context");
+    OPT(full, "clb_full");
+    OPT(random_uniform, "clb_random_uniform");
+    OPT(random_normal, "clb_random_normal");
 #undef SYM
 #undef OPT
     return 0;
@@ -119,6 +128,9 @@ const char *ab_missing(const ab_lib *l, const ab_pattern *p)
     case K_VAR: return l->var ? NULL : "clb_var";
     case K_SOFTMAX: return l->softmax ? NULL : "clb_softmax";
     case K_TO_CONTEXT: return l->to_context ? NULL : "clb_tensor_to_context";
+    case K_FULL: return l->full ? NULL : "clb_full";
+    case K_UNIFORM: return l->random_uniform ? NULL : "clb_random_uniform";
+    case K_NORMAL: return l->random_normal ? NULL : "clb_random_normal";
     default: return NULL;
     }
 }
@@ -175,6 +187,12 @@ static clb_status ab_call(ab_lib *l, const ab_pattern *p, ab_inst *t, clb_tensor
     case K_VAR: return l->var(t->a, p->naxes, p->axes, 0, p->keepdim, r);
     case K_SOFTMAX: return l->softmax(t->a, p->axes[0], r);
     case K_TO_CONTEXT: return l->to_context(t->a, l->twin, r);
+    case K_FULL: {
+        const clb_scalar v = {CLB_SCALAR_FLOAT, 0, 1.5};
+        return l->full(l->ctx, CLB_FLOAT32, p->ndo, p->out, v, r);
+    }
+    case K_UNIFORM: return l->random_uniform(l->ctx, CLB_FLOAT32, p->ndo, p->out, 1, 0, 0, 1, r);
+    case K_NORMAL: return l->random_normal(l->ctx, CLB_FLOAT32, p->ndo, p->out, 1, 0, 0, 1, r);
     }
     return CLB_ERR_INVALID_ARGUMENT;
 }

@@ -32,13 +32,19 @@ typedef struct ab_lib {
     clb_status (*var)(const clb_tensor *, int, const int *, int, int, clb_tensor **);
     clb_status (*softmax)(const clb_tensor *, int, clb_tensor **);
     clb_status (*to_context)(const clb_tensor *, clb_context *, clb_tensor **);
+    clb_status (*full)(clb_context *, clb_dtype, int, const int64_t *, clb_scalar, clb_tensor **);
+    clb_status (*random_uniform)(clb_context *, clb_dtype, int, const int64_t *, uint64_t, uint64_t,
+                                 double, double, clb_tensor **);
+    clb_status (*random_normal)(clb_context *, clb_dtype, int, const int64_t *, uint64_t, uint64_t,
+                                double, double, clb_tensor **);
     clb_context *ctx;
     clb_context *twin; /* a second context on the same device, for to_context */
 } ab_lib;
 
 typedef enum ab_kind {
     K_CAST, K_BINARY, K_EVAL, K_REDUCE, K_SUM_TO, K_DIST, K_MATMUL, K_VAR, K_SOFTMAX, K_TO_CONTEXT,
-    K_FN /* a function of one tensor (bench_ab_cases.c's ab_fns, by key) */
+    K_FN, /* a function of one tensor (bench_ab_cases.c's ab_fns, by key) */
+    K_FULL, K_UNIFORM, K_NORMAL /* made on the device: a new float32 tensor of shape out */
 } ab_kind;
 
 typedef struct ab_pattern {

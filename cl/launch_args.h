@@ -184,7 +184,9 @@
    not wanted. The tile kernels sort TILES tiles of TILE pairs a row (DIRECT 1:
    one tile covers the row, results written directly); a merge pass merges
    runs of WIDTH; COUNT the work items of a launch; clb_topk_rows keeps the K
-   best of each of ROWS rows, PER rows a work item. */
+   best of each of ROWS rows, PER rows a work item; clb_topk_chunks the K best
+   of each of CHUNKS chunks a row, CAND 1 where the indices come from the
+   candidates of a lower level. */
 #define CLB_SORT_IN_OFFSET 0
 #define CLB_SORT_VALUES_OFFSET 1
 #define CLB_SORT_INDICES_OFFSET 2
@@ -197,7 +199,9 @@
 #define CLB_SORT_K 9
 #define CLB_SORT_ROWS 10
 #define CLB_SORT_PER 11
-#define CLB_SORT_ARGS_LEN 12
+#define CLB_SORT_CHUNKS 12
+#define CLB_SORT_CAND 13
+#define CLB_SORT_ARGS_LEN 14
 #define CLB_SORT_ARGS_VECS 1                      /* long16 arguments: 16 slots */
 
 /* clb_select (cl/select.cl): N positions of the running count at

@@ -14,6 +14,11 @@
 #define CLB_RANDOM_H
 
 #ifdef __OPENCL_VERSION__
+/* OpenCL C contracts a * b + c into an fma unless told not to, and this file
+   comes before the kernel file's own pragma: PoCL fused the scalar normal's
+   polynomials (float32 up to 3 ulp, float16 now and then a half ulp from the
+   host's values). */
+#pragma OPENCL FP_CONTRACT OFF
 typedef uint clb_u32;
 typedef ulong clb_u64;
 #define CLB_RNG_FN __attribute__((always_inline)) inline /* PoCL vectorises no loop with a call */
@@ -118,9 +123,10 @@ CLB_RNG_FN float clb_rng_unit11(clb_u32 w) { return (float)(w >> 21) * 0x1p-11f;
    host and every device compute the same bits up to the one sqrt (correctly
    rounded on the host and on CPU devices, within 3 ulp on others), and a
    device runs them as straight-line code it can vectorise. Cephes' logf and
-   sinf/cosf minimax polynomials (S. Moshier), about 1 ulp. No fma: it saved
-   PoCL's lanes ~15 % of a normal draw but made llvmpipe's (rusticl's) ten
-   times slower. */
+   sinf/cosf minimax polynomials (S. Moshier), about 1 ulp. No fma here: it
+   would make llvmpipe's (rusticl's) draw ten times slower; only PoCL's vector
+   lanes (cl/generate.cl's CLB_V_FMA) fuse them, ~11 % of a normal draw, at
+   most 3 ulp from these values. */
 #ifdef __OPENCL_VERSION__
 #define CLB_RNG_AS_F32(u) as_float(u)
 #define CLB_RNG_AS_U32(f) as_uint(f)

@@ -504,3 +504,48 @@ __kernel void clb_topk_rows_vec(__global const elem_t *in, __global elem_t *valu
     for (long g = first; g < last; g++)
         clb_topk_row_vec(in, values, indices, in_offset, values_offset, indices_offset, len, k, g);
 }
+
+/* One level of the chunked top-k (src/opencl/cl_topk.c), for rows too long for
+   one work item (a loop-limited driver) or too few to fill the device: work
+   item g keeps the K best pairs of chunk g % CHUNKS of row g / CHUNKS (the
+   chunks split each LEN-element input row evenly, every chunk at least K
+   long), as clb_topk_row does, and writes them in order at
+   g * K: rows of CHUNKS * K candidates, the next level's input. An element's
+   index is its position in the row, or (CAND) the index a lower level stored
+   for it in cand: candidates lie in the order of their chunks, so equal keys
+   still reach a level in the order of their original indices and the lower
+   index wins, as in one pass. */
+__kernel void clb_topk_chunks(__global const elem_t *in, __global const long *cand,
+                              __global elem_t *values, __global long *indices,
+                              CLB_ARGS_PARAMS(CLB_SORT_ARGS_VECS))
+{
+    CLB_ARGS_UNPACK(CLB_SORT_ARGS_VECS, a);
+    const long len = a[CLB_SORT_LEN], k = a[CLB_SORT_K], rows = a[CLB_SORT_ROWS],
+               chunks = a[CLB_SORT_CHUNKS], g = (long)get_global_id(0);
+    if (g >= rows * chunks) return;
+    const long row = g / chunks, c = g % chunks;
+    const long start = c * len / chunks, end = (c + 1) * len / chunks;
+    __global const elem_t *src = in + a[CLB_SORT_IN_OFFSET] + row * len;
+    key_t bk[CLB_TOPK_MAX];
+    uint bi[CLB_TOPK_MAX];
+    int n = 0;
+    const int kk = (int)k;
+    for (long j = start; j < end; j++) {
+        const key_t key = clb_sort_key(src[j]);
+        if (n == kk && key >= bk[kk - 1]) continue;
+        int p = n < kk ? n++ : kk - 1;
+        while (p > 0 && bk[p - 1] > key) {
+            bk[p] = bk[p - 1];
+            bi[p] = bi[p - 1];
+            p--;
+        }
+        bk[p] = key;
+        bi[p] = (uint)j;
+    }
+    const long values_offset = a[CLB_SORT_VALUES_OFFSET], indices_offset = a[CLB_SORT_INDICES_OFFSET];
+    for (int t = 0; t < kk; t++) {
+        if (values_offset >= 0) values[values_offset + g * k + t] = src[bi[t]];
+        if (indices_offset >= 0)
+            indices[indices_offset + g * k + t] = a[CLB_SORT_CAND] ? cand[row * len + bi[t]] : (long)bi[t];
+    }
+}

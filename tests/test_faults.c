@@ -307,6 +307,18 @@ static clb_status c_topk(fixture *f, clb_tensor **o, void *h)
     (void)h;
     return clb_topk(f->a, 2, -1, 1, &o[0], &o[1]);
 }
+/* a row of 12, k = 1: top-k in levels of chunks (cl_topk.c), scratch buffers included */
+static clb_status c_topk_levels(fixture *f, clb_tensor **o, void *h)
+{
+    (void)h;
+    clb_tensor *flat = NULL;
+    o[0] = o[1] = NULL; /* the op below never runs when the view fails */
+    clb_status st = clb_reshape(f->a, 1, (const int64_t[]){12}, &flat);
+    if (st != CLB_OK) return st;
+    st = clb_topk(flat, 1, 0, 0, &o[0], &o[1]);
+    clb_tensor_release(flat);
+    return st;
+}
 static clb_status c_cumsum(fixture *f, clb_tensor **o, void *h)
 {
     (void)h;
@@ -354,7 +366,8 @@ static const call calls[] = {
     {"softmax", c_softmax, 1},             {"eval_reduce", c_eval_reduce, 1},
     {"einsum", c_einsum, 1},
     {"take_along_axis", c_take_along, 1},  {"sort", c_sort, 2},
-    {"topk", c_topk, 2},                   {"cumsum", c_cumsum, 1},
+    {"topk", c_topk, 2},                   {"topk in levels", c_topk_levels, 2},
+    {"cumsum", c_cumsum, 1},
     {"masked_select", c_masked_select, 1}, {"nonzero", c_nonzero, 1},
 };
 #define NCALLS ((int)(sizeof calls / sizeof calls[0]))

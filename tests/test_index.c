@@ -456,7 +456,13 @@ static void sort_random_case(clb_context *ctx, clb_dtype dt, int64_t rows, int64
     CLBT_OK(clb_topk(th, k, axis, descending, &hk, &hki));
     clbt_assert_matches_host(kv, hk, CLBT_EXACT, 0, what);
     clbt_assert_matches_host(ki, hki, CLBT_EXACT, 0, what);
-    clb_tensor *tr[] = {t, th, v, i, hv, hi, kv, ki, hk, hki};
+    /* the host's own top-k (a scan keeping k) against the head of its sort */
+    clb_tensor *sv = NULL, *si = NULL;
+    CLBT_OK(clb_slice(hv, axis, 0, k, 1, &sv));
+    CLBT_OK(clb_slice(hi, axis, 0, k, 1, &si));
+    clbt_assert_matches_host(hk, sv, CLBT_EXACT, 0, what);
+    clbt_assert_matches_host(hki, si, CLBT_EXACT, 0, what);
+    clb_tensor *tr[] = {t, th, v, i, hv, hi, kv, ki, hk, hki, sv, si};
     for (size_t j = 0; j < sizeof tr / sizeof *tr; j++) clb_tensor_release(tr[j]);
 }
 

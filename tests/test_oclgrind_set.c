@@ -610,6 +610,18 @@ static void indexing(clb_context *ctx)
         clb_tensor_release(hv), clb_tensor_release(hx), clb_tensor_release(dv);
         clb_tensor_release(dx), clb_tensor_release(h), clb_tensor_release(d);
     }
+    /* topk in levels of chunks (cl_topk.c: rows too few for a work item a row) */
+    {
+        clb_tensor *h = make(host, CLB_FLOAT32, 2, (const int64_t[]){3, 700}, 9u), *d = on(ctx, h);
+        clb_tensor *hv = NULL, *hx = NULL, *dv = NULL, *dx = NULL;
+        if (clb_topk(h, 4, 1, 0, &hv, &hx) == CLB_OK &&
+            !declined(clb_topk(d, 4, 1, 0, &dv, &dx), "topk in chunks")) {
+            compare(dv, hv, "topk (3, 700) k=4 smallest");
+            compare(dx, hx, "topk (3, 700) k=4 smallest indices");
+        }
+        clb_tensor_release(hv), clb_tensor_release(hx), clb_tensor_release(dv);
+        clb_tensor_release(dx), clb_tensor_release(h), clb_tensor_release(d);
+    }
     /* cumprod over a middle axis in several blocks; nonzero; masked_select */
     const int64_t ms[3] = {2, 300, 3};
     clb_tensor *h = make(host, CLB_FLOAT32, 3, ms, 3u), *d = on(ctx, h), *hr = NULL, *dr = NULL;

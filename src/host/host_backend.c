@@ -181,6 +181,7 @@ static const clb__backend host_backend = {
     .gather = clb__host_gather,
     .scan = clb__host_scan,
     .sort = clb__host_sort,
+    .topk = clb__host_topk,
     .compact = clb__host_compact,
 };
 

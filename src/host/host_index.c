@@ -149,6 +149,45 @@ clb_status clb__host_sort(clb_context *ctx, const clb__sort_op *op, void *const 
     return CLB_OK;
 }
 
+/* torch.topk without sorting whole rows: each row scanned once, keeping its best
+   k (key, index) pairs in order; an element enters only if its key is below the
+   list's last (an equal key has the higher index and stays out), so most
+   elements cost one comparison. k above HOST_TOPK_MAX: not done, the rows are
+   sorted instead (an insertion would cost up to k moves an element). */
+#define HOST_TOPK_MAX 256
+
+clb_status clb__host_topk(clb_context *ctx, const clb__topk_op *op, void *const *handles,
+                          bool *done)
+{
+    (void)ctx;
+    *done = false;
+    if (op->k > HOST_TOPK_MAX) return CLB_OK;
+    sort_item best[HOST_TOPK_MAX];
+    const size_t size = clb_dtype_size(op->in);
+    const int k = (int)op->k;
+    clb__operand in = clb__operand_of(handles[2], op->in);
+    for (int64_t r = 0; r < op->rows; r++) {
+        const int64_t base = op->in_offset + r * op->len;
+        int n = 0;
+        for (int64_t j = 0; j < op->len; j++) {
+            const uint64_t key = sort_key(&in, base + j, op->in, op->largest);
+            if (n == k && key >= best[k - 1].key) continue;
+            int p = n < k ? n++ : k - 1;
+            for (; p > 0 && best[p - 1].key > key; p--) best[p] = best[p - 1];
+            best[p] = (sort_item){key, (uint64_t)j};
+        }
+        for (int t = 0; t < k; t++) {
+            if (handles[0])
+                memcpy((char *)handles[0] + (size_t)(op->values_offset + r * op->k + t) * size,
+                       in.base + (size_t)(base + (int64_t)best[t].index) * size, size);
+            if (handles[1])
+                ((int64_t *)handles[1])[op->indices_offset + r * op->k + t] = (int64_t)best[t].index;
+        }
+    }
+    *done = true;
+    return CLB_OK;
+}
+
 /* ---- nonzero / masked_select ----------------------------------------------------------- */
 
 clb_status clb__host_compact(clb_context *ctx, const clb__compact_op *op, void *const *handles)

@@ -10,6 +10,8 @@ clb_status clb__host_gather(clb_context *ctx, const clb__gather_op *op, void *co
                             bool *bad);
 clb_status clb__host_scan(clb_context *ctx, const clb__scan_op *op, void *const *handles);
 clb_status clb__host_sort(clb_context *ctx, const clb__sort_op *op, void *const *handles);
+clb_status clb__host_topk(clb_context *ctx, const clb__topk_op *op, void *const *handles,
+                          bool *done);
 clb_status clb__host_compact(clb_context *ctx, const clb__compact_op *op, void *const *handles);
 
 #endif /* CLB_HOST_INDEX_H */

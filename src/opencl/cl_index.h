@@ -52,6 +52,10 @@ clb_status clb__cl_scan(clb_context *ctx, const clb__scan_op *op, void *const *h
 clb_status clb__cl_sort(clb_context *ctx, const clb__sort_op *op, void *const *handles);
 clb_status clb__cl_topk(clb_context *ctx, const clb__topk_op *op, void *const *handles,
                         bool *done);
+/* clb__cl_topk's levels of chunks (cl_topk.c): rows too long for a work item's
+   trip budget, or too few to fill the device; *done false where no chunking fits. */
+clb_status clb__cl_topk_chunked(clb_context *ctx, const clb__topk_op *op, void *const *handles,
+                                bool *done);
 clb_status clb__cl_compact(clb_context *ctx, const clb__compact_op *op, void *const *handles);
 
 #endif /* CLB_CL_INDEX_H */

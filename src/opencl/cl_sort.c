@@ -138,10 +138,10 @@ clb_status clb__cl_topk(clb_context *ctx, const clb__topk_op *op, void *const *h
        device; a loop-limited work item must also be able to finish a row whose
        every element enters the list (len * (k + 1) iterations). */
     const int64_t units = (int64_t)clb__cl_compute_units(cl);
-    if (op->k > TOPK_MAX || op->len >= (int64_t)UINT32_MAX ||
-        op->rows < (cl->loops ? 4 * units : 1024) ||
+    if (op->k > TOPK_MAX || op->len >= (int64_t)UINT32_MAX) return CLB_OK;
+    if (op->rows < (cl->loops ? 4 * units : 1024) ||
         (cl->max_trips < INT64_MAX && op->len * (op->k + 2) > cl->max_trips / 2))
-        return CLB_OK;
+        return clb__cl_topk_chunked(ctx, op, handles, done); /* cl_topk.c */
     /* The sort's own program (cl/sort.cl's CLB_TOPK_MAX is TOPK_MAX); where a
        work-group is a loop (PoCL; or forced by clb__cl_index_runs) the form that
        tests 16 elements with one vector compare (a work item's vectors are the
@@ -149,7 +149,8 @@ clb_status clb__cl_topk(clb_context *ctx, const clb__topk_op *op, void *const *h
     const int forced = clb__cl_index_runs;
     const bool vec = forced >= 0 ? forced != 0 : cl->loops;
     clb__kernel_define defs[] = {{"CLB_IN_DTYPE", op->in}, {"CLB_DESCENDING", op->largest}};
-    CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_SORT, defs, 2, vec ? 5 : 3,
+    /* Kernel slots of the sort's program: 0 1 2 4 the sort, 3 6 here, 5 cl_topk.c. */
+    CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_SORT, defs, 2, vec ? 6 : 3,
                                  vec ? "clb_topk_rows_vec" : "clb_topk_rows", &k));
     const cl_mem in = (cl_mem)handles[2];
     const cl_mem mem[3] = {in, handles[0] ? (cl_mem)handles[0] : in,

@@ -337,25 +337,22 @@ static key_t clb_topk_limit(const key_t *bk, int n, int kk, key_t bound, bool *s
    cost of a scan of the keys alone (the row is then in cache for the second
    pass). Then the second pass tests each chunk's least key against the limit
    and inserts the chunk's elements in order where it passes. */
-static void clb_topk_row_vec(__global const elem_t *in, __global elem_t *values,
-                             __global long *indices, long in_offset, long values_offset,
-                             long indices_offset, long len, long k, long g)
+/* The scan of places start..end-1 of src (at least kk of them) into the list
+   bk / bi of kk pairs. */
+static void clb_topk_scan_vec(__global const elem_t *src, long start, long end, int kk,
+                              key_t *bk, uint *bi)
 {
-    key_t bk[CLB_TOPK_MAX];
-    uint bi[CLB_TOPK_MAX];
     int n = 0;
-    const int kk = (int)k;
-    __global const elem_t *src = in + in_offset + g * len;
     key_t bound = CLB_KEY_MAX;
-    if (kk <= 16 && len >= 16) {
+    if (kk <= 16 && end - start >= 16) {
         key16_t m = (key16_t)CLB_KEY_MAX;
-        for (long j = 0; j + 16 <= len; j += 16) m = min(m, clb_sort_key16(vload16(0, src + j)));
+        for (long j = start; j + 16 <= end; j += 16) m = min(m, clb_sort_key16(vload16(0, src + j)));
         bound = clb_key16_max(m);
     }
     bool stop = false;
     key_t lim = clb_topk_limit(bk, n, kk, bound, &stop);
-    long j = 0;
-    for (; j + 16 <= len && !stop; j += 16) {
+    long j = start;
+    for (; j + 16 <= end && !stop; j += 16) {
         const key16_t kv = clb_sort_key16(vload16(0, src + j));
         if (clb_key16_min(kv) > lim) continue;
         key_t ks[16];
@@ -366,12 +363,22 @@ static void clb_topk_row_vec(__global const elem_t *in, __global elem_t *values,
             lim = clb_topk_limit(bk, n, kk, bound, &stop);
         }
     }
-    for (; j < len && !stop; j++) {
+    for (; j < end && !stop; j++) {
         const key_t key = clb_sort_key(src[j]);
         if (key > lim) continue;
         clb_topk_insert(bk, bi, &n, kk, key, (uint)j);
         lim = clb_topk_limit(bk, n, kk, bound, &stop);
     }
+}
+
+static void clb_topk_row_vec(__global const elem_t *in, __global elem_t *values,
+                             __global long *indices, long in_offset, long values_offset,
+                             long indices_offset, long len, long k, long g)
+{
+    key_t bk[CLB_TOPK_MAX];
+    uint bi[CLB_TOPK_MAX];
+    __global const elem_t *src = in + in_offset + g * len;
+    clb_topk_scan_vec(src, 0, len, (int)k, bk, bi);
     clb_topk_write(src, values, indices, values_offset, indices_offset, k, g, bi);
 }
 
@@ -515,11 +522,10 @@ __kernel void clb_topk_rows_vec(__global const elem_t *in, __global elem_t *valu
    for it in cand: candidates lie in the order of their chunks, so equal keys
    still reach a level in the order of their original indices and the lower
    index wins, as in one pass. */
-__kernel void clb_topk_chunks(__global const elem_t *in, __global const long *cand,
-                              __global elem_t *values, __global long *indices,
-                              CLB_ARGS_PARAMS(CLB_SORT_ARGS_VECS))
+static void clb_topk_chunk(__global const elem_t *in, __global const long *cand,
+                           __global elem_t *values, __global long *indices,
+                           const long *a, bool vec)
 {
-    CLB_ARGS_UNPACK(CLB_SORT_ARGS_VECS, a);
     const long len = a[CLB_SORT_LEN], k = a[CLB_SORT_K], rows = a[CLB_SORT_ROWS],
                chunks = a[CLB_SORT_CHUNKS], g = (long)get_global_id(0);
     if (g >= rows * chunks) return;
@@ -530,17 +536,10 @@ __kernel void clb_topk_chunks(__global const elem_t *in, __global const long *ca
     uint bi[CLB_TOPK_MAX];
     int n = 0;
     const int kk = (int)k;
-    for (long j = start; j < end; j++) {
-        const key_t key = clb_sort_key(src[j]);
-        if (n == kk && key >= bk[kk - 1]) continue;
-        int p = n < kk ? n++ : kk - 1;
-        while (p > 0 && bk[p - 1] > key) {
-            bk[p] = bk[p - 1];
-            bi[p] = bi[p - 1];
-            p--;
-        }
-        bk[p] = key;
-        bi[p] = (uint)j;
+    if (vec) {
+        clb_topk_scan_vec(src, start, end, kk, bk, bi);
+    } else {
+        for (long j = start; j < end; j++) clb_topk_insert(bk, bi, &n, kk, clb_sort_key(src[j]), (uint)j);
     }
     const long values_offset = a[CLB_SORT_VALUES_OFFSET], indices_offset = a[CLB_SORT_INDICES_OFFSET];
     for (int t = 0; t < kk; t++) {
@@ -548,4 +547,21 @@ __kernel void clb_topk_chunks(__global const elem_t *in, __global const long *ca
         if (indices_offset >= 0)
             indices[indices_offset + g * k + t] = a[CLB_SORT_CAND] ? cand[row * len + bi[t]] : (long)bi[t];
     }
+}
+
+__kernel void clb_topk_chunks(__global const elem_t *in, __global const long *cand,
+                              __global elem_t *values, __global long *indices,
+                              CLB_ARGS_PARAMS(CLB_SORT_ARGS_VECS))
+{
+    CLB_ARGS_UNPACK(CLB_SORT_ARGS_VECS, a);
+    clb_topk_chunk(in, cand, values, indices, a, false);
+}
+
+/* The same with clb_topk_row_vec's scan (CPU devices whose work-groups are loops). */
+__kernel void clb_topk_chunks_vec(__global const elem_t *in, __global const long *cand,
+                                  __global elem_t *values, __global long *indices,
+                                  CLB_ARGS_PARAMS(CLB_SORT_ARGS_VECS))
+{
+    CLB_ARGS_UNPACK(CLB_SORT_ARGS_VECS, a);
+    clb_topk_chunk(in, cand, values, indices, a, true);
 }

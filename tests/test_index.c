@@ -466,11 +466,12 @@ static void sort_random_case(clb_context *ctx, clb_dtype dt, int64_t rows, int64
     for (size_t j = 0; j < sizeof tr / sizeof *tr; j++) clb_tensor_release(tr[j]);
 }
 
-/* Many rows (enough for every device's one-pass top-k, a work item a row) of len
-   elements: the device's top-k against the host's. */
-static void topk_random_case(clb_context *ctx, clb_dtype dt, int64_t len, int64_t k, bool largest)
+/* rows of len elements (1100 rows: enough for every device's one-pass top-k, a
+   work item a row): the device's top-k against the host's. */
+static void topk_random_case(clb_context *ctx, clb_dtype dt, int64_t rows, int64_t len, int64_t k,
+                             bool largest)
 {
-    const int64_t shape[2] = {1100, len};
+    const int64_t shape[2] = {rows, len};
     clb_tensor *t = random_tensor(ctx, dt, 2, shape, 77 + (uint64_t)len), *th = on_host(t);
     clb_tensor *v = NULL, *i = NULL, *hv = NULL, *hi = NULL;
     CLBT_OK(clb_topk(t, k, 1, largest, &v, &i));
@@ -485,8 +486,8 @@ static void topk_random_case(clb_context *ctx, clb_dtype dt, int64_t len, int64_
     for (size_t j = 0; j < sizeof tr / sizeof *tr; j++) clb_tensor_release(tr[j]);
 }
 
-/* The one-pass top-k in both forms on every device (cl/sort.cl's clb_topk_rows and
-   clb_topk_rows_vec: chunks of 16, the bound for k <= 16, the tail past the last
+/* The top-k in both forms on every device (cl/sort.cl's clb_topk_rows / _chunks and
+   clb_topk_rows_vec / _chunks_vec: chunks of 16, the bound for k <= 16, the tail past the last
    chunk, a list that ends the row early when its last key is the least key: bool
    smallest, NaN largest), on values with many ties. The dtypes are the sorts' above
    (their programs built already) and a few of the vector keys' other cases. */
@@ -508,7 +509,12 @@ static void topk_random(clb_context *ctx, bool sim)
         clb__cl_index_runs = form;
 #endif
         for (size_t c = 0; c < ncases; c++)
-            topk_random_case(ctx, cases[c].dt, cases[c].len, cases[c].k, cases[c].largest);
+            topk_random_case(ctx, cases[c].dt, 1100, cases[c].len, cases[c].k, cases[c].largest);
+        /* rows too few for a work item a row: levels of chunks (src/opencl/cl_topk.c) */
+        if (!sim) {
+            topk_random_case(ctx, CLB_FLOAT32, 3, 5003, 16, true);
+            topk_random_case(ctx, CLB_FLOAT32, 2, 4099, 3, false);
+        }
     }
 #if CLB_HAVE_OPENCL
     clb__cl_index_runs = -1;

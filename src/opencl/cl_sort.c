@@ -149,7 +149,7 @@ clb_status clb__cl_topk(clb_context *ctx, const clb__topk_op *op, void *const *h
     const int forced = clb__cl_index_runs;
     const bool vec = forced >= 0 ? forced != 0 : cl->loops;
     clb__kernel_define defs[] = {{"CLB_IN_DTYPE", op->in}, {"CLB_DESCENDING", op->largest}};
-    /* Kernel slots of the sort's program: 0 1 2 4 the sort, 3 6 here, 5 cl_topk.c. */
+    /* Kernel slots of the sort's program: 0 1 2 4 the sort, 3 6 here, 5 7 cl_topk.c. */
     CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_SORT, defs, 2, vec ? 6 : 3,
                                  vec ? "clb_topk_rows_vec" : "clb_topk_rows", &k));
     const cl_mem in = (cl_mem)handles[2];

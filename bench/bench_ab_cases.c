@@ -45,6 +45,8 @@ const ab_pattern ab_patterns[] = {
     {"mm64", "matmul (64,256,256)@(256,256)", K_MATMUL, 0, 3, {64, 256, 256}, 2, {256, 256}, 0, {0}, 0,
      {0}, 0},
     {"mm512", "matmul (512,512)@(512,512)", K_MATMUL, 0, 2, {512, 512}, 2, {512, 512}, 0, {0}, 0, {0}, 0},
+    {"mm8", "matmul (8,512,512)@(8,512,512)", K_MATMUL, 0, 3, {8, 512, 512}, 3, {8, 512, 512}, 0, {0}, 0,
+     {0}, 0},
     /* small: what a call costs besides the work */
     {"smallrow", "small row sum (64,64) axis 1", K_REDUCE, CLB_SUM, 2, {64, 64}, 0, {0}, 0, {0}, 1, {1},
      1},

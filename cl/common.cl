@@ -231,14 +231,74 @@ typedef int8 clb_index8;
    float16 as the exact float. Stores take such a value. */
 #define CLB_LOAD_KBOOL(p, i) ((uchar)((p)[i] != 0))
 #define CLB_LOAD_KINT(p, i) ((p)[i])
-#define CLB_LOAD_KHALF(p, i) vload_half((size_t)(i), (p))
+#define CLB_LOAD_KHALF(p, i) CLB_VLOAD_HALF((size_t)(i), (p))
 #define CLB_LOAD_KFLOAT(p, i) ((p)[i])
 #define CLB_STORE_KBOOL(p, i, v) ((p)[i] = (v))
 #define CLB_STORE_KINT(p, i, v) ((p)[i] = (v))
-#define CLB_STORE_KHALF(p, i, v) vstore_half_rte((v), (size_t)(i), (p))
+#define CLB_STORE_KHALF(p, i, v) CLB_VSTORE_HALF((v), (size_t)(i), (p))
 #define CLB_STORE_KFLOAT(p, i, v) ((p)[i] = (v))
 
 #define CLB_LOAD(dt, p, i) CLB_CAT(CLB_LOAD_, CLB_CLASS(dt))(p, i)
+
+/* float16 by integer operations, for CPU devices (CLB_OWN_MATH): PoCL's
+   vstore_half / vload_half are calls that keep its work-item loops from
+   vectorising (a float16 add 7x slower than a float32 one), these are
+   straight-line code. clb_half_bits: round to nearest even (below 2^-14 a float
+   addition of 0.5 rounds to a multiple of 2^-24; from 2^16 infinity; NaN keeps
+   its sign and top payload bits, made quiet), as src/core/half.c; the low 16
+   bits of the result. clb_half_value: the exact float of half bits h. */
+inline uint clb_half_bits(float x)
+{
+    const uint f = as_uint(x), a = f & 0x7fffffffu, sign = (f >> 16) & 0x8000u;
+    const uint nrm = (a + 0xc8000fffu + ((a >> 13) & 1u)) >> 13; /* exponent - 112, rounded */
+    const uint sub = as_uint(as_float(a) + 0.5f) - 0x3f000000u;
+    const uint big = a > 0x7f800000u ? 0x7e00u | ((a >> 13) & 0x3ffu) : 0x7c00u;
+    return sign | (a >= 0x47800000u ? big : a < 0x38800000u ? sub : nrm);
+}
+inline float clb_half_value(uint h)
+{
+    const uint e = h & 0x7c00u, mag = (h & 0x7fffu) << 13;
+    const uint r = e == 0x7c00u ? mag | 0x7f800000u
+                   : e == 0     ? as_uint((float)(h & 0x3ffu) * 0x1p-24f)
+                                : mag + 0x38000000u;
+    return as_float(((h & 0x8000u) << 16) | r);
+}
+
+/* The loads and stores of float16 elements: on CPU devices (CLB_OWN_MATH, a
+   clang front end: overloads by address space) the two above, elsewhere the
+   built-ins. A double (float64 -> float16) is rounded once by the built-in. */
+#if defined(CLB_OWN_MATH) && CLB_OWN_MATH && defined(__clang__)
+#define CLB_HALF_LS(AS)                                                                            \
+    __attribute__((overloadable, always_inline)) inline float clb_vload_half(size_t i,             \
+                                                                             const AS half *p)     \
+    {                                                                                              \
+        return clb_half_value(((const AS ushort *)p)[i]);                                          \
+    }                                                                                              \
+    __attribute__((overloadable, always_inline)) inline void clb_vstore_half(float v, size_t i,    \
+                                                                             AS half *p)           \
+    {                                                                                              \
+        ((AS ushort *)p)[i] = (ushort)clb_half_bits(v);                                            \
+    }                                                                                              \
+    CLB_HALF_LS_D(AS)
+#if CLB_HAVE_FP64
+#define CLB_HALF_LS_D(AS)                                                                          \
+    __attribute__((overloadable, always_inline)) inline void clb_vstore_half(double v, size_t i,   \
+                                                                             AS half *p)           \
+    {                                                                                              \
+        vstore_half_rte(v, i, p);                                                                  \
+    }
+#else
+#define CLB_HALF_LS_D(AS)
+#endif
+CLB_HALF_LS(__global)
+CLB_HALF_LS(__local)
+CLB_HALF_LS(__private)
+#define CLB_VLOAD_HALF(i, p) clb_vload_half((i), (p))
+#define CLB_VSTORE_HALF(v, i, p) clb_vstore_half((v), (i), (p))
+#else
+#define CLB_VLOAD_HALF(i, p) vload_half((i), (p))
+#define CLB_VSTORE_HALF(v, i, p) vstore_half_rte((v), (i), (p))
+#endif
 #define CLB_STORE(dt, p, i, v) CLB_CAT(CLB_STORE_, CLB_CLASS(dt))(p, i, v)
 
 /* Conversion of a loaded value x of dtype `from` to the value stored as dtype

@@ -73,9 +73,13 @@ typedef CLB_REG(CLB_OUT_DTYPE) clb_reg_t;
 /* Rounds a float to the nearest half, kept in a float. */
 inline float clb_gen_rh(float x)
 {
+#if CLB_OWN_MATH
+    return clb_half_value(clb_half_bits(x));
+#else
     ushort bits;
     vstore_half_rte(x, 0, (__private half *)&bits);
     return vload_half(0, (__private const half *)&bits);
+#endif
 }
 
 /* linspace in double on 16 lanes takes the elements' indices as doubles (de)

@@ -67,9 +67,13 @@
    nearest half, keeping it in a float register: a float16 op's result. */
 inline float clb_rh(float x)
 {
+#if CLB_OWN_MATH
+    return clb_half_value(clb_half_bits(x));
+#else
     ushort bits;
     vstore_half_rte(x, 0, (__private half *)&bits);
     return vload_half(0, (__private const half *)&bits);
+#endif
 }
 #if CLB_HAVE_FP64
 inline float clb_rhd(double x)

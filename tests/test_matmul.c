@@ -220,6 +220,12 @@ static void body_shapes(clb_context *ctx, const char *sel)
     compare(ctx, host, CLB_FLOAT32, &e, &f, &rng, "(3,32,20)@(20,48)");
     operand e7 = {2, {7, 20}, false, false};
     compare(ctx, host, CLB_FLOAT32, &e7, &f, &rng, "(7,20)@(20,48)");
+    /* A batch against a shared b folds into m (cl_matmul.c's kernel_plan): m = 7
+       rows a matrix, so six-row tiles straddle two matrices; int32 on the plain
+       kernel, folded the same way. */
+    operand e57 = {3, {5, 7, 20}, false, false};
+    compare(ctx, host, CLB_FLOAT32, &e57, &f, &rng, "(5,7,20)@(20,48)");
+    compare(ctx, host, CLB_INT32, &e57, &f, &rng, "(5,7,20)@(20,48) int32");
     e.transposed = true;
     compare(ctx, host, CLB_FLOAT32, &e, &f, &rng, "(3,32,20)^T@(20,48)");
     e.broadcast_batch = true;

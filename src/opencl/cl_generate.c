@@ -142,7 +142,8 @@ clb_status clb__cl_generate(clb_context *ctx, const clb__gen_op *op, void *handl
                                  {"CLB_GEN_BLOCK", nt && vec4 ? BLOCK : 1},
                                  {"CLB_GEN_IDX32", idx32},
                                  {"CLB_RNG_BUILTIN_SQRT", draw && cl->loops},
-                                 {"CLB_V_FMA", draw && cl->loops}};
+                                 {"CLB_V_FMA", draw && cl->loops},
+                                 {"CLB_OWN_MATH", cl->own_math && op->dtype == CLB_FLOAT16}};
     char options[CLB__KERNEL_OPTIONS_MAX];
     CLB_TRY(clb__kernel_options(defs, 9, options, sizeof options));
     CLB_TRY(clb__program_cache_get(cl->programs, CLB__KERNEL_GENERATE, options, &program));

@@ -155,6 +155,33 @@ static void test_eval_float_math(void **state)
     }
 }
 
+/* Every float unary op: the typed loop (src/cpu/host_loops.c) against the
+   element-by-element rule, bit for bit, float32 and float64, on values in
+   [-2, 2) and a strided view. */
+static void test_unary_loops(void **state)
+{
+    (void)state;
+    const int64_t s[2] = {7, 300};
+    for (int f64 = 0; f64 < 2; f64++) {
+        clb_dtype dt = f64 ? CLB_FLOAT64 : CLB_FLOAT32;
+        clb_tensor *x = rnd(dt, 2, s, 71), *view = NULL;
+        CLBT_OK(clb_slice(x, 1, 1, 300, 3, &view));
+        for (int op = 0; op <= (int)CLB_BITWISE_INVERT; op++) {
+            for (int v = 0; v < 2; v++) {
+                clb_tensor *fast = NULL, *ref = NULL, *in = v ? view : x;
+                clb__host_loops_enabled = 1;
+                clb_status st = clb_unary((clb_unary_op)op, in, &fast);
+                clb__host_loops_enabled = 0;
+                if (st == CLB_OK) CLBT_OK(clb_unary((clb_unary_op)op, in, &ref));
+                clb__host_loops_enabled = 1;
+                if (st == CLB_OK) assert_same(fast, ref, CLBT_EXACT);
+                clb_tensor_release(fast), clb_tensor_release(ref);
+            }
+        }
+        clb_tensor_release(view), clb_tensor_release(x);
+    }
+}
+
 /* clb_eval_into a strided output (every other column) and one of another dtype. */
 static void test_eval_into_views(void **state)
 {
@@ -320,7 +347,7 @@ static void test_matmul_threads(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        TEST(test_eval_shapes),   TEST(test_eval_float_math), TEST(test_eval_into_views), TEST(test_reductions),
+        TEST(test_eval_shapes),   TEST(test_eval_float_math), TEST(test_unary_loops), TEST(test_eval_into_views), TEST(test_reductions),
         TEST(test_eval_reduce),   TEST(test_eval_reduce_one_node), TEST(test_matmul_paths),    TEST(test_matmul_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

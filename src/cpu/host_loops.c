@@ -3,7 +3,7 @@
  * type, so both loops give the same bits; test_host_ops compares them. */
 #include "host_loops.h"
 
-#include <math.h>
+#include <tgmath.h> /* exp(x) of a float is expf, as in host_scalar.c */
 
 /* GCC's -O2 vectorises only loops that need no run-time alias or trip-count
    checks; these loops need both (out may be an input, n is anything). */
@@ -90,6 +90,70 @@ _Atomic int clb__host_loops_enabled = 1;
 
 DEFINE_REAL(f32, float)
 DEFINE_REAL(f64, double)
+
+/* The unary functions of the math library, each the expression of
+   host_scalar.c's reference rule (the same <tgmath.h> function: expf for a
+   float), so the loop gives its bits without the reference loop's
+   per-element conversions. */
+#define DEFINE_MATH(P, T)                                                                          \
+    DEFINE_UNARY(P##_abs, T, fabs(x))                                                              \
+    DEFINE_UNARY(P##_sqrt, T, sqrt(x))                                                             \
+    DEFINE_UNARY(P##_rsqrt, T, 1 / sqrt(x))                                                        \
+    DEFINE_UNARY(P##_exp, T, exp(x))                                                               \
+    DEFINE_UNARY(P##_log, T, log(x))                                                               \
+    DEFINE_UNARY(P##_sin, T, sin(x))                                                               \
+    DEFINE_UNARY(P##_cos, T, cos(x))                                                               \
+    DEFINE_UNARY(P##_tan, T, tan(x))                                                               \
+    DEFINE_UNARY(P##_tanh, T, tanh(x))                                                             \
+    DEFINE_UNARY(P##_sigmoid, T, x >= 0 ? 1 / (1 + exp(-x)) : exp(x) / (1 + exp(x)))               \
+    DEFINE_UNARY(P##_floor, T, floor(x))                                                           \
+    DEFINE_UNARY(P##_ceil, T, ceil(x))                                                             \
+    DEFINE_UNARY(P##_round, T, rint(x))                                                            \
+    DEFINE_UNARY(P##_trunc, T, trunc(x))                                                           \
+    DEFINE_UNARY(P##_expm1, T, expm1(x))                                                           \
+    DEFINE_UNARY(P##_log1p, T, log1p(x))                                                           \
+    DEFINE_UNARY(P##_log2, T, log2(x))                                                             \
+    DEFINE_UNARY(P##_log10, T, log10(x))                                                           \
+    DEFINE_UNARY(P##_square, T, x * x)                                                             \
+    DEFINE_UNARY(P##_erf, T, erf(x))
+
+DEFINE_MATH(f32, float)
+DEFINE_MATH(f64, double)
+
+/* The math loop of a float32 / float64 unary op, or NULL. */
+#define MATH_CASES(P)                                                                              \
+    case CLB_ABS: return P##_abs;                                                                  \
+    case CLB_SQRT: return P##_sqrt;                                                                \
+    case CLB_RSQRT: return P##_rsqrt;                                                              \
+    case CLB_EXP: return P##_exp;                                                                  \
+    case CLB_LOG: return P##_log;                                                                  \
+    case CLB_SIN: return P##_sin;                                                                  \
+    case CLB_COS: return P##_cos;                                                                  \
+    case CLB_TAN: return P##_tan;                                                                  \
+    case CLB_TANH: return P##_tanh;                                                                \
+    case CLB_SIGMOID: return P##_sigmoid;                                                          \
+    case CLB_FLOOR: return P##_floor;                                                              \
+    case CLB_CEIL: return P##_ceil;                                                                \
+    case CLB_ROUND: return P##_round;                                                              \
+    case CLB_TRUNC: return P##_trunc;                                                              \
+    case CLB_EXPM1: return P##_expm1;                                                              \
+    case CLB_LOG1P: return P##_log1p;                                                              \
+    case CLB_LOG2: return P##_log2;                                                                \
+    case CLB_LOG10: return P##_log10;                                                              \
+    case CLB_SQUARE: return P##_square;                                                            \
+    case CLB_ERF: return P##_erf;                                                                  \
+    default: return NULL
+
+static clb__host_loop_fn math_loop(clb_unary_op op, clb_dtype t)
+{
+    if (t == CLB_FLOAT32) {
+        switch (op) { MATH_CASES(f32); }
+    }
+    if (t == CLB_FLOAT64) {
+        switch (op) { MATH_CASES(f64); }
+    }
+    return NULL;
+}
 DEFINE_INT(i32, int32_t, uint32_t)
 DEFINE_INT(i64, int64_t, uint64_t)
 
@@ -139,12 +203,12 @@ static int loop_index(const clb__map_op *op)
 clb__host_loop_fn clb__host_loop_find(const clb__map_op *op)
 {
     int idx = loop_index(op);
-    if (idx < 0) return NULL;
     clb_dtype t = op->out;
     int nin = op->kind == CLB__MAP_BINARY ? 2 : 1;
     if (op->compute != t) return NULL;
     for (int k = 0; k < nin; k++)
         if (op->in[k] != t) return NULL;
+    if (idx < 0) return op->kind == CLB__MAP_UNARY ? math_loop((clb_unary_op)op->op, t) : NULL;
     switch (t) {
     case CLB_FLOAT32: return f32_loops[idx];
     case CLB_FLOAT64: return f64_loops[idx];

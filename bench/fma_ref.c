@@ -66,12 +66,12 @@ int clbb_fma_open(const char *device_name, clbb_fma *f)
     const size_t max_global = (size_t)(FMA_RUN_FLOPS / (2.0 * 16 * FMA_ITERS)); /* peak_fma's */
     f->out = clCreateBuffer(f->context, CL_MEM_READ_WRITE, max_global * sizeof(float), NULL, &err);
     if (err != CL_SUCCESS) return -1;
-    static const char *const names[3] = {"peak_fma", "peak_fma4", "peak_fma16"};
+    static const char *const names[4] = {"peak_fma", "peak_fma4", "peak_fma16", "peak_fma16_fused"};
     /* flops per work item: 2 per mad, chains x lanes per trip (peaks.cl) */
-    static const double per_item[3] = {2.0 * 16 * FMA_ITERS, 2.0 * 16 * 4 * FMA_ITERS,
-                                       2.0 * 8 * 16 * FMA_ITERS};
+    static const double per_item[4] = {2.0 * 16 * FMA_ITERS, 2.0 * 16 * 4 * FMA_ITERS,
+                                       2.0 * 8 * 16 * FMA_ITERS, 2.0 * 8 * 16 * FMA_ITERS};
     double best_rate = 0;
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 4; i++) {
         cl_kernel k = clCreateKernel(f->program, names[i], &err);
         float a = 0.999f, b = 0.001f;
         if (err == CL_SUCCESS) err = clSetKernelArg(k, 0, sizeof f->out, &f->out);

@@ -197,11 +197,42 @@ __kernel void clb_sort_finish(__global const elem_t *in, __global const uint *id
    descending key), one work item a row: the row is scanned in order keeping a
    sorted list of the best k (key, index) pairs in private memory; an element
    enters only if its key is below the list's last (an equal key has the higher
-   index and stays out), so the scan runs at the speed of reading the row once
-   and the insertion cost is paid by few elements on most data. */
+   index and stays out), so the insertion cost is paid by few elements on most
+   data. clb_topk_rows tests each element alone (the form for devices that run
+   work items across SIMD lanes); clb_topk_rows_vec, for devices that run a
+   work-group as a loop (PoCL), tests 16 elements at a time with one vector
+   compare of their keys against the list's last and looks at them one by one
+   only when one of them enters: on most of a long row the scan costs a vector
+   load, the keys' few vector operations and one branch per 16 elements. */
 #ifndef CLB_TOPK_MAX
 #define CLB_TOPK_MAX 64
 #endif
+
+/* Puts (key, j) into the sorted list bk / bi of *n <= kk pairs if it belongs
+   among the best kk (the list full: key below its last). */
+static void clb_topk_insert(key_t *bk, uint *bi, int *n, int kk, key_t key, uint j)
+{
+    if (*n == kk && key >= bk[kk - 1]) return;
+    int p = *n < kk ? (*n)++ : kk - 1;
+    while (p > 0 && bk[p - 1] > key) {
+        bk[p] = bk[p - 1];
+        bi[p] = bi[p - 1];
+        p--;
+    }
+    bk[p] = key;
+    bi[p] = j;
+}
+
+static void clb_topk_write(__global const elem_t *src, __global elem_t *values,
+                           __global long *indices, long values_offset, long indices_offset,
+                           long k, long g, const uint *bi)
+{
+    for (int t = 0; t < (int)k; t++) {
+        if (values_offset >= 0) values[values_offset + g * k + t] = src[bi[t]];
+        if (indices_offset >= 0) indices[indices_offset + g * k + t] = (long)bi[t];
+    }
+}
+
 static void clb_topk_row(__global const elem_t *in, __global elem_t *values,
                          __global long *indices, long in_offset, long values_offset,
                          long indices_offset, long len, long k, long g)
@@ -209,24 +240,146 @@ static void clb_topk_row(__global const elem_t *in, __global elem_t *values,
     key_t bk[CLB_TOPK_MAX];
     uint bi[CLB_TOPK_MAX];
     int n = 0;
-    const int kk = (int)k;
     __global const elem_t *src = in + in_offset + g * len;
-    for (long j = 0; j < len; j++) {
-        const key_t key = clb_sort_key(src[j]);
-        if (n == kk && key >= bk[kk - 1]) continue;
-        int p = n < kk ? n++ : kk - 1;
-        while (p > 0 && bk[p - 1] > key) {
-            bk[p] = bk[p - 1];
-            bi[p] = bi[p - 1];
-            p--;
+    for (long j = 0; j < len; j++) clb_topk_insert(bk, bi, &n, (int)k, clb_sort_key(src[j]), (uint)j);
+    clb_topk_write(src, values, indices, values_offset, indices_offset, k, g, bi);
+}
+
+/* 16 keys at once: clb_sort_key of each lane of e. */
+#if CLB_KEY_BYTES == 8
+typedef ulong16 key16_t;
+#else
+typedef uint16 key16_t;
+#endif
+#if CLB_IN_DTYPE == 0 || CLB_IN_DTYPE == 1 || CLB_IN_DTYPE == 2
+typedef uchar16 elem16_t;
+#elif CLB_IN_DTYPE == 3 || CLB_IN_DTYPE == 4 || CLB_IN_DTYPE == 9
+typedef ushort16 elem16_t;
+#elif CLB_IN_DTYPE == 5 || CLB_IN_DTYPE == 6 || CLB_IN_DTYPE == 10
+typedef uint16 elem16_t;
+#else
+typedef ulong16 elem16_t;
+#endif
+static key16_t clb_sort_key16(elem16_t e)
+{
+    key16_t k;
+#if CLB_IN_DTYPE == 9
+    const uint16 h = convert_uint16(e);
+    const int16 nan = ((h & 0x7c00u) == 0x7c00u) & ((h & 0x03ffu) != 0u);
+    const uint16 u = (h & 0x7fffu) == 0u ? (uint16)0u : h << 16;
+    k = nan ? (uint16)UINT_MAX : (u & CLB_SIGN_BIT) != 0u ? ~u : (u | CLB_SIGN_BIT);
+#elif CLB_IN_DTYPE == 10
+    const int16 nan = (e & 0x7fffffffu) > 0x7f800000u;
+    const uint16 u = (e << 1) == 0u ? (uint16)0u : e; /* -0.0 as 0.0 */
+    k = nan ? (uint16)UINT_MAX : (u & CLB_SIGN_BIT) != 0u ? ~u : (u | CLB_SIGN_BIT);
+#elif CLB_IN_DTYPE == 11
+    const long16 nan = (e & 0x7fffffffffffffffUL) > 0x7ff0000000000000UL;
+    const ulong16 u = (e << 1) == 0UL ? (ulong16)0UL : e;
+    k = nan ? (ulong16)ULONG_MAX : (u & CLB_SIGN_BIT) != 0UL ? ~u : (u | CLB_SIGN_BIT);
+#elif CLB_IN_DTYPE == 1
+    k = as_uint16(convert_int16(as_char16(e))) ^ CLB_SIGN_BIT;
+#elif CLB_IN_DTYPE == 3
+    k = as_uint16(convert_int16(as_short16(e))) ^ CLB_SIGN_BIT;
+#elif CLB_IN_DTYPE == 5 || CLB_IN_DTYPE == 7
+    k = e ^ CLB_SIGN_BIT;
+#elif CLB_IN_DTYPE == 0
+    k = convert_uint16(min(e, (uchar16)1));
+#elif CLB_KEY_BYTES == 8
+    k = e;
+#else
+    k = convert_uint16(e);
+#endif
+#if CLB_DESCENDING
+    k = ~k;
+#endif
+    return k;
+}
+
+#if CLB_KEY_BYTES == 8
+typedef ulong8 key8_t;
+typedef ulong4 key4_t;
+typedef ulong2 key2_t;
+#else
+typedef uint8 key8_t;
+typedef uint4 key4_t;
+typedef uint2 key2_t;
+#endif
+/* The least and the greatest of 16 keys (halves folded: a few shuffles, where
+   any() of a compare is a chain of branches on PoCL). */
+static key_t clb_key16_min(key16_t v)
+{
+    const key8_t m8 = min(v.lo, v.hi);
+    const key4_t m4 = min(m8.lo, m8.hi);
+    const key2_t m2 = min(m4.lo, m4.hi);
+    return min(m2.x, m2.y);
+}
+static key_t clb_key16_max(key16_t v)
+{
+    const key8_t m8 = max(v.lo, v.hi);
+    const key4_t m4 = max(m8.lo, m8.hi);
+    const key2_t m2 = max(m4.lo, m4.hi);
+    return max(m2.x, m2.y);
+}
+
+/* The greatest key that may still enter the list: any while it fills, then
+   below its last; never above bound. *stop: nothing can enter any more. */
+static key_t clb_topk_limit(const key_t *bk, int n, int kk, key_t bound, bool *stop)
+{
+    *stop = n == kk && bk[kk - 1] == 0;
+    return n < kk || *stop ? bound : min(bound, (key_t)(bk[kk - 1] - 1));
+}
+
+/* The vector form. First a pass over the row's 16-element chunks keeps each
+   lane's least key; for k <= 16 the greatest of these 16 keys of distinct
+   elements is at least the k-th least key of the row, so no element above it
+   can be among the best k: a bound that keeps most of the row's start (where
+   the list is still filling and takes everything) from the insertion, at the
+   cost of a scan of the keys alone (the row is then in cache for the second
+   pass). Then the second pass tests each chunk's least key against the limit
+   and inserts the chunk's elements in order where it passes. */
+/* The scan of places start..end-1 of src (at least kk of them) into the list
+   bk / bi of kk pairs. */
+static void clb_topk_scan_vec(__global const elem_t *src, long start, long end, int kk,
+                              key_t *bk, uint *bi)
+{
+    int n = 0;
+    key_t bound = CLB_KEY_MAX;
+    if (kk <= 16 && end - start >= 16) {
+        key16_t m = (key16_t)CLB_KEY_MAX;
+        for (long j = start; j + 16 <= end; j += 16) m = min(m, clb_sort_key16(vload16(0, src + j)));
+        bound = clb_key16_max(m);
+    }
+    bool stop = false;
+    key_t lim = clb_topk_limit(bk, n, kk, bound, &stop);
+    long j = start;
+    for (; j + 16 <= end && !stop; j += 16) {
+        const key16_t kv = clb_sort_key16(vload16(0, src + j));
+        if (clb_key16_min(kv) > lim) continue;
+        key_t ks[16];
+        vstore16(kv, 0, ks);
+        for (int t = 0; t < 16; t++) {
+            if (ks[t] > lim) continue;
+            clb_topk_insert(bk, bi, &n, kk, ks[t], (uint)(j + t));
+            lim = clb_topk_limit(bk, n, kk, bound, &stop);
         }
-        bk[p] = key;
-        bi[p] = (uint)j;
     }
-    for (int t = 0; t < kk; t++) {
-        if (values_offset >= 0) values[values_offset + g * k + t] = src[bi[t]];
-        if (indices_offset >= 0) indices[indices_offset + g * k + t] = (long)bi[t];
+    for (; j < end && !stop; j++) {
+        const key_t key = clb_sort_key(src[j]);
+        if (key > lim) continue;
+        clb_topk_insert(bk, bi, &n, kk, key, (uint)j);
+        lim = clb_topk_limit(bk, n, kk, bound, &stop);
     }
+}
+
+static void clb_topk_row_vec(__global const elem_t *in, __global elem_t *values,
+                             __global long *indices, long in_offset, long values_offset,
+                             long indices_offset, long len, long k, long g)
+{
+    key_t bk[CLB_TOPK_MAX];
+    uint bi[CLB_TOPK_MAX];
+    __global const elem_t *src = in + in_offset + g * len;
+    clb_topk_scan_vec(src, 0, len, (int)k, bk, bi);
+    clb_topk_write(src, values, indices, values_offset, indices_offset, k, g, bi);
 }
 
 /* clb_sort_tile's CPU form, for devices that run a work-group as a loop over its
@@ -347,6 +500,18 @@ __kernel void clb_topk_rows(__global const elem_t *in, __global elem_t *values,
         clb_topk_row(in, values, indices, in_offset, values_offset, indices_offset, len, k, g);
 }
 
+__kernel void clb_topk_rows_vec(__global const elem_t *in, __global elem_t *values,
+                                __global long *indices, CLB_ARGS_PARAMS(CLB_SORT_ARGS_VECS))
+{
+    CLB_ARGS_UNPACK(CLB_SORT_ARGS_VECS, a);
+    const long in_offset = a[CLB_SORT_IN_OFFSET], values_offset = a[CLB_SORT_VALUES_OFFSET],
+        indices_offset = a[CLB_SORT_INDICES_OFFSET], len = a[CLB_SORT_LEN], k = a[CLB_SORT_K],
+        rows = a[CLB_SORT_ROWS], per = a[CLB_SORT_PER];
+    const long first = (long)get_global_id(0) * per, last = min(rows, first + per);
+    for (long g = first; g < last; g++)
+        clb_topk_row_vec(in, values, indices, in_offset, values_offset, indices_offset, len, k, g);
+}
+
 /* One level of the chunked top-k (src/opencl/cl_topk.c), for rows too long for
    one work item (a loop-limited driver) or too few to fill the device: work
    item g keeps the K best pairs of chunk g % CHUNKS of row g / CHUNKS (the
@@ -357,11 +522,10 @@ __kernel void clb_topk_rows(__global const elem_t *in, __global elem_t *values,
    for it in cand: candidates lie in the order of their chunks, so equal keys
    still reach a level in the order of their original indices and the lower
    index wins, as in one pass. */
-__kernel void clb_topk_chunks(__global const elem_t *in, __global const long *cand,
-                              __global elem_t *values, __global long *indices,
-                              CLB_ARGS_PARAMS(CLB_SORT_ARGS_VECS))
+static void clb_topk_chunk(__global const elem_t *in, __global const long *cand,
+                           __global elem_t *values, __global long *indices,
+                           const long *a, bool vec)
 {
-    CLB_ARGS_UNPACK(CLB_SORT_ARGS_VECS, a);
     const long len = a[CLB_SORT_LEN], k = a[CLB_SORT_K], rows = a[CLB_SORT_ROWS],
                chunks = a[CLB_SORT_CHUNKS], g = (long)get_global_id(0);
     if (g >= rows * chunks) return;
@@ -372,17 +536,10 @@ __kernel void clb_topk_chunks(__global const elem_t *in, __global const long *ca
     uint bi[CLB_TOPK_MAX];
     int n = 0;
     const int kk = (int)k;
-    for (long j = start; j < end; j++) {
-        const key_t key = clb_sort_key(src[j]);
-        if (n == kk && key >= bk[kk - 1]) continue;
-        int p = n < kk ? n++ : kk - 1;
-        while (p > 0 && bk[p - 1] > key) {
-            bk[p] = bk[p - 1];
-            bi[p] = bi[p - 1];
-            p--;
-        }
-        bk[p] = key;
-        bi[p] = (uint)j;
+    if (vec) {
+        clb_topk_scan_vec(src, start, end, kk, bk, bi);
+    } else {
+        for (long j = start; j < end; j++) clb_topk_insert(bk, bi, &n, kk, clb_sort_key(src[j]), (uint)j);
     }
     const long values_offset = a[CLB_SORT_VALUES_OFFSET], indices_offset = a[CLB_SORT_INDICES_OFFSET];
     for (int t = 0; t < kk; t++) {
@@ -390,4 +547,21 @@ __kernel void clb_topk_chunks(__global const elem_t *in, __global const long *ca
         if (indices_offset >= 0)
             indices[indices_offset + g * k + t] = a[CLB_SORT_CAND] ? cand[row * len + bi[t]] : (long)bi[t];
     }
+}
+
+__kernel void clb_topk_chunks(__global const elem_t *in, __global const long *cand,
+                              __global elem_t *values, __global long *indices,
+                              CLB_ARGS_PARAMS(CLB_SORT_ARGS_VECS))
+{
+    CLB_ARGS_UNPACK(CLB_SORT_ARGS_VECS, a);
+    clb_topk_chunk(in, cand, values, indices, a, false);
+}
+
+/* The same with clb_topk_row_vec's scan (CPU devices whose work-groups are loops). */
+__kernel void clb_topk_chunks_vec(__global const elem_t *in, __global const long *cand,
+                                  __global elem_t *values, __global long *indices,
+                                  CLB_ARGS_PARAMS(CLB_SORT_ARGS_VECS))
+{
+    CLB_ARGS_UNPACK(CLB_SORT_ARGS_VECS, a);
+    clb_topk_chunk(in, cand, values, indices, a, true);
 }

@@ -155,6 +155,55 @@ static void test_eval_float_math(void **state)
     }
 }
 
+/* Every float unary op and the arithmetic binary ones: the typed loops
+   (src/cpu/host_loops.c) against the element-by-element rule, bit for bit,
+   float16, float32 and float64, on values in [-2, 2) (float16 also with
+   values past its range, subnormal results and NaN) and a strided view. */
+static clb_tensor *float_operand(clb_dtype dt, uint64_t seed)
+{
+    const int64_t s[2] = {7, 300};
+    if (dt != CLB_FLOAT16) return rnd(dt, 2, s, seed);
+    clb_tensor *f = rnd(CLB_FLOAT32, 2, s, seed), *g = NULL, *t = NULL;
+    const clb_tensor *in[1] = {f};
+    CLBT_OK(clb_eval(ctx, "where(x > 1.9, x * 40000, where(x < -1.9, x * 1e-6, "
+                          "where(abs(x) < 1e-3, x / 0, x)))",
+                     1, (const char *const[]){"x"}, in, &g));
+    CLBT_OK(clb_cast(g, CLB_FLOAT16, &t));
+    clb_tensor_release(f), clb_tensor_release(g);
+    return t;
+}
+
+static void compare_loops(int op, bool binary, const clb_tensor *a, const clb_tensor *b)
+{
+    clb_tensor *fast = NULL, *ref = NULL;
+    for (int loops = 1; loops >= 0; loops--) {
+        clb__host_loops_enabled = loops;
+        clb_tensor **r = loops ? &fast : &ref;
+        clb_status st = binary ? clb_binary((clb_binary_op)op, a, b, r) : clb_unary((clb_unary_op)op, a, r);
+        if (st != CLB_OK) break; /* an op the dtype does not take (bitwise_invert) */
+    }
+    clb__host_loops_enabled = 1;
+    if (fast && ref) assert_same(fast, ref, CLBT_EXACT);
+    clb_tensor_release(fast), clb_tensor_release(ref);
+}
+
+static void test_unary_loops(void **state)
+{
+    (void)state;
+    static const clb_dtype dts[3] = {CLB_FLOAT16, CLB_FLOAT32, CLB_FLOAT64};
+    static const clb_binary_op bin[6] = {CLB_ADD, CLB_SUB, CLB_MUL, CLB_DIV, CLB_MAXIMUM, CLB_MINIMUM};
+    for (int d = 0; d < 3; d++) {
+        clb_tensor *x = float_operand(dts[d], 71), *y = float_operand(dts[d], 72), *view = NULL;
+        CLBT_OK(clb_slice(x, 1, 1, 300, 3, &view));
+        for (int op = 0; op <= (int)CLB_BITWISE_INVERT; op++) {
+            compare_loops(op, false, x, NULL);
+            compare_loops(op, false, view, NULL);
+        }
+        for (int k = 0; k < 6; k++) compare_loops(bin[k], true, x, y);
+        clb_tensor_release(view), clb_tensor_release(x), clb_tensor_release(y);
+    }
+}
+
 /* clb_eval_into a strided output (every other column) and one of another dtype. */
 static void test_eval_into_views(void **state)
 {
@@ -320,7 +369,7 @@ static void test_matmul_threads(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        TEST(test_eval_shapes),   TEST(test_eval_float_math), TEST(test_eval_into_views), TEST(test_reductions),
+        TEST(test_eval_shapes),   TEST(test_eval_float_math), TEST(test_unary_loops), TEST(test_eval_into_views), TEST(test_reductions),
         TEST(test_eval_reduce),   TEST(test_eval_reduce_one_node), TEST(test_matmul_paths),    TEST(test_matmul_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

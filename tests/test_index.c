@@ -395,6 +395,12 @@ static void select_literals(clb_context *ctx, const char *sel)
     for (size_t i = 0; i < sizeof tr / sizeof *tr; i++) clb_tensor_release(tr[i]);
 }
 
+#if CLB_HAVE_OPENCL
+extern _Atomic int clb__cl_index_runs;              /* src/opencl/cl_index.h */
+extern _Atomic int64_t clb__cl_scan_strip_cols;     /* src/opencl/cl_index.h */
+extern _Atomic int64_t clb__cl_streaming_min_bytes; /* src/opencl/cl_launch.h */
+#endif
+
 /* ---- random cases against the host backend ------------------------------------------------- */
 
 /* Values with many ties (and NaNs, -0.0 for floats) of dtype dt. */
@@ -460,21 +466,59 @@ static void sort_random_case(clb_context *ctx, clb_dtype dt, int64_t rows, int64
     for (size_t j = 0; j < sizeof tr / sizeof *tr; j++) clb_tensor_release(tr[j]);
 }
 
-/* Many short rows: the devices' one-pass top-k (a work item a row) against the host. */
-static void topk_random_case(clb_context *ctx, clb_dtype dt, int64_t k, bool largest)
+/* rows of len elements (1100 rows: enough for every device's one-pass top-k, a
+   work item a row): the device's top-k against the host's. */
+static void topk_random_case(clb_context *ctx, clb_dtype dt, int64_t rows, int64_t len, int64_t k,
+                             bool largest)
 {
-    const int64_t shape[2] = {1100, 37};
-    clb_tensor *t = random_tensor(ctx, dt, 2, shape, 77), *th = on_host(t);
+    const int64_t shape[2] = {rows, len};
+    clb_tensor *t = random_tensor(ctx, dt, 2, shape, 77 + (uint64_t)len), *th = on_host(t);
     clb_tensor *v = NULL, *i = NULL, *hv = NULL, *hi = NULL;
     CLBT_OK(clb_topk(t, k, 1, largest, &v, &i));
     CLBT_OK(clb_topk(th, k, 1, largest, &hv, &hi));
-    char what[96];
-    snprintf(what, sizeof what, "%s: topk k=%lld of dtype %d", clb_context_device_name(ctx),
-             (long long)k, (int)dt);
+    char what[128];
+    snprintf(what, sizeof what, "%s: topk k=%lld of dtype %d, rows of %lld%s",
+             clb_context_device_name(ctx), (long long)k, (int)dt, (long long)len,
+             largest ? " (largest)" : "");
     clbt_assert_matches_host(v, hv, CLBT_EXACT, 0, what);
     clbt_assert_matches_host(i, hi, CLBT_EXACT, 0, what);
     clb_tensor *tr[] = {t, th, v, i, hv, hi};
     for (size_t j = 0; j < sizeof tr / sizeof *tr; j++) clb_tensor_release(tr[j]);
+}
+
+/* The top-k in both forms on every device (cl/sort.cl's clb_topk_rows / _chunks and
+   clb_topk_rows_vec / _chunks_vec: chunks of 16, the bound for k <= 16, the tail past the last
+   chunk, a list that ends the row early when its last key is the least key: bool
+   smallest, NaN largest), on values with many ties. The dtypes are the sorts' above
+   (their programs built already) and a few of the vector keys' other cases. */
+static void topk_random(clb_context *ctx, bool sim)
+{
+    static const struct {
+        clb_dtype dt;
+        int64_t len, k;
+        bool largest;
+    } cases[] = {
+        {CLB_FLOAT32, 37, 5, true},   {CLB_INT16, 37, 37, false},   {CLB_FLOAT32, 301, 16, true},
+        {CLB_FLOAT32, 301, 3, false}, {CLB_FLOAT32, 301, 20, true}, {CLB_FLOAT16, 64, 16, false},
+        {CLB_FLOAT64, 70, 7, true},   {CLB_INT64, 50, 16, false},   {CLB_INT8, 100, 9, true},
+        {CLB_BOOL, 40, 4, false},     {CLB_UINT16, 33, 5, true},    {CLB_INT32, 33, 2, false},
+    };
+    const size_t ncases = sim ? 2 : sizeof cases / sizeof *cases;
+    for (int form = 0; form < (CLB_HAVE_OPENCL ? 2 : 1); form++) {
+#if CLB_HAVE_OPENCL
+        clb__cl_index_runs = form;
+#endif
+        for (size_t c = 0; c < ncases; c++)
+            topk_random_case(ctx, cases[c].dt, 1100, cases[c].len, cases[c].k, cases[c].largest);
+        /* rows too few for a work item a row: levels of chunks (src/opencl/cl_topk.c) */
+        if (!sim) {
+            topk_random_case(ctx, CLB_FLOAT32, 3, 5003, 16, true);
+            topk_random_case(ctx, CLB_FLOAT32, 2, 4099, 3, false);
+        }
+    }
+#if CLB_HAVE_OPENCL
+    clb__cl_index_runs = -1;
+#endif
 }
 
 static void sort_random(clb_context *ctx, const char *sel)
@@ -487,8 +531,7 @@ static void sort_random(clb_context *ctx, const char *sel)
     sort_random_case(ctx, CLB_FLOAT32, 2, sim ? 67 : 4099, 1, true, 3);
     sort_random_case(ctx, CLB_FLOAT32, 33, sim ? 13 : 257, 0, false, 4);
     sort_random_case(ctx, CLB_INT8, 4, sim ? 31 : 2053, 1, true, 5);
-    topk_random_case(ctx, CLB_FLOAT32, 5, true);
-    topk_random_case(ctx, CLB_INT16, 37, false);
+    topk_random(ctx, sim);
     if (!sim) {
         sort_random_case(ctx, CLB_FLOAT32, 1, 100003, 1, false, 6); /* > local memory */
         sort_random_case(ctx, CLB_FLOAT16, 3, 3001, 1, false, 7);
@@ -499,11 +542,6 @@ static void sort_random(clb_context *ctx, const char *sel)
         sort_random_case(ctx, CLB_FLOAT32, 1, (int64_t)1 << 20, 1, true, 10);
 }
 
-#if CLB_HAVE_OPENCL
-extern _Atomic int clb__cl_index_runs;              /* src/opencl/cl_index.h */
-extern _Atomic int64_t clb__cl_scan_strip_cols;     /* src/opencl/cl_index.h */
-extern _Atomic int64_t clb__cl_streaming_min_bytes; /* src/opencl/cl_launch.h */
-#endif
 
 static void scan_random(clb_context *ctx, const char *sel)
 {

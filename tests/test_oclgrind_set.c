@@ -643,7 +643,7 @@ static void indexing(clb_context *ctx)
 extern _Atomic int clb__cl_index_runs;          /* src/opencl/cl_index.h */
 extern _Atomic int64_t clb__cl_scan_strip_cols; /* src/opencl/cl_index.h */
 
-/* take's and the scans' CPU forms (PoCL's), forced on every device with
+/* take's, the scans' and topk's CPU forms (PoCL's), forced on every device with
    streaming stores: take of rows (whole and cut into chunks), take_along_axis's
    batched gather, the float row scan, the whole-row column scan (one and
    several levels, a tail of columns past the last 16, cumprod) and the single pass over
@@ -705,6 +705,19 @@ static void indexing_cpu_forms(clb_context *ctx)
         clb_tensor_release(hr), clb_tensor_release(dr), clb_tensor_release(h), clb_tensor_release(d);
     }
     clb__cl_scan_strip_cols = -1;
+    /* topk's vector form (cl/sort.cl's clb_topk_rows_vec): a chunk of 16, the
+       bound of k <= 16 and a tail of 5 */
+    {
+        clb_tensor *h = make(host, CLB_FLOAT32, 2, (const int64_t[]){1030, 21}, 9u), *d = on(ctx, h);
+        clb_tensor *hv = NULL, *hx = NULL, *dv = NULL, *dx = NULL;
+        if (clb_topk(h, 3, 1, 1, &hv, &hx) == CLB_OK &&
+            !declined(clb_topk(d, 3, 1, 1, &dv, &dx), "topk (vector form)")) {
+            compare(dv, hv, "topk (vector form) (1030, 21) k=3");
+            compare(dx, hx, "topk (vector form) (1030, 21) k=3 indices");
+        }
+        clb_tensor_release(hv), clb_tensor_release(hx), clb_tensor_release(dv);
+        clb_tensor_release(dx), clb_tensor_release(h), clb_tensor_release(d);
+    }
     clb__cl_index_runs = -1;
     clb__cl_streaming_min_bytes = -1;
 }

@@ -116,6 +116,12 @@ __kernel void peak_empty(void)
     x##0 = mad(x##0, y, c); x##1 = mad(x##1, y, c); x##2 = mad(x##2, y, c);                      \
     x##3 = mad(x##3, y, c); x##4 = mad(x##4, y, c); x##5 = mad(x##5, y, c);                      \
     x##6 = mad(x##6, y, c); x##7 = mad(x##7, y, c)
+/* The same with fma(): a compiler that keeps mad as a multiply and an add
+   (PoCL 3.1 on x86: vmulps + vaddps) reaches the fused rate only this way. */
+#define PEAK_FMA8(x, y, c)                                                                       \
+    x##0 = fma(x##0, y, c); x##1 = fma(x##1, y, c); x##2 = fma(x##2, y, c);                      \
+    x##3 = fma(x##3, y, c); x##4 = fma(x##4, y, c); x##5 = fma(x##5, y, c);                      \
+    x##6 = fma(x##6, y, c); x##7 = fma(x##7, y, c)
 #define PEAK_SUM16(x)                                                                            \
     (((x##0 + x##1) + (x##2 + x##3)) + ((x##4 + x##5) + (x##6 + x##7))) +                        \
         (((x##8 + x##9) + (x##a + x##b)) + ((x##c + x##d) + (x##e + x##f)))
@@ -158,6 +164,22 @@ __kernel void peak_fma16(__global PEAK_T *out, float a, float b)
              x4 = v - (PEAK_T)(1), x5 = v - (PEAK_T)(2), x6 = v - (PEAK_T)(3), x7 = v + (PEAK_T)(0.5);
     for (int k = 0; k < PEAK_ITERS; k++) {
         PEAK_MAD8(x, y, c);
+    }
+    PEAK_T16 s16 = ((x0 + x1) + (x2 + x3)) + ((x4 + x5) + (x6 + x7));
+    PEAK_T8 s8 = s16.lo + s16.hi;
+    PEAK_T4 s4 = s8.lo + s8.hi;
+    out[i] = (s4.x + s4.y) + (s4.z + s4.w);
+}
+
+__kernel void peak_fma16_fused(__global PEAK_T *out, float a, float b)
+{
+    size_t i = get_global_id(0);
+    PEAK_T16 y = (PEAK_T16)((PEAK_T)(a)), c = (PEAK_T16)((PEAK_T)(b));
+    PEAK_T16 v = (PEAK_T16)((PEAK_T)((float)(i & 7u)));
+    PEAK_T16 x0 = v, x1 = v + (PEAK_T)(1), x2 = v + (PEAK_T)(2), x3 = v + (PEAK_T)(3),
+             x4 = v - (PEAK_T)(1), x5 = v - (PEAK_T)(2), x6 = v - (PEAK_T)(3), x7 = v + (PEAK_T)(0.5);
+    for (int k = 0; k < PEAK_ITERS; k++) {
+        PEAK_FMA8(x, y, c);
     }
     PEAK_T16 s16 = ((x0 + x1) + (x2 + x3)) + ((x4 + x5) + (x6 + x7));
     PEAK_T8 s8 = s16.lo + s16.hi;

@@ -283,15 +283,16 @@ static void fma_peak(cl_env *e, const char *options, const char *type, size_t ts
     const size_t max_global = (size_t)1 << 22;
     cl_int err;
     cl_mem out = clCreateBuffer(e->context, CL_MEM_READ_WRITE, max_global * tsize, NULL, &err);
-    const char *names[3] = {"peak_fma", "peak_fma4", "peak_fma16"};
+    const char *names[4] = {"peak_fma", "peak_fma4", "peak_fma16", "peak_fma16_fused"};
     /* flops per work item: 2 per mad, chains x lanes per trip (peaks.cl) */
-    const double per_item[3] = {2.0 * 16 * PEAK_ITERS, 2.0 * 16 * 4 * PEAK_ITERS, 2.0 * 8 * 16 * PEAK_ITERS};
+    const double per_item[4] = {2.0 * 16 * PEAK_ITERS, 2.0 * 16 * 4 * PEAK_ITERS, 2.0 * 8 * 16 * PEAK_ITERS,
+                                2.0 * 8 * 16 * PEAK_ITERS};
     double target = quick ? 0.005 : 0.02;
     bench_peak best = {0};
     char other[128] = "";
     int won = -1;
     size_t best_global = 0;
-    for (int i = 0; i < 3 && err == CL_SUCCESS; i++) {
+    for (int i = 0; i < 4 && err == CL_SUCCESS; i++) {
         float a = 0.999f, b = 0.001f;
         cl_kernel k = clCreateKernel(prog, names[i], &err);
         if (err == CL_SUCCESS) err = clSetKernelArg(k, 0, sizeof out, &out);
@@ -334,8 +335,8 @@ static void fma_peak(cl_env *e, const char *options, const char *type, size_t ts
     } else {
         *p = best;
         snprintf(p->kernel, sizeof p->kernel,
-                 "peaks.cl %s (fastest of scalar/vector4/vector16%s GFLOP/s), %s: independent chains x = "
-                 "mad(x, y, c) per work item, %d trips, %zu work items, 2 flops per mad",
+                 "peaks.cl %s (fastest of scalar/vector4/vector16 mad and vector16 fma%s GFLOP/s), %s: independent "
+                 "chains x = mad(x, y, c) or fma per work item, %d trips, %zu work items, 2 flops per mad",
                  names[won], other, type, PEAK_ITERS, best_global);
     }
     if (out) clReleaseMemObject(out);

@@ -3,7 +3,8 @@
  * type, so both loops give the same bits; test_host_ops compares them. */
 #include "host_loops.h"
 
-#include <math.h>
+#include <string.h>
+#include <tgmath.h> /* exp(x) of a float is expf, as in host_scalar.c */
 
 /* GCC's -O2 vectorises only loops that need no run-time alias or trip-count
    checks; these loops need both (out may be an input, n is anything). */
@@ -90,6 +91,148 @@ _Atomic int clb__host_loops_enabled = 1;
 
 DEFINE_REAL(f32, float)
 DEFINE_REAL(f64, double)
+
+/* The unary functions of the math library, each the expression of
+   host_scalar.c's reference rule (the same <tgmath.h> function: expf for a
+   float), so the loop gives its bits without the reference loop's
+   per-element conversions. */
+#define DEFINE_MATH(P, T)                                                                          \
+    DEFINE_UNARY(P##_abs, T, fabs(x))                                                              \
+    DEFINE_UNARY(P##_sqrt, T, sqrt(x))                                                             \
+    DEFINE_UNARY(P##_rsqrt, T, 1 / sqrt(x))                                                        \
+    DEFINE_UNARY(P##_exp, T, exp(x))                                                               \
+    DEFINE_UNARY(P##_log, T, log(x))                                                               \
+    DEFINE_UNARY(P##_sin, T, sin(x))                                                               \
+    DEFINE_UNARY(P##_cos, T, cos(x))                                                               \
+    DEFINE_UNARY(P##_tan, T, tan(x))                                                               \
+    DEFINE_UNARY(P##_tanh, T, tanh(x))                                                             \
+    DEFINE_UNARY(P##_sigmoid, T, x >= 0 ? 1 / (1 + exp(-x)) : exp(x) / (1 + exp(x)))               \
+    DEFINE_UNARY(P##_floor, T, floor(x))                                                           \
+    DEFINE_UNARY(P##_ceil, T, ceil(x))                                                             \
+    DEFINE_UNARY(P##_round, T, rint(x))                                                            \
+    DEFINE_UNARY(P##_trunc, T, trunc(x))                                                           \
+    DEFINE_UNARY(P##_expm1, T, expm1(x))                                                           \
+    DEFINE_UNARY(P##_log1p, T, log1p(x))                                                           \
+    DEFINE_UNARY(P##_log2, T, log2(x))                                                             \
+    DEFINE_UNARY(P##_log10, T, log10(x))                                                           \
+    DEFINE_UNARY(P##_square, T, x * x)                                                             \
+    DEFINE_UNARY(P##_erf, T, erf(x))
+
+DEFINE_MATH(f32, float)
+DEFINE_MATH(f64, double)
+
+/* float16: each element converted to float, the float32 expression, the
+   result rounded to half once (host_scalar.c's real_result). The conversions
+   are src/core/half.c's rules written branch-free, so the loops vectorise:
+   round to nearest even (below 2^-14 through a float addition of 0.5, from
+   2^16 infinity, NaN quiet with its sign and top payload bits) and the exact
+   float of half bits (cl/common.cl's clb_half_bits / clb_half_value). */
+static inline float h2f(uint16_t h)
+{
+    const uint32_t e = h & 0x7c00u, mag = (uint32_t)(h & 0x7fffu) << 13;
+    const float sub = (float)(h & 0x3ffu) * 0x1p-24f;
+    uint32_t sub_bits, r;
+    memcpy(&sub_bits, &sub, sizeof sub_bits);
+    r = e == 0x7c00u ? mag | 0x7f800000u : e == 0 ? sub_bits : mag + 0x38000000u;
+    r |= (uint32_t)(h & 0x8000u) << 16;
+    float f;
+    memcpy(&f, &r, sizeof f);
+    return f;
+}
+
+static inline uint16_t f2h(float x)
+{
+    uint32_t f, a, t;
+    memcpy(&f, &x, sizeof f);
+    a = f & 0x7fffffffu;
+    float fa;
+    memcpy(&fa, &a, sizeof fa);
+    const float shifted = fa + 0.5f;
+    memcpy(&t, &shifted, sizeof t);
+    const uint32_t nrm = (a + 0xc8000fffu + ((a >> 13) & 1u)) >> 13, sub = t - 0x3f000000u;
+    const uint32_t big = a > 0x7f800000u ? 0x7e00u | ((a >> 13) & 0x3ffu) : 0x7c00u;
+    return (uint16_t)(((f >> 16) & 0x8000u) | (a >= 0x47800000u ? big : a < 0x38800000u ? sub : nrm));
+}
+
+#define DEFINE_HALF(NAME, EXPR)                                                                    \
+    static void NAME(int64_t n, void *out, int64_t so, const void *pa, int64_t sa,                 \
+                     const void *pb, int64_t sb)                                                   \
+    {                                                                                              \
+        uint16_t *o = out;                                                                         \
+        const uint16_t *a = pa, *b = pb;                                                           \
+        for (int64_t i = 0; i < n; i++) {                                                          \
+            const float x = h2f(a[i * sa]), y = b ? h2f(b[i * sb]) : 0;                            \
+            (void)y;                                                                               \
+            o[i * so] = f2h(EXPR);                                                                 \
+        }                                                                                          \
+    }
+
+DEFINE_HALF(h16_add, x + y)
+DEFINE_HALF(h16_sub, x - y)
+DEFINE_HALF(h16_mul, x * y)
+DEFINE_HALF(h16_div, x / y)
+DEFINE_HALF(h16_max, isnan(x) || x > y ? x : y)
+DEFINE_HALF(h16_min, isnan(x) || x < y ? x : y)
+DEFINE_HALF(h16_neg, -x)
+DEFINE_HALF(h16_relu, x > 0 || isnan(x) ? x : 0)
+DEFINE_HALF(h16_abs, fabs(x))
+DEFINE_HALF(h16_sqrt, sqrt(x))
+DEFINE_HALF(h16_rsqrt, 1 / sqrt(x))
+DEFINE_HALF(h16_exp, exp(x))
+DEFINE_HALF(h16_log, log(x))
+DEFINE_HALF(h16_sin, sin(x))
+DEFINE_HALF(h16_cos, cos(x))
+DEFINE_HALF(h16_tan, tan(x))
+DEFINE_HALF(h16_tanh, tanh(x))
+DEFINE_HALF(h16_sigmoid, x >= 0 ? 1 / (1 + exp(-x)) : exp(x) / (1 + exp(x)))
+DEFINE_HALF(h16_floor, floor(x))
+DEFINE_HALF(h16_ceil, ceil(x))
+DEFINE_HALF(h16_round, rint(x))
+DEFINE_HALF(h16_trunc, trunc(x))
+DEFINE_HALF(h16_expm1, expm1(x))
+DEFINE_HALF(h16_log1p, log1p(x))
+DEFINE_HALF(h16_log2, log2(x))
+DEFINE_HALF(h16_log10, log10(x))
+DEFINE_HALF(h16_square, x * x)
+DEFINE_HALF(h16_erf, erf(x))
+
+/* The math loop of a float16 / float32 / float64 unary op, or NULL. */
+#define MATH_CASES(P)                                                                              \
+    case CLB_ABS: return P##_abs;                                                                  \
+    case CLB_SQRT: return P##_sqrt;                                                                \
+    case CLB_RSQRT: return P##_rsqrt;                                                              \
+    case CLB_EXP: return P##_exp;                                                                  \
+    case CLB_LOG: return P##_log;                                                                  \
+    case CLB_SIN: return P##_sin;                                                                  \
+    case CLB_COS: return P##_cos;                                                                  \
+    case CLB_TAN: return P##_tan;                                                                  \
+    case CLB_TANH: return P##_tanh;                                                                \
+    case CLB_SIGMOID: return P##_sigmoid;                                                          \
+    case CLB_FLOOR: return P##_floor;                                                              \
+    case CLB_CEIL: return P##_ceil;                                                                \
+    case CLB_ROUND: return P##_round;                                                              \
+    case CLB_TRUNC: return P##_trunc;                                                              \
+    case CLB_EXPM1: return P##_expm1;                                                              \
+    case CLB_LOG1P: return P##_log1p;                                                              \
+    case CLB_LOG2: return P##_log2;                                                                \
+    case CLB_LOG10: return P##_log10;                                                              \
+    case CLB_SQUARE: return P##_square;                                                            \
+    case CLB_ERF: return P##_erf;                                                                  \
+    default: return NULL
+
+static clb__host_loop_fn math_loop(clb_unary_op op, clb_dtype t)
+{
+    if (t == CLB_FLOAT32) {
+        switch (op) { MATH_CASES(f32); }
+    }
+    if (t == CLB_FLOAT64) {
+        switch (op) { MATH_CASES(f64); }
+    }
+    if (t == CLB_FLOAT16) {
+        switch (op) { MATH_CASES(h16); }
+    }
+    return NULL;
+}
 DEFINE_INT(i32, int32_t, uint32_t)
 DEFINE_INT(i64, int64_t, uint64_t)
 
@@ -104,6 +247,8 @@ enum { LOOP_ADD, LOOP_SUB, LOOP_MUL, LOOP_DIV, LOOP_MAX, LOOP_MIN, LOOP_NEG, LOO
 
 static const clb__host_loop_fn f32_loops[LOOPS] = {f32_add, f32_sub, f32_mul, f32_div,
                                                    f32_max, f32_min, f32_neg, f32_relu};
+static const clb__host_loop_fn h16_loops[LOOPS] = {h16_add, h16_sub, h16_mul, h16_div,
+                                                   h16_max, h16_min, h16_neg, h16_relu};
 static const clb__host_loop_fn f64_loops[LOOPS] = {f64_add, f64_sub, f64_mul, f64_div,
                                                    f64_max, f64_min, f64_neg, f64_relu};
 /* Integer division is done in float64 (never a same-dtype map) and relu of an
@@ -139,15 +284,16 @@ static int loop_index(const clb__map_op *op)
 clb__host_loop_fn clb__host_loop_find(const clb__map_op *op)
 {
     int idx = loop_index(op);
-    if (idx < 0) return NULL;
     clb_dtype t = op->out;
     int nin = op->kind == CLB__MAP_BINARY ? 2 : 1;
     if (op->compute != t) return NULL;
     for (int k = 0; k < nin; k++)
         if (op->in[k] != t) return NULL;
+    if (idx < 0) return op->kind == CLB__MAP_UNARY ? math_loop((clb_unary_op)op->op, t) : NULL;
     switch (t) {
     case CLB_FLOAT32: return f32_loops[idx];
     case CLB_FLOAT64: return f64_loops[idx];
+    case CLB_FLOAT16: return h16_loops[idx];
     case CLB_INT32: return i32_loops[idx];
     case CLB_INT64: return i64_loops[idx];
     default: return NULL;

@@ -35,7 +35,8 @@ clb_status clb__cl_index_buffer_from(clb__cl_context *cl, size_t nbytes, const v
                                      const char *what, cl_mem *out);
 /* Tests set it to force take's and the scans' form on every device: 1 the CPU
    form (runs of units a work item, groups of one), 0 one unit a work item; -1
-   (the default) by the device (clb__cl_context.loops). */
+   (the default) by the device (clb__cl_context.loops). Also topk's kernel: 1 the
+   vector form (cl/sort.cl's clb_topk_rows_vec), 0 an element at a time. */
 extern _Atomic int clb__cl_index_runs;
 /* Tests and benchmarks set it to force the scans' single pass over columns
    (cl/scan.cl's clb_scan_strips, where the float CPU forms run): > 0 in runs of

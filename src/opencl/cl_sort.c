@@ -142,9 +142,16 @@ clb_status clb__cl_topk(clb_context *ctx, const clb__topk_op *op, void *const *h
     if (op->rows < (cl->loops ? 4 * units : 1024) ||
         (cl->max_trips < INT64_MAX && op->len * (op->k + 2) > cl->max_trips / 2))
         return clb__cl_topk_chunked(ctx, op, handles, done); /* cl_topk.c */
-    /* The sort's own program (cl/sort.cl's CLB_TOPK_MAX is TOPK_MAX). */
+    /* The sort's own program (cl/sort.cl's CLB_TOPK_MAX is TOPK_MAX); where a
+       work-group is a loop (PoCL; or forced by clb__cl_index_runs) the form that
+       tests 16 elements with one vector compare (a work item's vectors are the
+       CPU's), else one element at a time (work items across lanes). */
+    const int forced = clb__cl_index_runs;
+    const bool vec = forced >= 0 ? forced != 0 : cl->loops;
     clb__kernel_define defs[] = {{"CLB_IN_DTYPE", op->in}, {"CLB_DESCENDING", op->largest}};
-    CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_SORT, defs, 2, 3, "clb_topk_rows", &k));
+    /* Kernel slots of the sort's program: 0 1 2 4 the sort, 3 6 here, 5 7 cl_topk.c. */
+    CLB_TRY(clb__cl_index_kernel(cl, CLB__KERNEL_SORT, defs, 2, vec ? 6 : 3,
+                                 vec ? "clb_topk_rows_vec" : "clb_topk_rows", &k));
     const cl_mem in = (cl_mem)handles[2];
     const cl_mem mem[3] = {in, handles[0] ? (cl_mem)handles[0] : in,
                            handles[1] ? (cl_mem)handles[1] : in};

@@ -46,7 +46,11 @@ static clb_status level(clb__cl_context *cl, const clb__topk_op *op, int64_t len
 {
     clb__cl_kernel *k = NULL;
     const clb__kernel_define defs[] = {{"CLB_IN_DTYPE", op->in}, {"CLB_DESCENDING", op->largest}};
-    clb_status st = clb__cl_index_kernel(cl, CLB__KERNEL_SORT, defs, 2, 5, "clb_topk_chunks", &k);
+    /* The vector scan where a work-group is a loop (or clb__cl_index_runs forces it). */
+    const int forced = clb__cl_index_runs;
+    const bool vec = forced >= 0 ? forced != 0 : cl->loops;
+    clb_status st = clb__cl_index_kernel(cl, CLB__KERNEL_SORT, defs, 2, vec ? 7 : 5,
+                                         vec ? "clb_topk_chunks_vec" : "clb_topk_chunks", &k);
     if (st != CLB_OK) {
         if (k) clb__cl_kernel_unlock(cl);
         return st;

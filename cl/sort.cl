@@ -488,29 +488,22 @@ __kernel void clb_sort_tile_seq(__global const elem_t *in, __global key_t *keys,
 #endif
 }
 
-__kernel void clb_topk_rows(__global const elem_t *in, __global elem_t *values,
-                            __global long *indices, CLB_ARGS_PARAMS(CLB_SORT_ARGS_VECS))
-{
-    CLB_ARGS_UNPACK(CLB_SORT_ARGS_VECS, a);
-    const long in_offset = a[CLB_SORT_IN_OFFSET], values_offset = a[CLB_SORT_VALUES_OFFSET],
-        indices_offset = a[CLB_SORT_INDICES_OFFSET], len = a[CLB_SORT_LEN], k = a[CLB_SORT_K],
-        rows = a[CLB_SORT_ROWS], per = a[CLB_SORT_PER];
-    const long first = (long)get_global_id(0) * per, last = min(rows, first + per);
-    for (long g = first; g < last; g++)
-        clb_topk_row(in, values, indices, in_offset, values_offset, indices_offset, len, k, g);
-}
-
-__kernel void clb_topk_rows_vec(__global const elem_t *in, __global elem_t *values,
-                                __global long *indices, CLB_ARGS_PARAMS(CLB_SORT_ARGS_VECS))
-{
-    CLB_ARGS_UNPACK(CLB_SORT_ARGS_VECS, a);
-    const long in_offset = a[CLB_SORT_IN_OFFSET], values_offset = a[CLB_SORT_VALUES_OFFSET],
-        indices_offset = a[CLB_SORT_INDICES_OFFSET], len = a[CLB_SORT_LEN], k = a[CLB_SORT_K],
-        rows = a[CLB_SORT_ROWS], per = a[CLB_SORT_PER];
-    const long first = (long)get_global_id(0) * per, last = min(rows, first + per);
-    for (long g = first; g < last; g++)
-        clb_topk_row_vec(in, values, indices, in_offset, values_offset, indices_offset, len, k, g);
-}
+/* A work item's PER rows through ROW (clb_topk_row, or clb_topk_row_vec's
+   16-key vectors). */
+#define CLB_TOPK_ROWS_KERNEL(NAME, ROW)                                                            \
+    __kernel void NAME(__global const elem_t *in, __global elem_t *values,                       \
+                       __global long *indices, CLB_ARGS_PARAMS(CLB_SORT_ARGS_VECS))              \
+    {                                                                                              \
+        CLB_ARGS_UNPACK(CLB_SORT_ARGS_VECS, a);                                                    \
+        const long in_offset = a[CLB_SORT_IN_OFFSET], values_offset = a[CLB_SORT_VALUES_OFFSET],   \
+                   indices_offset = a[CLB_SORT_INDICES_OFFSET], len = a[CLB_SORT_LEN],             \
+                   k = a[CLB_SORT_K], rows = a[CLB_SORT_ROWS], per = a[CLB_SORT_PER];              \
+        const long first = (long)get_global_id(0) * per, last = min(rows, first + per);            \
+        for (long g = first; g < last; g++)                                                        \
+            ROW(in, values, indices, in_offset, values_offset, indices_offset, len, k, g);         \
+    }
+CLB_TOPK_ROWS_KERNEL(clb_topk_rows, clb_topk_row)
+CLB_TOPK_ROWS_KERNEL(clb_topk_rows_vec, clb_topk_row_vec)
 
 /* One level of the chunked top-k (src/opencl/cl_topk.c), for rows too long for
    one work item (a loop-limited driver) or too few to fill the device: work

@@ -155,34 +155,24 @@ __kernel void peak_fma4(__global PEAK_T *out, float a, float b)
     out[i] = (s.x + s.y) + (s.z + s.w);
 }
 
-__kernel void peak_fma16(__global PEAK_T *out, float a, float b)
-{
-    size_t i = get_global_id(0);
-    PEAK_T16 y = (PEAK_T16)((PEAK_T)(a)), c = (PEAK_T16)((PEAK_T)(b));
-    PEAK_T16 v = (PEAK_T16)((PEAK_T)((float)(i & 7u)));
-    PEAK_T16 x0 = v, x1 = v + (PEAK_T)(1), x2 = v + (PEAK_T)(2), x3 = v + (PEAK_T)(3),
-             x4 = v - (PEAK_T)(1), x5 = v - (PEAK_T)(2), x6 = v - (PEAK_T)(3), x7 = v + (PEAK_T)(0.5);
-    for (int k = 0; k < PEAK_ITERS; k++) {
-        PEAK_MAD8(x, y, c);
+/* vector16: 8 chains of 16 lanes; STEP is PEAK_MAD8 (peak_fma16) or PEAK_FMA8
+   (peak_fma16_fused). */
+#define PEAK_FMA16_KERNEL(NAME, STEP)                                                            \
+    __kernel void NAME(__global PEAK_T *out, float a, float b)                                   \
+    {                                                                                            \
+        size_t i = get_global_id(0);                                                             \
+        PEAK_T16 y = (PEAK_T16)((PEAK_T)(a)), c = (PEAK_T16)((PEAK_T)(b));                       \
+        PEAK_T16 v = (PEAK_T16)((PEAK_T)((float)(i & 7u)));                                      \
+        PEAK_T16 x0 = v, x1 = v + (PEAK_T)(1), x2 = v + (PEAK_T)(2), x3 = v + (PEAK_T)(3),       \
+                 x4 = v - (PEAK_T)(1), x5 = v - (PEAK_T)(2), x6 = v - (PEAK_T)(3),               \
+                 x7 = v + (PEAK_T)(0.5);                                                         \
+        for (int k = 0; k < PEAK_ITERS; k++) {                                                   \
+            STEP(x, y, c);                                                                       \
+        }                                                                                        \
+        PEAK_T16 s16 = ((x0 + x1) + (x2 + x3)) + ((x4 + x5) + (x6 + x7));                        \
+        PEAK_T8 s8 = s16.lo + s16.hi;                                                            \
+        PEAK_T4 s4 = s8.lo + s8.hi;                                                              \
+        out[i] = (s4.x + s4.y) + (s4.z + s4.w);                                                  \
     }
-    PEAK_T16 s16 = ((x0 + x1) + (x2 + x3)) + ((x4 + x5) + (x6 + x7));
-    PEAK_T8 s8 = s16.lo + s16.hi;
-    PEAK_T4 s4 = s8.lo + s8.hi;
-    out[i] = (s4.x + s4.y) + (s4.z + s4.w);
-}
-
-__kernel void peak_fma16_fused(__global PEAK_T *out, float a, float b)
-{
-    size_t i = get_global_id(0);
-    PEAK_T16 y = (PEAK_T16)((PEAK_T)(a)), c = (PEAK_T16)((PEAK_T)(b));
-    PEAK_T16 v = (PEAK_T16)((PEAK_T)((float)(i & 7u)));
-    PEAK_T16 x0 = v, x1 = v + (PEAK_T)(1), x2 = v + (PEAK_T)(2), x3 = v + (PEAK_T)(3),
-             x4 = v - (PEAK_T)(1), x5 = v - (PEAK_T)(2), x6 = v - (PEAK_T)(3), x7 = v + (PEAK_T)(0.5);
-    for (int k = 0; k < PEAK_ITERS; k++) {
-        PEAK_FMA8(x, y, c);
-    }
-    PEAK_T16 s16 = ((x0 + x1) + (x2 + x3)) + ((x4 + x5) + (x6 + x7));
-    PEAK_T8 s8 = s16.lo + s16.hi;
-    PEAK_T4 s4 = s8.lo + s8.hi;
-    out[i] = (s4.x + s4.y) + (s4.z + s4.w);
-}
+PEAK_FMA16_KERNEL(peak_fma16, PEAK_MAD8)
+PEAK_FMA16_KERNEL(peak_fma16_fused, PEAK_FMA8)

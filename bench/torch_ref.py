@@ -125,6 +125,26 @@ def variants(key, sa, sb):
             tfn = torch.mean if key == "chmean" else torch.sum
             out["torch_new"] = lambda: tfn(ta, dim=axes, keepdim=keep)
             out["torch_out"] = lambda: tfn(ta, dim=axes, keepdim=keep, out=to)
+    elif key in ("var0", "var1"):
+        axis = 0 if key == "var0" else 1
+        o = np.var(a, axis=axis)
+        out["numpy_new"] = lambda: np.var(a, axis=axis)
+        out["numpy_out"] = lambda: np.var(a, axis=axis, out=o)
+        if torch is not None:
+            ta, to = torch.from_numpy(a), torch.from_numpy(o)
+            out["torch_new"] = lambda: torch.var(ta, dim=axis, unbiased=False)
+            out["torch_out"] = lambda: torch.var(ta, dim=axis, unbiased=False, out=to)
+    elif key == "softmax":
+        def numpy_softmax():
+            e = np.exp(a - a.max(axis=1, keepdims=True))
+            return e / e.sum(axis=1, keepdims=True)
+
+        out["numpy_new"] = numpy_softmax
+        out["numpy_out"] = numpy_softmax  # NumPy has no softmax with out=
+        if torch is not None:
+            ta = torch.from_numpy(a)
+            out["torch_new"] = lambda: torch.softmax(ta, 1)
+            out["torch_out"] = lambda: torch.softmax(ta, 1)  # no out= variant
     elif key == "bn":
         mu = rng.random(sb, dtype=np.float32)
         var = rng.random(sb, dtype=np.float32) + np.float32(0.5)

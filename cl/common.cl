@@ -299,6 +299,19 @@ CLB_HALF_LS(__private)
 #define CLB_VLOAD_HALF(i, p) vload_half((i), (p))
 #define CLB_VSTORE_HALF(v, i, p) vstore_half_rte((v), (i), (p))
 #endif
+
+/* A float rounded to the nearest half, kept in a float register: a float16
+   op's result (cl/scalar_ops.cl) and a float16 draw (cl/generate.cl). */
+inline float clb_rh(float x)
+{
+#if defined(CLB_OWN_MATH) && CLB_OWN_MATH
+    return clb_half_value(clb_half_bits(x));
+#else
+    ushort bits;
+    vstore_half_rte(x, 0, (__private half *)&bits);
+    return vload_half(0, (__private const half *)&bits);
+#endif
+}
 #define CLB_STORE(dt, p, i, v) CLB_CAT(CLB_STORE_, CLB_CLASS(dt))(p, i, v)
 
 /* Conversion of a loaded value x of dtype `from` to the value stored as dtype

@@ -70,18 +70,6 @@
 typedef CLB_STORAGE(CLB_OUT_DTYPE) clb_out_t;
 typedef CLB_REG(CLB_OUT_DTYPE) clb_reg_t;
 
-/* Rounds a float to the nearest half, kept in a float. */
-inline float clb_gen_rh(float x)
-{
-#if CLB_OWN_MATH
-    return clb_half_value(clb_half_bits(x));
-#else
-    ushort bits;
-    vstore_half_rte(x, 0, (__private half *)&bits);
-    return vload_half(0, (__private const half *)&bits);
-#endif
-}
-
 /* linspace in double on 16 lanes takes the elements' indices as doubles (de)
    from the work item's loop, which advances them by 16 a unit (exact below
    2^53) instead of converting each unit's: a third of a unit's arithmetic. */
@@ -270,7 +258,7 @@ inline double clb_draw_u53(clb_u32 hi, clb_u32 lo, ulong a2, ulong a3, ulong a4,
 __attribute__((always_inline)) inline float clb_draw_u24(clb_u32 w, ulong a2, ulong a3, ulong a4, ulong a5)
 {
 #if CLB_OUT_DTYPE == 9
-    const float r = clb_gen_rh(as_float((uint)a2) + as_float((uint)a3) * clb_rng_unit11(w));
+    const float r = clb_rh(as_float((uint)a2) + as_float((uint)a3) * clb_rng_unit11(w));
 #else
     const float r = as_float((uint)a2) + as_float((uint)a3) * clb_rng_unit24(w);
 #endif
@@ -280,7 +268,7 @@ __attribute__((always_inline)) inline float clb_draw_u24(clb_u32 w, ulong a2, ul
 __attribute__((always_inline)) inline float clb_draw_scale(float z, ulong a2, ulong a3)
 {
 #if CLB_OUT_DTYPE == 9
-    return clb_gen_rh(as_float((uint)a2) + as_float((uint)a3) * z);
+    return clb_rh(as_float((uint)a2) + as_float((uint)a3) * z);
 #else
     return as_float((uint)a2) + as_float((uint)a3) * z;
 #endif

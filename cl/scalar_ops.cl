@@ -63,18 +63,8 @@
 
 /* ---- rounding to half ----------------------------------------------------------------- */
 
-/* Rounds a float (or a double, without going through float: one rounding) to the
-   nearest half, keeping it in a float register: a float16 op's result. */
-inline float clb_rh(float x)
-{
-#if CLB_OWN_MATH
-    return clb_half_value(clb_half_bits(x));
-#else
-    ushort bits;
-    vstore_half_rte(x, 0, (__private half *)&bits);
-    return vload_half(0, (__private const half *)&bits);
-#endif
-}
+/* clb_rh (cl/common.cl) rounds a float to the nearest half; clb_rhd a double,
+   without going through float (one rounding). */
 #if CLB_HAVE_FP64
 inline float clb_rhd(double x)
 {

@@ -223,13 +223,16 @@ static void clb_topk_insert(key_t *bk, uint *bi, int *n, int kk, key_t key, uint
     bi[p] = j;
 }
 
+/* The list's k pairs as row g of the outputs (an offset -1: not written); an
+   index is its position in src, or what cand (0: none) holds there. */
 static void clb_topk_write(__global const elem_t *src, __global elem_t *values,
                            __global long *indices, long values_offset, long indices_offset,
-                           long k, long g, const uint *bi)
+                           long k, long g, const uint *bi, __global const long *cand)
 {
     for (int t = 0; t < (int)k; t++) {
         if (values_offset >= 0) values[values_offset + g * k + t] = src[bi[t]];
-        if (indices_offset >= 0) indices[indices_offset + g * k + t] = (long)bi[t];
+        if (indices_offset >= 0)
+            indices[indices_offset + g * k + t] = cand ? cand[bi[t]] : (long)bi[t];
     }
 }
 
@@ -242,7 +245,7 @@ static void clb_topk_row(__global const elem_t *in, __global elem_t *values,
     int n = 0;
     __global const elem_t *src = in + in_offset + g * len;
     for (long j = 0; j < len; j++) clb_topk_insert(bk, bi, &n, (int)k, clb_sort_key(src[j]), (uint)j);
-    clb_topk_write(src, values, indices, values_offset, indices_offset, k, g, bi);
+    clb_topk_write(src, values, indices, values_offset, indices_offset, k, g, bi, 0);
 }
 
 /* 16 keys at once: clb_sort_key of each lane of e. */
@@ -379,7 +382,7 @@ static void clb_topk_row_vec(__global const elem_t *in, __global elem_t *values,
     uint bi[CLB_TOPK_MAX];
     __global const elem_t *src = in + in_offset + g * len;
     clb_topk_scan_vec(src, 0, len, (int)k, bk, bi);
-    clb_topk_write(src, values, indices, values_offset, indices_offset, k, g, bi);
+    clb_topk_write(src, values, indices, values_offset, indices_offset, k, g, bi, 0);
 }
 
 /* clb_sort_tile's CPU form, for devices that run a work-group as a loop over its
@@ -534,12 +537,8 @@ static void clb_topk_chunk(__global const elem_t *in, __global const long *cand,
     } else {
         for (long j = start; j < end; j++) clb_topk_insert(bk, bi, &n, kk, clb_sort_key(src[j]), (uint)j);
     }
-    const long values_offset = a[CLB_SORT_VALUES_OFFSET], indices_offset = a[CLB_SORT_INDICES_OFFSET];
-    for (int t = 0; t < kk; t++) {
-        if (values_offset >= 0) values[values_offset + g * k + t] = src[bi[t]];
-        if (indices_offset >= 0)
-            indices[indices_offset + g * k + t] = a[CLB_SORT_CAND] ? cand[row * len + bi[t]] : (long)bi[t];
-    }
+    clb_topk_write(src, values, indices, a[CLB_SORT_VALUES_OFFSET],
+                   a[CLB_SORT_INDICES_OFFSET], k, g, bi, a[CLB_SORT_CAND] ? cand + row * len : 0);
 }
 
 __kernel void clb_topk_chunks(__global const elem_t *in, __global const long *cand,

@@ -69,16 +69,17 @@ _Atomic int clb__host_loops_enabled = 1;
     }
 
 /* Floats: IEEE arithmetic; maximum/minimum propagate a NaN from either side and
-   take the second operand on ties (0.0 vs -0.0), as NumPy. */
-#define DEFINE_REAL(P, T)                                                                          \
-    DEFINE_BINARY(P##_add, T, x + y)                                                               \
-    DEFINE_BINARY(P##_sub, T, x - y)                                                               \
-    DEFINE_BINARY(P##_mul, T, x * y)                                                               \
-    DEFINE_BINARY(P##_div, T, x / y)                                                               \
-    DEFINE_BINARY(P##_max, T, isnan(x) || x > y ? x : y)                                           \
-    DEFINE_BINARY(P##_min, T, isnan(x) || x < y ? x : y)                                           \
-    DEFINE_UNARY(P##_neg, T, -x)                                                                   \
-    DEFINE_UNARY(P##_relu, T, x > 0 || isnan(x) ? x : 0)
+   take the second operand on ties (0.0 vs -0.0), as NumPy. BIN and UN define
+   the loops (float16's convert around the same expressions). */
+#define REAL_OPS(BIN, UN, P, T)                                                                    \
+    BIN(P##_add, T, x + y)                                                                         \
+    BIN(P##_sub, T, x - y)                                                                         \
+    BIN(P##_mul, T, x * y)                                                                         \
+    BIN(P##_div, T, x / y)                                                                         \
+    BIN(P##_max, T, isnan(x) || x > y ? x : y)                                                     \
+    BIN(P##_min, T, isnan(x) || x < y ? x : y)                                                     \
+    UN(P##_neg, T, -x)                                                                             \
+    UN(P##_relu, T, x > 0 || isnan(x) ? x : 0)
 
 /* Signed integers wrap: the arithmetic is done unsigned, where C defines it. */
 #define DEFINE_INT(P, T, U)                                                                        \
@@ -89,37 +90,37 @@ _Atomic int clb__host_loops_enabled = 1;
     DEFINE_BINARY(P##_min, T, x <= y ? x : y)                                                      \
     DEFINE_UNARY(P##_neg, T, (T)(0 - (U)x))
 
-DEFINE_REAL(f32, float)
-DEFINE_REAL(f64, double)
+REAL_OPS(DEFINE_BINARY, DEFINE_UNARY, f32, float)
+REAL_OPS(DEFINE_BINARY, DEFINE_UNARY, f64, double)
 
 /* The unary functions of the math library, each the expression of
    host_scalar.c's reference rule (the same <tgmath.h> function: expf for a
    float), so the loop gives its bits without the reference loop's
    per-element conversions. */
-#define DEFINE_MATH(P, T)                                                                          \
-    DEFINE_UNARY(P##_abs, T, fabs(x))                                                              \
-    DEFINE_UNARY(P##_sqrt, T, sqrt(x))                                                             \
-    DEFINE_UNARY(P##_rsqrt, T, 1 / sqrt(x))                                                        \
-    DEFINE_UNARY(P##_exp, T, exp(x))                                                               \
-    DEFINE_UNARY(P##_log, T, log(x))                                                               \
-    DEFINE_UNARY(P##_sin, T, sin(x))                                                               \
-    DEFINE_UNARY(P##_cos, T, cos(x))                                                               \
-    DEFINE_UNARY(P##_tan, T, tan(x))                                                               \
-    DEFINE_UNARY(P##_tanh, T, tanh(x))                                                             \
-    DEFINE_UNARY(P##_sigmoid, T, x >= 0 ? 1 / (1 + exp(-x)) : exp(x) / (1 + exp(x)))               \
-    DEFINE_UNARY(P##_floor, T, floor(x))                                                           \
-    DEFINE_UNARY(P##_ceil, T, ceil(x))                                                             \
-    DEFINE_UNARY(P##_round, T, rint(x))                                                            \
-    DEFINE_UNARY(P##_trunc, T, trunc(x))                                                           \
-    DEFINE_UNARY(P##_expm1, T, expm1(x))                                                           \
-    DEFINE_UNARY(P##_log1p, T, log1p(x))                                                           \
-    DEFINE_UNARY(P##_log2, T, log2(x))                                                             \
-    DEFINE_UNARY(P##_log10, T, log10(x))                                                           \
-    DEFINE_UNARY(P##_square, T, x * x)                                                             \
-    DEFINE_UNARY(P##_erf, T, erf(x))
+#define MATH_OPS(UN, P, T)                                                                         \
+    UN(P##_abs, T, fabs(x))                                                                        \
+    UN(P##_sqrt, T, sqrt(x))                                                                       \
+    UN(P##_rsqrt, T, 1 / sqrt(x))                                                                  \
+    UN(P##_exp, T, exp(x))                                                                         \
+    UN(P##_log, T, log(x))                                                                         \
+    UN(P##_sin, T, sin(x))                                                                         \
+    UN(P##_cos, T, cos(x))                                                                         \
+    UN(P##_tan, T, tan(x))                                                                         \
+    UN(P##_tanh, T, tanh(x))                                                                       \
+    UN(P##_sigmoid, T, x >= 0 ? 1 / (1 + exp(-x)) : exp(x) / (1 + exp(x)))                         \
+    UN(P##_floor, T, floor(x))                                                                     \
+    UN(P##_ceil, T, ceil(x))                                                                       \
+    UN(P##_round, T, rint(x))                                                                      \
+    UN(P##_trunc, T, trunc(x))                                                                     \
+    UN(P##_expm1, T, expm1(x))                                                                     \
+    UN(P##_log1p, T, log1p(x))                                                                     \
+    UN(P##_log2, T, log2(x))                                                                       \
+    UN(P##_log10, T, log10(x))                                                                     \
+    UN(P##_square, T, x * x)                                                                       \
+    UN(P##_erf, T, erf(x))
 
-DEFINE_MATH(f32, float)
-DEFINE_MATH(f64, double)
+MATH_OPS(DEFINE_UNARY, f32, float)
+MATH_OPS(DEFINE_UNARY, f64, double)
 
 /* float16: each element converted to float, the float32 expression, the
    result rounded to half once (host_scalar.c's real_result). The conversions
@@ -154,47 +155,36 @@ static inline uint16_t f2h(float x)
     return (uint16_t)(((f >> 16) & 0x8000u) | (a >= 0x47800000u ? big : a < 0x38800000u ? sub : nrm));
 }
 
-#define DEFINE_HALF(NAME, EXPR)                                                                    \
+/* float16 loops: x (and y) the operands as floats, EXPR the float
+   expression, its result rounded once (T is float, unused: the signature of
+   DEFINE_BINARY / DEFINE_UNARY). */
+#define DEFINE_HALF_BINARY(NAME, T, EXPR)                                                          \
     static void NAME(int64_t n, void *out, int64_t so, const void *pa, int64_t sa,                 \
                      const void *pb, int64_t sb)                                                   \
     {                                                                                              \
         uint16_t *o = out;                                                                         \
         const uint16_t *a = pa, *b = pb;                                                           \
         for (int64_t i = 0; i < n; i++) {                                                          \
-            const float x = h2f(a[i * sa]), y = b ? h2f(b[i * sb]) : 0;                            \
-            (void)y;                                                                               \
+            const T x = h2f(a[i * sa]), y = h2f(b[i * sb]);                                        \
+            o[i * so] = f2h(EXPR);                                                                 \
+        }                                                                                          \
+    }
+#define DEFINE_HALF_UNARY(NAME, T, EXPR)                                                           \
+    static void NAME(int64_t n, void *out, int64_t so, const void *pa, int64_t sa,                 \
+                     const void *pb, int64_t sb)                                                   \
+    {                                                                                              \
+        (void)pb;                                                                                  \
+        (void)sb;                                                                                  \
+        uint16_t *o = out;                                                                         \
+        const uint16_t *a = pa;                                                                    \
+        for (int64_t i = 0; i < n; i++) {                                                          \
+            const T x = h2f(a[i * sa]);                                                            \
             o[i * so] = f2h(EXPR);                                                                 \
         }                                                                                          \
     }
 
-DEFINE_HALF(h16_add, x + y)
-DEFINE_HALF(h16_sub, x - y)
-DEFINE_HALF(h16_mul, x * y)
-DEFINE_HALF(h16_div, x / y)
-DEFINE_HALF(h16_max, isnan(x) || x > y ? x : y)
-DEFINE_HALF(h16_min, isnan(x) || x < y ? x : y)
-DEFINE_HALF(h16_neg, -x)
-DEFINE_HALF(h16_relu, x > 0 || isnan(x) ? x : 0)
-DEFINE_HALF(h16_abs, fabs(x))
-DEFINE_HALF(h16_sqrt, sqrt(x))
-DEFINE_HALF(h16_rsqrt, 1 / sqrt(x))
-DEFINE_HALF(h16_exp, exp(x))
-DEFINE_HALF(h16_log, log(x))
-DEFINE_HALF(h16_sin, sin(x))
-DEFINE_HALF(h16_cos, cos(x))
-DEFINE_HALF(h16_tan, tan(x))
-DEFINE_HALF(h16_tanh, tanh(x))
-DEFINE_HALF(h16_sigmoid, x >= 0 ? 1 / (1 + exp(-x)) : exp(x) / (1 + exp(x)))
-DEFINE_HALF(h16_floor, floor(x))
-DEFINE_HALF(h16_ceil, ceil(x))
-DEFINE_HALF(h16_round, rint(x))
-DEFINE_HALF(h16_trunc, trunc(x))
-DEFINE_HALF(h16_expm1, expm1(x))
-DEFINE_HALF(h16_log1p, log1p(x))
-DEFINE_HALF(h16_log2, log2(x))
-DEFINE_HALF(h16_log10, log10(x))
-DEFINE_HALF(h16_square, x * x)
-DEFINE_HALF(h16_erf, erf(x))
+REAL_OPS(DEFINE_HALF_BINARY, DEFINE_HALF_UNARY, h16, float)
+MATH_OPS(DEFINE_HALF_UNARY, h16, float)
 
 /* The math loop of a float16 / float32 / float64 unary op, or NULL. */
 #define MATH_CASES(P)                                                                              \

@@ -46,7 +46,8 @@ static inline uint16_t clb__f2h(float x)
     memcpy(&t, &shifted, sizeof t);
     const uint32_t nrm = (a + 0xc8000fffu + ((a >> 13) & 1u)) >> 13, sub = t - 0x3f000000u;
     const uint32_t big = a > 0x7f800000u ? 0x7e00u | ((a >> 13) & 0x3ffu) : 0x7c00u;
-    return (uint16_t)(((f >> 16) & 0x8000u) | (a >= 0x47800000u ? big : a < 0x38800000u ? sub : nrm));
+    return (uint16_t)(((f >> 16) & 0x8000u) |
+                      (a >= 0x47800000u ? big : a < 0x38800000u ? sub : nrm));
 }
 
 #endif /* CLB_HALF_H */

@@ -48,7 +48,7 @@ static float round_half(float f)
    elements it serves, and a float32 normal's Box-Muller pair once for both
    of its values, the same operations on the same words as the kernels. Each
    step runs over the 16 lanes at once (structure of arrays: word k of lane l
-   in w[k][l]), loops GCC vectorises. */
+   at w[k * LANES + l], as the block's elements lie), loops GCC vectorises. */
 #define LANES CLB_RNG_LANES
 #define BLOCK (4 * LANES)
 typedef struct draw_block {
@@ -146,7 +146,8 @@ static void block_f64(bool normal, const draw_args *c, const draw_block *d, doub
     }
     for (int k = 0; k < 2; k++)
         for (int l = 0; l < LANES; l++) {
-            const double r = lo + sc * clb_rng_unit53(d->w[2 * k * LANES + l], d->w[(2 * k + 1) * LANES + l]);
+            const clb_u32 *w = d->w + 2 * k * LANES + l;
+            const double r = lo + sc * clb_rng_unit53(w[0], w[LANES]);
             o[k * LANES + l] = r < hi ? r : top;
         }
 }
@@ -180,7 +181,8 @@ static void draw(const clb__gen_op *op, unsigned char *out)
             block_values(op, &c, &d, out + (size_t)i * size);
         } else {
             block_values(op, &c, &d, (unsigned char *)part);
-            memcpy(out + (size_t)i * size, (unsigned char *)part + (size_t)r * size, (size_t)n * size);
+            memcpy(out + (size_t)i * size, (unsigned char *)part + (size_t)r * size,
+                   (size_t)n * size);
         }
         i += n;
     }

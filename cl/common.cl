@@ -247,21 +247,27 @@ typedef int8 clb_index8;
    addition of 0.5 rounds to a multiple of 2^-24; from 2^16 infinity; NaN keeps
    its sign and top payload bits, made quiet), as src/core/half.c; the low 16
    bits of the result. clb_half_value: the exact float of half bits h. */
-inline uint clb_half_bits(float x)
+/* The two rules once, as function bodies for any width: U the uint type (uint16
+   on lanes), AU / AF its as_ casts to and from float, CF the conversion. */
+#define CLB_HALF_BITS_BODY(U, AU, AF, x)                                                           \
+    const U f = AU(x), a = f & 0x7fffffffu, sign = (f >> 16) & 0x8000u;                            \
+    const U nrm = (a + 0xc8000fffu + ((a >> 13) & 1u)) >> 13; /* exponent - 112, rounded */        \
+    const U sub = AU(AF(a) + 0.5f) - 0x3f000000u;                                                  \
+    const U big = a > 0x7f800000u ? 0x7e00u | ((a >> 13) & 0x3ffu) : (U)0x7c00u;                   \
+    return sign | (a >= 0x47800000u ? big : a < 0x38800000u ? sub : nrm)
+#define CLB_HALF_VALUE_BODY(U, CF, AU, AF, h)                                                       \
+    const U e = (h) & 0x7c00u, mag = ((h) & 0x7fffu) << 13;                                        \
+    const U r = e == 0x7c00u ? mag | 0x7f800000u                                                   \
+                : e == 0     ? AU(CF((h) & 0x3ffu) * 0x1p-24f)                                    \
+                             : mag + 0x38000000u;                                                  \
+    return AF((((h) & 0x8000u) << 16) | r)
+inline uint clb_half_bits(float x) { CLB_HALF_BITS_BODY(uint, as_uint, as_float, x); }
+inline float clb_half_value(uint h) { CLB_HALF_VALUE_BODY(uint, (float), as_uint, as_float, h); }
+/* The same on 16 lanes (cl/generate.cl's float16 draws on CPU devices). */
+inline uint16 clb_half_bits16(float16 x) { CLB_HALF_BITS_BODY(uint16, as_uint16, as_float16, x); }
+inline float16 clb_half_value16(uint16 h)
 {
-    const uint f = as_uint(x), a = f & 0x7fffffffu, sign = (f >> 16) & 0x8000u;
-    const uint nrm = (a + 0xc8000fffu + ((a >> 13) & 1u)) >> 13; /* exponent - 112, rounded */
-    const uint sub = as_uint(as_float(a) + 0.5f) - 0x3f000000u;
-    const uint big = a > 0x7f800000u ? 0x7e00u | ((a >> 13) & 0x3ffu) : 0x7c00u;
-    return sign | (a >= 0x47800000u ? big : a < 0x38800000u ? sub : nrm);
-}
-inline float clb_half_value(uint h)
-{
-    const uint e = h & 0x7c00u, mag = (h & 0x7fffu) << 13;
-    const uint r = e == 0x7c00u ? mag | 0x7f800000u
-                   : e == 0     ? as_uint((float)(h & 0x3ffu) * 0x1p-24f)
-                                : mag + 0x38000000u;
-    return as_float(((h & 0x8000u) << 16) | r);
+    CLB_HALF_VALUE_BODY(uint16, convert_float16, as_uint16, as_float16, h);
 }
 
 /* The loads and stores of float16 elements: on CPU devices (CLB_OWN_MATH, a

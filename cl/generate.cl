@@ -314,8 +314,8 @@ __kernel void clb_random(__global void *out_, CLB_ARGS_PARAMS(CLB_GEN_ARGS_VECS)
 }
 #endif
 
-#if (CLB_GEN == 3 || CLB_GEN == 4) && CLB_OUT_DTYPE == 10
-/* float32 draws on a CPU device: a work item two blocks, each block's 16
+#if (CLB_GEN == 3 || CLB_GEN == 4) && (CLB_OUT_DTYPE == 10 || CLB_OUT_DTYPE == 9)
+/* float32 (and float16) draws on a CPU device: a work item two blocks, each block's 16
    calls on vector lanes (ulong16 words, zero-extended, so each 32 x 32 -> 64
    product is one vpmuludq-like multiply), each slot one 16-float store:
    whatever a device's work-group vectoriser does, the lanes are SIMD. The same
@@ -367,10 +367,28 @@ __attribute__((always_inline)) inline void clb_v_philox2(ulong ctr0, ulong seed,
     *x0 = CLB_V_PACK(d0), *x1 = CLB_V_PACK(d1), *x2 = CLB_V_PACK(d2), *x3 = CLB_V_PACK(d3);
 }
 
+/* float16 output: each slot's values computed in float as the float32 draw's
+   (a uniform on the grid of 2^-11), rounded to half by integer operations
+   (cl/common.cl's clb_half_bits16, the host's rule) and stored as 16 ushorts:
+   the same bits as the scalar kernel's clb_rh and store. */
+#if CLB_OUT_DTYPE == 9
+typedef ushort clb_v_out_t;
+typedef ushort16 clb_v_vec_t;
+#define CLB_V_OUT(v) convert_ushort16(clb_half_bits16(v))
+#define CLB_V_UNIT(w) (convert_float16((w) >> 21) * 0x1p-11f)
+#define CLB_V_RH(v) clb_half_value16(clb_half_bits16(v))
+#else
+typedef float clb_v_out_t;
+typedef float16 clb_v_vec_t;
+#define CLB_V_OUT(v) (v)
+#define CLB_V_UNIT(w) (convert_float16((w) >> 8) * 0x1p-24f)
+#define CLB_V_RH(v) (v)
+#endif
+
 #if CLB_GEN == 3
 inline float16 clb_v_uniform(uint16 w, float lo, float sc, float hi, float repl)
 {
-    const float16 r = (float16)lo + (float16)sc * (convert_float16(w >> 8) * 0x1p-24f);
+    const float16 r = CLB_V_RH((float16)lo + (float16)sc * CLB_V_UNIT(w));
     return select((float16)repl, r, r < (float16)hi);
 }
 #else
@@ -409,7 +427,7 @@ inline void clb_v_normal2(uint16 w0, uint16 w1, float16 *zc, float16 *zs)
 
 /* A block's 64 values from its words, stored at element `first` of the
    output (wrapped below 0 before the draw's offset), those in [0, total). */
-__attribute__((always_inline)) inline void clb_v_block(__global float *out, ulong first, ulong total,
+__attribute__((always_inline)) inline void clb_v_block(__global clb_v_out_t *out, ulong first, ulong total,
                                                        uint16 w0, uint16 w1, uint16 w2, uint16 w3,
                                                        ulong a2, ulong a3, ulong a4, ulong a5)
 {
@@ -422,8 +440,7 @@ __attribute__((always_inline)) inline void clb_v_block(__global float *out, ulon
 #if CLB_GEN == 3
     const float hi = as_float((uint)a4), repl = as_float((uint)a5);
     if (unit && hi >= 1.0f) {
-        v0 = convert_float16(w0 >> 8) * 0x1p-24f, v1 = convert_float16(w1 >> 8) * 0x1p-24f;
-        v2 = convert_float16(w2 >> 8) * 0x1p-24f, v3 = convert_float16(w3 >> 8) * 0x1p-24f;
+        v0 = CLB_V_UNIT(w0), v1 = CLB_V_UNIT(w1), v2 = CLB_V_UNIT(w2), v3 = CLB_V_UNIT(w3);
     } else {
         v0 = clb_v_uniform(w0, lo, sc, hi, repl), v1 = clb_v_uniform(w1, lo, sc, hi, repl);
         v2 = clb_v_uniform(w2, lo, sc, hi, repl), v3 = clb_v_uniform(w3, lo, sc, hi, repl);
@@ -440,19 +457,20 @@ __attribute__((always_inline)) inline void clb_v_block(__global float *out, ulon
     }
 #endif
     if (first < total && total - first >= 64) {
-        if (((uintptr_t)(out + first) & 63) == 0) { /* 64-byte aligned: one store a slot */
-            __global float16 *o = (__global float16 *)(out + first);
-            o[0] = v0, o[1] = v1, o[2] = v2, o[3] = v3;
+        if (((uintptr_t)(out + first) & (sizeof(clb_v_vec_t) - 1)) == 0) { /* one store a slot */
+            __global clb_v_vec_t *o = (__global clb_v_vec_t *)(out + first);
+            o[0] = CLB_V_OUT(v0), o[1] = CLB_V_OUT(v1), o[2] = CLB_V_OUT(v2), o[3] = CLB_V_OUT(v3);
         } else { /* PoCL splits each vstore16 into three stores */
-            vstore16(v0, 0, out + first);
-            vstore16(v1, 0, out + first + 16);
-            vstore16(v2, 0, out + first + 32);
-            vstore16(v3, 0, out + first + 48);
+            vstore16(CLB_V_OUT(v0), 0, out + first);
+            vstore16(CLB_V_OUT(v1), 0, out + first + 16);
+            vstore16(CLB_V_OUT(v2), 0, out + first + 32);
+            vstore16(CLB_V_OUT(v3), 0, out + first + 48);
         }
         return;
     }
-    float v[64];
-    vstore16(v0, 0, v), vstore16(v1, 1, v), vstore16(v2, 2, v), vstore16(v3, 3, v);
+    clb_v_out_t v[64];
+    vstore16(CLB_V_OUT(v0), 0, v), vstore16(CLB_V_OUT(v1), 1, v);
+    vstore16(CLB_V_OUT(v2), 2, v), vstore16(CLB_V_OUT(v3), 3, v);
     for (int k = 0; k < 64; k++)
         if (first + (ulong)k < total) out[first + (ulong)k] = v[k];
 }
@@ -461,7 +479,7 @@ __attribute__((always_inline)) inline void clb_v_block(__global float *out, ulon
    only below n (total 0: nothing) -- computed either way, so that the
    compiler keeps both blocks in one straight line instead of moving the
    second into a branch (normal ~2 % faster). */
-__kernel void clb_random_v(__global float *out, CLB_ARGS_PARAMS(CLB_GEN_ARGS_VECS))
+__kernel void clb_random_v(__global clb_v_out_t *out, CLB_ARGS_PARAMS(CLB_GEN_ARGS_VECS))
 {
     CLB_GEN_UNPACK();
     const ulong t = 2 * get_global_id(0);

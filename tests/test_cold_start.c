@@ -149,6 +149,40 @@ static void test_tier_never_changes_a_result(void **state)
     clbt_for_each_device(tier_body);
 }
 
+/* A map called in a loop on the first tier gets its program: the calls ask
+   the program cache whether it has arrived, and that question must not count
+   as compiler use holding the background build off (it did: a float16 add
+   called every 0.35 s stayed on the host for good). Calls 50 ms apart until
+   one launches; the bound is a liveness limit, far above the ~3 s the
+   build takes here (the 2 s first-build delay and one PoCL compile). */
+static void arrival_body(clb_context *probe, const char *selector)
+{
+    clb_device_info info;
+    CLBT_OK(clb_context_get_info(probe, &info));
+    if (info.type == CLB_DEVICE_HOST || !strstr(info.platform, "Portable")) return;
+    char dir[64];
+    clb_context *tier = cold_context(selector, true, dir, sizeof dir);
+    const map_case c = {1, CLB_SUB, CLB_FLOAT16};
+    bool launched = false;
+    for (int call = 0; call < 2400 && !launched; call++) { /* 2 minutes at most */
+        long before = clb__cl_first_tier_runs;
+        clb_tensor *t = run_case(tier, &c);
+        CLBT_OK(clb_finish(tier));
+        clb_tensor_release(t);
+        launched = clb__cl_first_tier_runs == before;
+        if (!launched) usleep(50000);
+    }
+    if (!launched) fail_msg("a map in a loop on %s never got its program off the first tier", selector);
+    clb_context_release(tier);
+    remove_dir(dir);
+}
+
+static void test_tier_program_arrives(void **state)
+{
+    (void)state;
+    clbt_for_each_device(arrival_body);
+}
+
 /* The programs a fixed sweep builds on the first OpenCL device, with the tier
    off so every one is built in the foreground: a change that adds
    specializations fails here. Recorded on PoCL (device 0 here): 9. */
@@ -220,6 +254,7 @@ int main(void)
     setenv("CLB_CACHE_WRITE", "always", 1);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tier_never_changes_a_result),
+        cmocka_unit_test(test_tier_program_arrives),
         cmocka_unit_test(test_sweep_program_count),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

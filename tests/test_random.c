@@ -116,11 +116,11 @@ static void devices_body(clb_context *ctx, const char *selector)
     clb_context *h = clbt_host();
     const int64_t shape[2] = {317, 129};
     const clb_dtype dts[3] = {CLB_FLOAT16, CLB_FLOAT32, CLB_FLOAT64};
-    /* offset 99: a block begun; float32 also at an offset whose counters cross
-       2^32 (the vector lanes' carry), with a 64-bit seed, [0, 1) and the
-       standard normal (the lanes' shortcuts) and whole 64-byte stores, each
-       float32 case in both of the device's forms (a call a work item, a block
-       on vector lanes) */
+    /* offset 99: a block begun; float16/32 also at an offset whose counters
+       cross 2^32 (the vector lanes' carry), with a 64-bit seed, [0, 1) and the
+       standard normal (the lanes' shortcuts) and whole 64-byte stores; float16
+       and float32 each in both of the device's forms too (a call a work item,
+       a block on vector lanes) */
     const uint64_t offs[2] = {99, ((uint64_t)1 << 34) - 16}, seeds[2] = {1234, 0x123456789abcULL};
     const double ua[2] = {-1.0, 0.0}, ub[2] = {3.0, 1.0}, na[2] = {1.5, 0.0}, nb[2] = {2.0, 1.0};
     clb_device_info info;
@@ -132,8 +132,10 @@ static void devices_body(clb_context *ctx, const char *selector)
     const bool fuses = false;
 #endif
     for (int j = 0; j < 10; j++) {
-        const int k = j % 5 < 3 ? j % 5 : 1, o = j / 5;
-        if (o == 1 && dts[k] != CLB_FLOAT32) continue;
+        /* j % 5: the three dtypes in the device's own form, then the two forms
+           forced: float16 at offset 99, float32 at the second offset */
+        const int o = j / 5, k = j % 5 < 3 ? j % 5 : o;
+        if (o == 1 && dts[k] == CLB_FLOAT64) continue;
 #if CLB_HAVE_OPENCL
         clb__cl_map_blocked = j % 5 < 3 ? -1 : j % 5 - 3;
 #endif

@@ -119,12 +119,13 @@ clb_status clb__cl_generate(clb_context *ctx, const clb__gen_op *op, void *handl
     /* Wide stores: full (64 bytes) always; float32 arange and linspace (64) where stores stream. */
     const bool nt = clb__cl_streaming(cl, op->numel * (int64_t)clb_dtype_size(op->dtype));
     const bool draw = op->kind == CLB__GEN_UNIFORM || op->kind == CLB__GEN_NORMAL;
-    /* float32 draws where a work-group is a loop on one core (PoCL's CPU
-       devices): two blocks a work item on 16 vector lanes (clb_random_v); elsewhere
-       a call a work item (clb_random; on llvmpipe, which runs work items on
-       SIMD lanes itself, 1.3x faster than the lanes form). Tests force either
-       form through clb__cl_map_blocked. */
-    const bool lanes = draw && op->dtype == CLB_FLOAT32 &&
+    /* float32 and float16 draws where a work-group is a loop on one core
+       (PoCL's CPU devices): two blocks a work item on 16 vector lanes
+       (clb_random_v; float16 2^24 uniform 83 -> ~4 ms); elsewhere a call a work
+       item (clb_random; on llvmpipe, which runs work items on SIMD lanes
+       itself, 1.3x faster than the lanes form). Tests force either form
+       through clb__cl_map_blocked. */
+    const bool lanes = draw && (op->dtype == CLB_FLOAT32 || op->dtype == CLB_FLOAT16) &&
                        (clb__cl_map_blocked >= 0 ? clb__cl_map_blocked != 0 : cl->loops);
     const bool vec4 = op->kind == CLB__GEN_FULL ||
                       (nt && op->dtype == CLB_FLOAT32 &&
@@ -142,10 +143,11 @@ clb_status clb__cl_generate(clb_context *ctx, const clb__gen_op *op, void *handl
                                  {"CLB_GEN_BLOCK", nt && vec4 ? BLOCK : 1},
                                  {"CLB_GEN_IDX32", idx32},
                                  {"CLB_RNG_BUILTIN_SQRT", draw && cl->loops},
-                                 {"CLB_V_FMA", draw && cl->loops},
+                                 /* float16: unfused, the host's bits after rounding */
+                                 {"CLB_V_FMA", draw && cl->loops && op->dtype == CLB_FLOAT32},
                                  {"CLB_OWN_MATH", cl->own_math && op->dtype == CLB_FLOAT16}};
     char options[CLB__KERNEL_OPTIONS_MAX];
-    CLB_TRY(clb__kernel_options(defs, 9, options, sizeof options));
+    CLB_TRY(clb__kernel_options(defs, (int)(sizeof defs / sizeof defs[0]), options, sizeof options));
     CLB_TRY(clb__program_cache_get(cl->programs, CLB__KERNEL_GENERATE, options, &program));
     CLB_TRY(clb__cl_check_args(cl, CLB__KERNEL_GENERATE, program));
     CLB_TRY(clb__cl_kernel_for(cl, CLB__KERNEL_GENERATE, program, draw + lanes,

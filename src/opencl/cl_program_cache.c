@@ -604,9 +604,15 @@ static clb_status lookup(clb__program_cache *c, clb__kernel_id id, const char *o
         unlink_entry(c, b, e); /* the next use tries again and reports its own error */
         free(e);
     }
+    /* A compiler run of a calling thread holds the background builds off for
+       a grace period; a probe of the disk cache alone (build false: a
+       first-tier map asking whether its program has arrived) does not, or a
+       loop of such calls less than the grace apart would hold off forever
+       the very build it waits for (a float16 add in a loop stayed on the host:
+       49-75 ms a call for 2^24 elements against the kernel's 5). */
     if (!background) {
         c->busy_builds--;
-        busy_locked(c);
+        if (build) busy_locked(c);
     }
     pthread_cond_broadcast(&c->built);
     pthread_mutex_unlock(&c->lock);

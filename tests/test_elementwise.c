@@ -486,61 +486,6 @@ static void test_half_exact(void **state)
     clbt_for_each_device(half_exact_body);
 }
 
-#if CLB_HAVE_OPENCL
-extern _Atomic int clb__cl_unary_via_eval; /* src/opencl/cl_launch.h */
-
-/* clb_unary of the log and exp families, tanh and sigmoid in both of a CPU
-   device's forms (cl/elementwise.cl's chunk and cl/eval.cl's one-node
-   expression, which PoCL takes): the same bits, float16 and float32, over
-   signed values from subnormal to overflowing, the special values, and a
-   transposed view. Elsewhere both settings take the element-wise kernel. */
-static void unary_forms_body(clb_context *ctx, const char *selector)
-{
-    enum { N = 600 };
-    double v[N];
-    static const double special[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, 1.0, -1.0, 1e-40};
-    uint64_t rng = 5;
-    for (int i = 0; i < N; i++) {
-        const uint64_t r = clbt_rand(&rng);
-        const double m = (double)(r % 20001) / 10000.0 - 1.0; /* [-1, 1] */
-        v[i] = i < 8 ? special[i] : ldexp(m, (int)(r >> 40) % 100 - 50);
-    }
-    static const clb_unary_op ops[] = {CLB_LOG, CLB_LOG2, CLB_LOG10, CLB_LOG1P,
-                                       CLB_EXP, CLB_EXPM1, CLB_TANH, CLB_SIGMOID};
-    for (int t = 0; t < 2; t++) {
-        const clb_dtype dt = t ? F16 : F32;
-        const int64_t flat[1] = {N}, sq[2] = {20, N / 20};
-        for (int o = 0; o < 8; o++) {
-            const bool view = o == 0;
-            clb_tensor *h = clbt_tensor(host, F64, view ? 2 : 1, view ? sq : flat, v), *c = NULL;
-            clb_tensor *x = NULL, *xv = NULL, *got[2] = {NULL, NULL};
-            CLBT_OK(clb_cast(h, dt, &c));
-            CLBT_OK(clb_tensor_to_context(c, ctx, &x));
-            if (view) CLBT_OK(clb_swapaxes(x, 0, 1, &xv));
-            for (int f = 0; f < 2; f++) {
-                clb__cl_unary_via_eval = f;
-                CLBT_OK(clb_unary(ops[o], view ? xv : x, &got[f]));
-            }
-            clb__cl_unary_via_eval = -1;
-            char what[96];
-            snprintf(what, sizeof what, "%s %s%s through the expression kernel on %s",
-                     clb_unary_op_name(ops[o]), clb_dtype_name(dt), view ? " (transposed)" : "",
-                     selector);
-            clbt_assert_matches_host(got[1], got[0], CLBT_EXACT, 0, what);
-            clb_tensor_release(got[0]), clb_tensor_release(got[1]);
-            clb_tensor_release(xv), clb_tensor_release(x);
-            clb_tensor_release(c), clb_tensor_release(h);
-        }
-    }
-}
-
-static void test_unary_forms(void **state)
-{
-    (void)state;
-    clbt_for_each_device(unary_forms_body);
-}
-#endif
-
 /* The integer-division rules against literal values (NumPy's results), int8..int64. */
 static void division_body(clb_context *ctx, const char *selector)
 {
@@ -880,9 +825,6 @@ int main(void)
         cmocka_unit_test(test_tanh_edges),
         cmocka_unit_test(test_layouts),          cmocka_unit_test(test_split_pieces),
         cmocka_unit_test(test_half_exact),
-#if CLB_HAVE_OPENCL
-        cmocka_unit_test(test_unary_forms),
-#endif
         cmocka_unit_test(test_fp64_support),     cmocka_unit_test(test_host_loops),
 #if CLB_HAVE_OPENCL
         cmocka_unit_test(test_other_work_split),

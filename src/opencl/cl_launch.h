@@ -76,9 +76,6 @@ clb_status clb__cl_fill(clb__cl_context *cl, cl_mem mem, size_t offset, size_t n
 /* The work split of cl_map.c, cl_copy.c and cl_expr.c: -1 by device type (blocks on
    CPUs, grid stride on GPUs); tests force 0 or 1 to cover both paths on any device. */
 extern _Atomic int clb__cl_map_blocked;
-/* clb_unary's log and exp families, tanh and sigmoid through the expression kernel
-   (cl_map.c): -1 where work-groups are loops (PoCL), tests force 0 or 1. */
-extern _Atomic int clb__cl_unary_via_eval;
 /* Whether work items take contiguous blocks on ctx's device (clb__cl_map_blocked). */
 bool clb__cl_blocked(const clb_context *ctx);
 /* CLB_VLOAD_ALIGNED for the map and reduction programs (cl/common.cl): aligned

@@ -4,8 +4,6 @@
  * object (no option string, no hashing of sources: that happens only the first
  * time), set the arguments and enqueue one launch per plan piece. */
 #include "cl_launch.h"
-#include "cl_backend.h"
-#include "expr_tree.h"
 
 #include "cl_args.h"
 #include "cl_errors.h"
@@ -214,49 +212,6 @@ static int own_math_vec(const clb__cl_context *cl, const clb__map_op *op)
     }
 }
 
-/* clb_unary of the library's own log and exp families, tanh and sigmoid on a
-   CPU device whose work-groups are loops (PoCL): through the expression kernel
-   (cl/eval.cl) as the one-node expression f(x), which PoCL compiles to vector
-   code where it left cl/elementwise.cl's chunk of the same function mostly
-   scalar -- clb_unary(CLB_LOG) of 2^24 float32 took 46-53 ms against clb_eval's
-   18-23 ms (NumPy: 16), exp 24 against 7, tanh 41 against 11. The same
-   cl/scalar_ops.cl helper in both, rounded once to the result dtype: the same
-   bits (test_elementwise's test_unary_forms compares the two). */
-_Atomic int clb__cl_unary_via_eval = -1;
-
-static bool unary_via_eval(const clb__cl_context *cl, const clb__map_op *op)
-{
-    if (op->kind != CLB__MAP_UNARY || !cl->own_math ||
-        (op->compute != CLB_FLOAT16 && op->compute != CLB_FLOAT32) || op->in[0] != op->compute ||
-        op->out != op->compute)
-        return false;
-    switch (op->op) {
-    case CLB_LOG: case CLB_LOG2: case CLB_LOG10: case CLB_LOG1P: case CLB_EXP: case CLB_EXPM1:
-    case CLB_TANH: case CLB_SIGMOID: break;
-    default: return false;
-    }
-    const int forced = clb__cl_unary_via_eval;
-    return forced >= 0 ? forced != 0 : cl->loops;
-}
-
-/* Runs op as the expression op(x) over the map's plan (out, x). */
-static clb_status run_as_eval(clb_context *ctx, const clb__map_op *op, const clb__plan *plan,
-                              void *const *handles)
-{
-    clb__expr *e = calloc(1, sizeof *e);
-    if (!e) return clb__fail(CLB_ERR_OUT_OF_MEMORY, "%s: out of host memory",
-                             clb_unary_op_name((clb_unary_op)op->op));
-    e->rules = (clb_promotion)atomic_load(&ctx->promotion);
-    e->count = 2;
-    e->nodes[0] = (clb__expr_node){.kind = CLB__EXPR_INPUT, .op = 0, .dtype = op->in[0],
-                                   .compute = op->in[0]};
-    e->nodes[1] = (clb__expr_node){.kind = CLB__EXPR_UNARY, .op = op->op, .nargs = 1,
-                                   .args = {0}, .dtype = op->out, .compute = op->compute};
-    clb_status st = clb__expr_cl_run(ctx, e, plan, handles, op->out, op->in);
-    free(e);
-    return st;
-}
-
 static const char *op_name(const clb__map_op *op)
 {
     switch (op->kind) {
@@ -402,7 +357,6 @@ clb_status clb__cl_map(clb_context *ctx, const clb__map_op *op, const clb__plan 
     /* After the float64 check: small or large, an op the device cannot do fails alike. */
     clb_status host_st;
     if (run_on_host(cl, op, plan, handles, &host_st)) return host_st;
-    if (unary_via_eval(cl, op)) return run_as_eval(ctx, op, plan, handles);
 
     clb__cl_pieces pieces;
     clb__cl_plan_pieces(plan, &pieces);

@@ -171,6 +171,21 @@ typedef CLB_CAT(CLB_STORAGE(CLB_OUT_DTYPE), CLB_VEC) clb_outvec_t;
 #else
 #define CLB_STORE_CHUNK(S0) CLB_STORE_RUN_NT(CLB_OUT_DTYPE, clb_outvec_t, p0, S0, r_)
 #endif
+#elif CLB_OUT_DTYPE == 9 && CLB_VEC == 16 && CLB_VLOAD_ALIGNED && CLB_BLOCKED &&                 \
+    defined(CLB_OWN_MATH) && CLB_OWN_MATH
+/* float16 results on PoCL: the chunk's floats read as one vector, rounded by
+   cl/common.cl's 16-lane integer rule and stored as 16 halves (element by
+   element PoCL built the chunk in pieces: float16 exp of 2^24 took 52 ms
+   against float32's 6). */
+#define CLB_RUN_ALIGN __attribute__((aligned(64)))
+#define CLB_STORE_CHUNK(S0)                                                                        \
+    do {                                                                                           \
+        if ((S0) == 1)                                                                             \
+            vstore16(convert_ushort16(clb_half_bits16(*(const float16 *)r_)), 0,                   \
+                     (__global ushort *)p0);                                                       \
+        else                                                                                       \
+            CLB_STORE_RUN_PLAIN(CLB_OUT_DTYPE, p0, S0, r_);                                        \
+    } while (0)
 #else
 #define CLB_STORE_CHUNK(S0) CLB_STORE_RUN_PLAIN(CLB_OUT_DTYPE, p0, S0, r_)
 #endif
@@ -202,7 +217,7 @@ typedef CLB_CAT(CLB_STORAGE(CLB_OUT_DTYPE), CLB_VEC) clb_outvec_t;
    integer rules -- the scalar rule's bits (a float op, then one rounding to
    half). Element by element PoCL built the chunk through the stack: a float16
    add of 2^24 took 49 ms against float32's 3-6 ms. */
-#if defined(CLB_VEXPR) && CLB_COMPUTE_DTYPE == 9 && CLB_VEC == 16 && defined(CLB_OWN_MATH) &&       \
+#if defined(CLB_VEXPR) && CLB_COMPUTE_DTYPE == 9 && CLB_VEC == 16 && defined(CLB_OWN_MATH) &&      \
     CLB_OWN_MATH
 #define CLB_VECTOR_HALF 1
 #define CLB_HIN(p, S)                                                                              \
@@ -283,7 +298,7 @@ typedef CLB_CAT(ulong, CLB_VEC) clb_cmask_t;
         if (CLB_VECTOR_FITS(S0, S1, S2)) {                                                         \
             CLB_VCHUNK(S1, S2);                                                                    \
         } else {                                                                                   \
-            clb_outv_t r_[CLB_VEC] CLB_RUN_ALIGN;                                                                \
+            clb_outv_t r_[CLB_VEC] CLB_RUN_ALIGN;                                                  \
             _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++) r_[v] = CLB_VALUE(v, S1, S2, S3);  \
             CLB_STORE_CHUNK(S0);                                                                   \
         }                                                                                          \
@@ -291,7 +306,7 @@ typedef CLB_CAT(ulong, CLB_VEC) clb_cmask_t;
 #elif defined(CLB_OP_RUN)
 #define CLB_FULL_CHUNK(S0, S1, S2, S3)                                                             \
     do {                                                                                           \
-        clb_outv_t r_[CLB_VEC] CLB_RUN_ALIGN;                                                                    \
+        clb_outv_t r_[CLB_VEC] CLB_RUN_ALIGN;                                                      \
         int big_ = 0;                                                                              \
         _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++) r_[v] = CLB_VALUE_RUN(v, S1, &big_);   \
         if (big_) { /* a large argument: the chunk again, exactly */                               \
@@ -300,10 +315,31 @@ typedef CLB_CAT(ulong, CLB_VEC) clb_cmask_t;
         }                                                                                          \
         CLB_STORE_CHUNK(S0);                                                                       \
     } while (0)
+#elif CLB_KIND == 0 && CLB_IN0_DTYPE == 9 && CLB_COMPUTE_DTYPE == 9 && CLB_VEC == 16 &&        \
+    CLB_VLOAD_ALIGNED && CLB_BLOCKED && defined(CLB_OWN_MATH) && CLB_OWN_MATH
+/* A float16 unary op on PoCL: a contiguous input's 16 halves widened at once
+   (clb_half_value16) into floats the body reads from registers; element by
+   element PoCL built the chunk in pieces (float16 exp of 2^24: 52 ms against
+   float32's 6). The op's value is the scalar rule's on the same floats. */
+#define CLB_HALF_CHUNK_IN(p)                                                                       \
+    clb_half_value16(convert_uint16(vload16(0, (__global const ushort *)(p))))
+#define CLB_FULL_CHUNK(S0, S1, S2, S3)                                                             \
+    do {                                                                                           \
+        clb_outv_t r_[CLB_VEC] CLB_RUN_ALIGN;                                                      \
+        if ((S1) == 1) {                                                                           \
+            float x_[16] __attribute__((aligned(64)));                                             \
+            *(float16 *)x_ = CLB_HALF_CHUNK_IN(p1);                                                \
+            _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++) r_[v] =                            \
+                CLB_CONVERT(CLB_OUT_DTYPE, CLB_EVAL_DTYPE, CLB_FINISH(CLB_OP_VALUE(x_[v])));       \
+        } else {                                                                                   \
+            _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++) r_[v] = CLB_VALUE(v, S1, S2, S3);  \
+        }                                                                                          \
+        CLB_STORE_CHUNK(S0);                                                                       \
+    } while (0)
 #else
 #define CLB_FULL_CHUNK(S0, S1, S2, S3)                                                             \
     do {                                                                                           \
-        clb_outv_t r_[CLB_VEC] CLB_RUN_ALIGN;                                                                    \
+        clb_outv_t r_[CLB_VEC] CLB_RUN_ALIGN;                                                      \
         _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++) r_[v] = CLB_VALUE(v, S1, S2, S3);      \
         CLB_STORE_CHUNK(S0);                                                                       \
     } while (0)

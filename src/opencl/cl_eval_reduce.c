@@ -258,12 +258,12 @@ static void decompose(const clb_context *ctx, const clb__expr *e, const er_job *
     else loop_shape(ctx, e, job, t, g);
     /* Where loops are cut short (CLB__QUIRK_LOOP_LIMIT): no lane folds more than
        the budget allows, with room for the row walk's recomputations. The
-       lanes-over-outputs walk (CLB_KLANES, untiled) loops over its CLB_VEC
-       lanes at every reduced step, a loop llvmpipe keeps: each step costs
-       CLB_VEC trips (forced there, (3000, 64) summed about 1000 of its rows;
-       the tiled walk's lane loops are unrolled). */
+       lanes-over-outputs walks (CLB_KLANES) loop over their KVEC * ktile lanes
+       at every reduced step, loops llvmpipe may keep: each step costs that
+       many trips (forced there, (3000, 64) column sums stopped near row 1000
+       and the variance of (9000, 256) columns near a third of its rows). */
     if (cl->max_trips < INT64_MAX) {
-        int64_t lanes = g->klanes && g->ktile == 1 ? KVEC : 1;
+        int64_t lanes = g->klanes ? KVEC * g->ktile : 1;
         int64_t per = cl->max_trips / (2 * clb__expr_cl_trips(e) * (t->rdim + 1) * lanes);
         if (per < 1) per = 1;
         while ((t->red_numel + g->chunks - 1) / g->chunks / g->ly > per && g->chunks < t->red_numel)

@@ -261,7 +261,7 @@ static void decompose(const clb_context *ctx, const clb__expr *e, const er_job *
        lanes-over-outputs walks (CLB_KLANES) loop over their KVEC * ktile lanes
        at every reduced step, loops llvmpipe may keep: each step costs that
        many trips (forced there, (3000, 64) column sums stopped near row 1000
-       and the variance of (9000, 256) columns near a third of its rows). */
+       and a column variance of (9000, 256) came out 4.5 for 14.1). */
     if (cl->max_trips < INT64_MAX) {
         int64_t lanes = g->klanes ? KVEC * g->ktile : 1;
         int64_t per = cl->max_trips / (2 * clb__expr_cl_trips(e) * (t->rdim + 1) * lanes);

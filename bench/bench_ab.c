@@ -23,7 +23,8 @@
  * A pattern that fails on the new build counts as slower; one the old build
  * lacks (an entry point that came later) is "n/a". The exit status is 1 when
  * any pattern is SLOWER, with a line on stderr naming them; 2 on bad arguments
- * or a build that cannot load. Float32 data; results are not checked here
+ * or a build that cannot load. Float32 data (a pattern may cast it or draw
+ * another dtype: bench_ab_cases.c); results are not checked here
  * (the test suite does that). Running the same library twice (A/A) shows the
  * noise of the machine: every pattern should say "same". */
 #include "bench_ab_cases.h"

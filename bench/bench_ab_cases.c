@@ -4,7 +4,8 @@
  * softmax, matmul, the fused batch norm, tensor_to_context on one device) and
  * the float32 functions that CPU devices compute with the library's own
  * straight-line code (issue 28), by clb_unary, and sin by clb_eval_into; the
- * tensors made on the device (clb_full, the float32 random draws, 2^26). */
+ * tensors made on the device (clb_full, the float32 random draws, 2^26; the
+ * float16 and float64 draws, 2^24); float16 sums and max (the host's folds). */
 #include "bench_ab_cases.h"
 
 #include <dlfcn.h>
@@ -65,7 +66,34 @@ const ab_pattern ab_patterns[] = {
     MADE("full", "clb_full", K_FULL), MADE("randu", "clb_random_uniform [0, 1)", K_UNIFORM),
     MADE("randn", "clb_random_normal (0, 1)", K_NORMAL),
 #undef MADE
+    /* the draws in float16 and float64, and float16 folds, 2^24 elements */
+#define DRAW(key, how, k, dn) {key, how " (2^24,) " dn, k, 0, 1, {1}, 0, {0}, 1, {1 << 24}, 0, {0}, 0}
+    DRAW("randu16", "clb_random_uniform [0, 1)", K_UNIFORM, "float16"),
+    DRAW("randn16", "clb_random_normal (0, 1)", K_NORMAL, "float16"),
+    DRAW("randu64", "clb_random_uniform [0, 1)", K_UNIFORM, "float64"),
+    DRAW("randn64", "clb_random_normal (0, 1)", K_NORMAL, "float64"),
+#undef DRAW
+    {"sum16", "sum (2^24,) float16", K_REDUCE, CLB_SUM, 1, {1 << 24}, 0, {0}, 0, {0}, 1, {0}, 0},
+    {"max16", "max (2^24,) float16", K_REDUCE, CLB_MAX, 1, {1 << 24}, 0, {0}, 0, {0}, 1, {0}, 0},
+    {"colsum16", "column sums (4096,4096) axis 0 float16", K_REDUCE, CLB_SUM, 2, {C4K, C4K}, 0, {0}, 0,
+     {0}, 1, {0}, 0},
 };
+
+/* The patterns in another dtype than float32: K_REDUCE's input (cast from the
+   float32 data), K_UNIFORM's and K_NORMAL's output. */
+static const struct {
+    const char *key;
+    clb_dtype dt;
+} ab_dtypes[] = {{"randu16", CLB_FLOAT16}, {"randn16", CLB_FLOAT16}, {"randu64", CLB_FLOAT64},
+                 {"randn64", CLB_FLOAT64}, {"sum16", CLB_FLOAT16},   {"max16", CLB_FLOAT16},
+                 {"colsum16", CLB_FLOAT16}};
+
+static clb_dtype ab_dtype(const ab_pattern *p)
+{
+    for (size_t i = 0; i < sizeof ab_dtypes / sizeof ab_dtypes[0]; i++)
+        if (!strcmp(ab_dtypes[i].key, p->key)) return ab_dtypes[i].dt;
+    return CLB_FLOAT32;
+}
 const int ab_npatterns = (int)(sizeof ab_patterns / sizeof ab_patterns[0]);
 
 /* The K_FN patterns by key: clb_unary(op), a new output per call as NumPy's
@@ -152,6 +180,13 @@ int ab_setup(ab_lib *l, const ab_pattern *p, const float *data, ab_inst *t)
 {
     memset(t, 0, sizeof *t);
     if (l->from_host(l->ctx, CLB_FLOAT32, p->nd, p->a, data, &t->a)) return -1;
+    if (p->k == K_REDUCE && ab_dtype(p) != CLB_FLOAT32) { /* the input in the pattern's dtype */
+        clb_tensor *f = t->a;
+        t->a = NULL;
+        const clb_status st = l->cast(f, ab_dtype(p), &t->a);
+        l->release(f);
+        if (st != CLB_OK) return fprintf(stderr, "bench_ab: %s: %s\n", p->name, l->last_error()), -1;
+    }
     if (p->ndb && l->from_host(l->ctx, CLB_FLOAT32, p->ndb, p->b, data, &t->b)) return -1;
     if (p->k == K_EVAL && l->from_host(l->ctx, CLB_FLOAT32, p->ndb, p->b, data + 7, &t->c)) return -1;
     t->fn = p->k == K_FN ? ab_fn_of(p) : NULL;
@@ -193,8 +228,8 @@ static clb_status ab_call(ab_lib *l, const ab_pattern *p, ab_inst *t, clb_tensor
         const clb_scalar v = {CLB_SCALAR_FLOAT, 0, 1.5};
         return l->full(l->ctx, CLB_FLOAT32, p->ndo, p->out, v, r);
     }
-    case K_UNIFORM: return l->random_uniform(l->ctx, CLB_FLOAT32, p->ndo, p->out, 1, 0, 0, 1, r);
-    case K_NORMAL: return l->random_normal(l->ctx, CLB_FLOAT32, p->ndo, p->out, 1, 0, 0, 1, r);
+    case K_UNIFORM: return l->random_uniform(l->ctx, ab_dtype(p), p->ndo, p->out, 1, 0, 0, 1, r);
+    case K_NORMAL: return l->random_normal(l->ctx, ab_dtype(p), p->ndo, p->out, 1, 0, 0, 1, r);
     }
     return CLB_ERR_INVALID_ARGUMENT;
 }

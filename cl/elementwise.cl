@@ -246,24 +246,24 @@ typedef CLB_CAT(ulong, CLB_VEC) clb_cmask_t;
    value is computed before any is stored: the compiler cannot prove out apart
    from the inputs (in place is allowed), and this order lets literal 0s and 1s
    become vector loads and stores. */
-#if CLB_VECTOR_HALF
-#define CLB_FULL_CHUNK(S0, S1, S2, S3)                                                             \
+#if CLB_VECTOR_HALF /* the chunk's vector value, stored */
+#define CLB_VCHUNK(S1, S2)                                                                         \
     do {                                                                                           \
-        if (CLB_VECTOR_FITS(S0, S1, S2)) {                                                         \
-            const float16 v_ = CLB_VEXPR(CLB_HIN(p1, S1), CLB_HIN(p2, S2));                        \
-            vstore16(convert_ushort16(clb_half_bits16(v_)), 0, (__global ushort *)p0);            \
-        } else {                                                                                   \
-            clb_outv_t r_[CLB_VEC];                                                                \
-            _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++) r_[v] = CLB_VALUE(v, S1, S2, S3);  \
-            CLB_STORE_CHUNK(S0);                                                                   \
-        }                                                                                          \
+        const float16 v_ = CLB_VEXPR(CLB_HIN(p1, S1), CLB_HIN(p2, S2));                            \
+        vstore16(convert_ushort16(clb_half_bits16(v_)), 0, (__global ushort *)p0);                 \
     } while (0)
 #elif CLB_VECTOR
+#define CLB_VCHUNK(S1, S2)                                                                         \
+    do {                                                                                           \
+        const clb_cvec_t v_ = CLB_VEXPR(CLB_VIN(p1, S1), CLB_VIN(p2, S2));                         \
+        CLB_VSTORE(clb_cvec_t, v_, p0);                                                            \
+    } while (0)
+#endif
+#if CLB_VECTOR || CLB_VECTOR_HALF
 #define CLB_FULL_CHUNK(S0, S1, S2, S3)                                                             \
     do {                                                                                           \
         if (CLB_VECTOR_FITS(S0, S1, S2)) {                                                         \
-            clb_cvec_t v_ = CLB_VEXPR(CLB_VIN(p1, S1), CLB_VIN(p2, S2));                          \
-            CLB_VSTORE(clb_cvec_t, v_, p0);                                                        \
+            CLB_VCHUNK(S1, S2);                                                                    \
         } else {                                                                                   \
             clb_outv_t r_[CLB_VEC];                                                                \
             _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++) r_[v] = CLB_VALUE(v, S1, S2, S3);  \

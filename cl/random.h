@@ -254,4 +254,17 @@ CLB_RNG_FN double clb_rng_normal(const clb_u32 *w, int second)
 }
 #endif
 
+#ifndef __OPENCL_VERSION__
+/* The host's form of clb_rng_normal: the radius r (the return value) and the
+   angle *t of the pair, the same operations on the same words, computed once
+   for both values: clb_rng_normal(w, 0) is r * cos(*t), (w, 1) r * sin(*t)
+   (src/host/host_gen.c's draws). */
+CLB_RNG_FN double clb_rng_polar(const clb_u32 *w, double *t)
+{
+    double u1 = (double)((((clb_u64)(w[0] >> 11) << 32) | w[1]) + 1u) * 0x1p-53;
+    *t = 6.283185307179586476925 * clb_rng_unit53(w[2], w[3]);
+    return CLB_RNG_SQRT(-2.0 * CLB_RNG_LOG(u1));
+}
+#endif
+
 #endif /* CLB_RANDOM_H */

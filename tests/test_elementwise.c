@@ -431,6 +431,61 @@ static void test_layouts(void **state)
     clbt_for_each_device(layouts_body);
 }
 
+/* float16 add, subtract and multiply bit for bit against the host, on rows long
+   enough for CPU devices' 16-lane form (cl/elementwise.cl's CLB_VECTOR_HALF):
+   half bit patterns from the whole range (subnormals, NaN payloads, sums past
+   65504, products below 2^-24), the layouts with a vector path (same shape,
+   row and column broadcast, outer product, a reversed input) and a row tail. */
+static void half_exact_body(clb_context *ctx, const char *selector)
+{
+    const int64_t rows = 3, cols = 70, n = rows * cols;
+    uint16_t *a = malloc((size_t)n * 2), *b = malloc((size_t)n * 2);
+    assert_non_null(a);
+    assert_non_null(b);
+    uint64_t rng = 11;
+    for (int64_t i = 0; i < n; i++) {
+        a[i] = (uint16_t)clbt_rand(&rng);
+        b[i] = (uint16_t)clbt_rand(&rng);
+    }
+    const int64_t full[2] = {rows, cols}, row[1] = {cols}, col[2] = {rows, 1}, lead[2] = {1, cols};
+    const int64_t *shapes[5][2] = {{full, full}, {full, row}, {full, col}, {col, lead}, {full, full}};
+    const int nd[5][2] = {{2, 2}, {2, 1}, {2, 2}, {2, 2}, {2, 2}};
+    const clb_binary_op ops[3] = {CLB_ADD, CLB_SUB, CLB_MUL};
+    for (int l = 0; l < 5; l++) {
+        clb_tensor *d[2], *h[2];
+        for (int k = 0; k < 2; k++) {
+            d[k] = clbt_tensor(ctx, F16, nd[l][k], shapes[l][k], k ? b : a);
+            h[k] = clbt_tensor(host, F16, nd[l][k], shapes[l][k], k ? b : a);
+        }
+        if (l == 4) { /* the first operand reversed along its rows */
+            clb_tensor *dv = NULL, *hv = NULL;
+            CLBT_OK(clb_slice(d[0], 1, cols - 1, -cols - 1, -1, &dv));
+            CLBT_OK(clb_slice(h[0], 1, cols - 1, -cols - 1, -1, &hv));
+            clb_tensor_release(d[0]), clb_tensor_release(h[0]);
+            d[0] = dv, h[0] = hv;
+        }
+        for (int o = 0; o < 3; o++) {
+            clb_tensor *got = NULL, *want = NULL;
+            char what[96];
+            snprintf(what, sizeof what, "float16 %s, layout %d, on %s", clb_binary_op_name(ops[o]),
+                     l, selector);
+            CLBT_OK(clb_binary(ops[o], h[0], h[1], &want));
+            CLBT_OK(clb_binary(ops[o], d[0], d[1], &got));
+            clbt_assert_matches_host(got, want, CLBT_EXACT, 0, what);
+            clb_tensor_release(got), clb_tensor_release(want);
+        }
+        for (int k = 0; k < 2; k++) clb_tensor_release(d[k]), clb_tensor_release(h[k]);
+    }
+    free(a);
+    free(b);
+}
+
+static void test_half_exact(void **state)
+{
+    (void)state;
+    clbt_for_each_device(half_exact_body);
+}
+
 /* The integer-division rules against literal values (NumPy's results), int8..int64. */
 static void division_body(clb_context *ctx, const char *selector)
 {
@@ -769,6 +824,7 @@ int main(void)
         cmocka_unit_test(test_integer_division), cmocka_unit_test(test_binary_into),
         cmocka_unit_test(test_tanh_edges),
         cmocka_unit_test(test_layouts),          cmocka_unit_test(test_split_pieces),
+        cmocka_unit_test(test_half_exact),
         cmocka_unit_test(test_fp64_support),     cmocka_unit_test(test_host_loops),
 #if CLB_HAVE_OPENCL
         cmocka_unit_test(test_other_work_split),

@@ -187,6 +187,53 @@ static void compare_loops(int op, bool binary, const clb_tensor *a, const clb_te
     clb_tensor_release(fast), clb_tensor_release(ref);
 }
 
+/* float16 reductions: the typed folds (host_reduce.c, a chunk converted at a
+   time) against the element-by-element rule, bit for bit, on values in
+   [-2, 2), on float_operand's (past the range, subnormal, infinite) and with
+   a few NaNs, whole and along each axis, of the tensor and a transposed view. */
+static void bytes_equal(const clb_tensor *a, const clb_tensor *b)
+{
+    const size_t n = (size_t)clb_tensor_numel(a) * clb_dtype_size(clb_tensor_dtype(a));
+    assert_int_equal(clb_tensor_numel(a), clb_tensor_numel(b));
+    unsigned char *x = malloc(n + 1), *y = malloc(n + 1);
+    assert_true(x && y);
+    CLBT_OK(clb_tensor_to_host(a, x, n));
+    CLBT_OK(clb_tensor_to_host(b, y, n));
+    assert_memory_equal(x, y, n);
+    free(x), free(y);
+}
+
+static void test_half_folds(void **state)
+{
+    (void)state;
+    static const clb_reduce_op ops[] = {CLB_SUM, CLB_MEAN, CLB_MAX, CLB_MIN, CLB_PROD};
+    const int64_t s[2] = {300, 7};
+    clb_tensor *f = rnd(CLB_FLOAT32, 2, s, 92), *g = NULL, *h = NULL;
+    CLBT_OK(clb_eval(ctx, "where(x > 1.95, log(x - 3), x)", 1, (const char *const[]){"x"},
+                     (const clb_tensor *const[]){f}, &g)); /* a few NaNs */
+    CLBT_OK(clb_cast(g, CLB_FLOAT16, &h));
+    clb_tensor_release(f), clb_tensor_release(g);
+    clb_tensor *xs[3] = {rnd(CLB_FLOAT16, 2, s, 90), float_operand(CLB_FLOAT16, 91), h};
+    for (int k = 0; k < 3; k++) {
+        clb_tensor *t = NULL;
+        CLBT_OK(clb_swapaxes(xs[k], 0, 1, &t));
+        const clb_tensor *ins[2] = {xs[k], t};
+        for (int v = 0; v < 2; v++)
+            for (int o = 0; o < 5; o++)
+                for (int ax = -1; ax < 2; ax++) {
+                    clb_tensor *fast = NULL, *ref = NULL;
+                    clb__host_loops_enabled = 1;
+                    CLBT_OK(clb_reduce(ops[o], ins[v], ax < 0 ? 0 : 1, &ax, 0, &fast));
+                    clb__host_loops_enabled = 0;
+                    CLBT_OK(clb_reduce(ops[o], ins[v], ax < 0 ? 0 : 1, &ax, 0, &ref));
+                    clb__host_loops_enabled = 1;
+                    bytes_equal(fast, ref);
+                    clb_tensor_release(fast), clb_tensor_release(ref);
+                }
+        clb_tensor_release(t), clb_tensor_release(xs[k]);
+    }
+}
+
 static void test_unary_loops(void **state)
 {
     (void)state;
@@ -370,6 +417,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         TEST(test_eval_shapes),   TEST(test_eval_float_math), TEST(test_unary_loops), TEST(test_eval_into_views), TEST(test_reductions),
+        TEST(test_half_folds),
         TEST(test_eval_reduce),   TEST(test_eval_reduce_one_node), TEST(test_matmul_paths),    TEST(test_matmul_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,16 +1,21 @@
 /* Typed inner loops for the commonest element-wise maps (see host_loops.h).
  * Each expression is the reference rule of host_scalar.c for that op and
  * type, so both loops give the same bits; test_host_ops compares them. */
-#include "host_loops.h"
-
-#include <string.h>
-#include <tgmath.h> /* exp(x) of a float is expf, as in host_scalar.c */
 
 /* GCC's -O2 vectorises only loops that need no run-time alias or trip-count
-   checks; these loops need both (out may be an input, n is anything). */
+   checks; these loops need both (out may be an input, n is anything). The
+   float16 loops vectorise only without trapping math (half.h's conversions
+   compute both sides of their selects; it changes no value). Before the
+   includes, for half.h's functions. */
 #if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("O3")
+#pragma GCC optimize("O3", "no-trapping-math")
 #endif
+
+#include "host_loops.h"
+
+#include "half.h"
+
+#include <tgmath.h> /* exp(x) of a float is expf, as in host_scalar.c */
 
 _Atomic int clb__host_loops_enabled = 1;
 
@@ -123,40 +128,9 @@ MATH_OPS(DEFINE_UNARY, f32, float)
 MATH_OPS(DEFINE_UNARY, f64, double)
 
 /* float16: each element converted to float, the float32 expression, the
-   result rounded to half once (host_scalar.c's real_result). The conversions
-   are src/core/half.c's rules written branch-free, so the loops vectorise:
-   round to nearest even (below 2^-14 through a float addition of 0.5, from
-   2^16 infinity, NaN quiet with its sign and top payload bits) and the exact
-   float of half bits (cl/common.cl's clb_half_bits / clb_half_value). */
-static inline float h2f(uint16_t h)
-{
-    const uint32_t e = h & 0x7c00u, mag = (uint32_t)(h & 0x7fffu) << 13;
-    const float sub = (float)(h & 0x3ffu) * 0x1p-24f;
-    uint32_t sub_bits, r;
-    memcpy(&sub_bits, &sub, sizeof sub_bits);
-    r = e == 0x7c00u ? mag | 0x7f800000u : e == 0 ? sub_bits : mag + 0x38000000u;
-    r |= (uint32_t)(h & 0x8000u) << 16;
-    float f;
-    memcpy(&f, &r, sizeof f);
-    return f;
-}
-
-static inline uint16_t f2h(float x)
-{
-    uint32_t f, a, t;
-    memcpy(&f, &x, sizeof f);
-    a = f & 0x7fffffffu;
-    float fa;
-    memcpy(&fa, &a, sizeof fa);
-    const float shifted = fa + 0.5f;
-    memcpy(&t, &shifted, sizeof t);
-    const uint32_t nrm = (a + 0xc8000fffu + ((a >> 13) & 1u)) >> 13, sub = t - 0x3f000000u;
-    const uint32_t big = a > 0x7f800000u ? 0x7e00u | ((a >> 13) & 0x3ffu) : 0x7c00u;
-    return (uint16_t)(((f >> 16) & 0x8000u) | (a >= 0x47800000u ? big : a < 0x38800000u ? sub : nrm));
-}
-
-/* float16 loops: x (and y) the operands as floats, EXPR the float
-   expression, its result rounded once (T is float, unused: the signature of
+   result rounded to half once (host_scalar.c's real_result), through half.h's
+   branch-free conversions so the loops vectorise. x (and y) are the operands
+   as floats, EXPR the float expression (T is float, unused: the signature of
    DEFINE_BINARY / DEFINE_UNARY). */
 #define DEFINE_HALF_BINARY(NAME, T, EXPR)                                                          \
     static void NAME(int64_t n, void *out, int64_t so, const void *pa, int64_t sa,                 \
@@ -165,8 +139,8 @@ static inline uint16_t f2h(float x)
         uint16_t *o = out;                                                                         \
         const uint16_t *a = pa, *b = pb;                                                           \
         for (int64_t i = 0; i < n; i++) {                                                          \
-            const T x = h2f(a[i * sa]), y = h2f(b[i * sb]);                                        \
-            o[i * so] = f2h(EXPR);                                                                 \
+            const T x = clb__h2f(a[i * sa]), y = clb__h2f(b[i * sb]);                              \
+            o[i * so] = clb__f2h(EXPR);                                                            \
         }                                                                                          \
     }
 #define DEFINE_HALF_UNARY(NAME, T, EXPR)                                                           \
@@ -178,8 +152,8 @@ static inline uint16_t f2h(float x)
         uint16_t *o = out;                                                                         \
         const uint16_t *a = pa;                                                                    \
         for (int64_t i = 0; i < n; i++) {                                                          \
-            const T x = h2f(a[i * sa]);                                                            \
-            o[i * so] = f2h(EXPR);                                                                 \
+            const T x = clb__h2f(a[i * sa]);                                                       \
+            o[i * so] = clb__f2h(EXPR);                                                            \
         }                                                                                          \
     }
 

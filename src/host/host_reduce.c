@@ -4,13 +4,22 @@
  * an expression of one INPUT node read in place.
  *
  * Accumulation: floats (float16 too) and every MEAN in double; signed integers
- * and bool in int64, unsigned in uint64, wrapping. A float sum along a run
- * adds into eight double partial sums, combined pairwise at the run's end (a
- * fixed order: the same bits on every call, at least as accurate as one
- * running sum); every other fold goes element by element in plan order. */
+ * and bool in int64, unsigned in uint64, wrapping. A float32/float64 sum along
+ * a run adds into eight double partial sums, combined pairwise at the run's end
+ * (a fixed order: the same bits on every call, at least as accurate as one
+ * running sum); every other fold (float16 sums too) goes element by element in
+ * plan order. */
+
+/* The sums below vectorise at -O3; half.h's conversions only without trapping
+   math (it changes no value): before the includes, for half.h's functions. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("O3", "no-trapping-math")
+#endif
+
 #include "host_backend.h"
 
 #include "dtype.h"
+#include "half.h"
 #include "host_expr.h"
 #include "host_loops.h"
 #include "host_map.h"
@@ -18,10 +27,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("O3") /* the sums below vectorise */
-#endif
 
 /* ---- the walk: axes ordered for reading the inputs ------------------------------- */
 
@@ -111,6 +116,56 @@ static clb__value fold_identity(clb_reduce_op op, clb_dtype acc)
     return v;
 }
 
+/* float16 values folded into double accumulators: converted a chunk at a time
+   (half.h's branch-free conversion, vectorised), then folded one by one in
+   order with host_scalar.c's rule for the op (a the accumulator, x the value),
+   the same bits as element by element through clb__binary_eval. */
+typedef void (*half_fold_fn)(double *acc, int64_t sa, const uint16_t *h, int64_t vs, int64_t n);
+#define HALF_CHUNK 256
+#define DEFINE_HALF_FOLD(NAME, EXPR)                                                               \
+    static void NAME(double *acc, int64_t sa, const uint16_t *h, int64_t vs, int64_t n)           \
+    {                                                                                              \
+        float f[HALF_CHUNK];                                                                       \
+        for (int64_t i = 0; i < n; i += HALF_CHUNK) {                                              \
+            const int m = n - i < HALF_CHUNK ? (int)(n - i) : HALF_CHUNK;                          \
+            if (vs == 1)                                                                           \
+                for (int j = 0; j < m; j++) f[j] = clb__h2f(h[i + j]);                             \
+            else                                                                                   \
+                for (int j = 0; j < m; j++) f[j] = clb__h2f(h[(i + j) * vs]);                      \
+            if (sa == 0) {                                                                         \
+                double a = *acc;                                                                   \
+                for (int j = 0; j < m; j++) {                                                      \
+                    const double x = f[j];                                                         \
+                    a = (EXPR);                                                                    \
+                }                                                                                  \
+                *acc = a;                                                                          \
+            } else {                                                                               \
+                double *restrict ai = acc + i * sa;                                                \
+                for (int j = 0; j < m; j++) {                                                      \
+                    const double a = ai[j * sa], x = f[j];                                         \
+                    ai[j * sa] = (EXPR);                                                           \
+                }                                                                                  \
+            }                                                                                      \
+        }                                                                                          \
+    }
+DEFINE_HALF_FOLD(half_sum, a + x)
+DEFINE_HALF_FOLD(half_prod, a * x)
+DEFINE_HALF_FOLD(half_max, isnan(a) || a > x ? a : x)
+DEFINE_HALF_FOLD(half_min, isnan(a) || a < x ? a : x)
+
+/* The typed fold of float16 values into double accumulators, or NULL. */
+static half_fold_fn half_fold(clb_binary_op fold, clb_dtype value, clb_dtype acc)
+{
+    if (!clb__host_loops_enabled || value != CLB_FLOAT16 || acc != CLB_FLOAT64) return NULL;
+    switch (fold) {
+    case CLB_ADD: return half_sum;
+    case CLB_MUL: return half_prod;
+    case CLB_MAXIMUM: return half_max;
+    case CLB_MINIMUM: return half_min;
+    default: return NULL;
+    }
+}
+
 typedef struct fold_state {
     clb_binary_op fold;
     clb_dtype acc_dtype, value_dtype;
@@ -118,7 +173,8 @@ typedef struct fold_state {
     int64_t out_start;
     size_t vsz;
     clb__load_fn load;
-    bool typed_sum; /* float32/float64 values summed in double */
+    bool typed_sum;         /* float32/float64 values summed in double */
+    half_fold_fn half_fold; /* float16 values: their typed fold, or NULL */
 } fold_state;
 
 /* Eight partial sums along a contiguous run, combined pairwise; or each value
@@ -148,6 +204,10 @@ static void fold_sink(void *user, int64_t off, int64_t so, int64_t n, const char
 {
     const fold_state *s = user;
     clb__value *acc = s->acc + (off - s->out_start);
+    if (s->half_fold) {
+        s->half_fold(&acc->d, so, (const uint16_t *)(const void *)v, vs, n);
+        return;
+    }
     if (s->typed_sum && vs == 1) {
         bool f32 = s->value_dtype == CLB_FLOAT32;
         if (so == 0)
@@ -233,9 +293,10 @@ static clb_status fold_expr(const clb__expr *e, const clb__reduce_op *op, const 
 {
     size_t n = (size_t)op->out_numel;
     fold_state s = {fold_op(op->op), accumulator_dtype(op->op, op->in), op->in, NULL,
-                    plan->offsets[0], clb_dtype_size(op->in), clb__loader(op->in), false};
+                    plan->offsets[0], clb_dtype_size(op->in), clb__loader(op->in), false, NULL};
     s.typed_sum = clb__host_loops_enabled && s.fold == CLB_ADD && s.acc_dtype == CLB_FLOAT64 &&
                   (op->in == CLB_FLOAT32 || op->in == CLB_FLOAT64);
+    s.half_fold = half_fold(s.fold, op->in, s.acc_dtype);
     clb_status st = alloc_accumulators(op->out_numel, sizeof *s.acc, clb_reduce_op_name(op->op),
                                        (void **)&s.acc);
     if (st != CLB_OK) return st;

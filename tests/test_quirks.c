@@ -54,7 +54,7 @@ static void test_keys(void **state)
     assert_null(loop->define); /* the host side alone works around it */
     assert_int_equal(clb__quirk_mask("rusticl", "22.3.6"),
                      CLB__QUIRK_NAN_SAT_SELECT | CLB__QUIRK_LOOP_LIMIT | CLB__QUIRK_LITERAL_FOLDING |
-                         CLB__QUIRK_SEXT_COMPARE);
+                         CLB__QUIRK_SEXT_COMPARE | CLB__QUIRK_PARTIAL_VECTOR_LOOPS);
     assert_int_equal(clb__quirk_mask("Portable Computing Language", "3.1+debian"),
                      CLB__QUIRK_TANH_INF | CLB__QUIRK_CONCURRENT_MAP | CLB__QUIRK_SVM_LOOKUP);
     assert_true(clb__quirk_applies(sat, "rusticl", "22.3.6"));
@@ -71,7 +71,8 @@ static void test_names_and_options(void **state)
     (void)state;
     char names[128], options[128];
     clb__quirks_for("rusticl", "22.3.6", names, sizeof names, options, sizeof options);
-    assert_string_equal(names, "nan-sat-select,loop-limit,literal-folding,sext-compare");
+    assert_string_equal(names, "nan-sat-select,loop-limit,literal-folding,sext-compare,"
+                               "partial-vector-loops");
     assert_string_equal(options, " -DCLB_QUIRK_NAN_SAT_SELECT=1 -DCLB_QUIRK_LITERAL_FOLDING=1");
     clb__quirks_for("Portable Computing Language", "3.1+debian", names, sizeof names, options,
                     sizeof options);

@@ -792,6 +792,50 @@ static void test_eval_reduce_paths(void **state)
     clbt_for_each_device(column_tiles_body);
 }
 
+/* The CPU walks of clb_eval_reduce (cl/eval_reduce.cl, CLB_TREE=0), forced on
+   every device (CLB_REDUCE_FAST=1, read when the context is created), with a
+   broadcast row: few rows of 16 to 1000 (one output per work item; where
+   llvmpipe ran them one item per work-group, quirk partial-vector-loops, every
+   output but the last summed only part of its lanes), and 1100 rows of 64
+   columns (lanes over outputs; under quirk loop-limit each row cost 64 of the
+   item's loop budget, so the sums stopped near row 1000). Two programs per
+   device. */
+static void cpu_form_body(clb_context *ctx, const char *sel)
+{
+    const int64_t shapes[8][2] = {{1, 40},  {2, 40},   {3, 16},  {3, 33},
+                                  {3, 1000}, {8, 40}, {16, 100}, {1100, 64}};
+    const char *names[2] = {"x", "y"};
+    for (int c = 0; c < 8; c++) {
+        const int64_t ysh[2] = {1, shapes[c][1]};
+        const int ax[1] = {c == 7 ? 0 : 1};
+        clb_tensor *x = random_tensor(ctx, CLB_FLOAT32, 2, shapes[c], 81 + (uint64_t)c, false);
+        clb_tensor *y = random_tensor(ctx, CLB_FLOAT32, 2, ysh, 91 + (uint64_t)c, false);
+        clb_tensor *hx = on_host(x), *hy = on_host(y), *got = NULL, *want = NULL;
+        const clb_tensor *in[2] = {x, y}, *hin[2] = {hx, hy};
+        const char *e = "(x - y) * (x - y)";
+        CLBT_OK(clb_eval_reduce(ctx, e, 2, names, in, CLB_SUM, 1, ax, 0, &got));
+        CLBT_OK(clb_eval_reduce(clbt_host_shared(), e, 2, names, hin, CLB_SUM, 1, ax, 0, &want));
+        char what[160];
+        snprintf(what, sizeof what, "CPU form: eval_reduce %s over axis %d of (%lld, %lld) on %s",
+                 e, ax[0], (long long)shapes[c][0], (long long)shapes[c][1], sel);
+        clbt_assert_matches_host(got, want, 1e-5, 1e-5, what);
+        clb_tensor_release(got);
+        clb_tensor_release(want);
+        clb_tensor_release(x);
+        clb_tensor_release(y);
+        clb_tensor_release(hx);
+        clb_tensor_release(hy);
+    }
+}
+
+static void test_eval_reduce_cpu_form(void **state)
+{
+    (void)state;
+    setenv("CLB_REDUCE_FAST", "1", 1);
+    clbt_for_each_device(cpu_form_body);
+    unsetenv("CLB_REDUCE_FAST");
+}
+
 /* 2^24-element float32 sums (clb_eval_reduce and clb_reduce) against float64:
    values 1 + U(0, 1) / 1024, whose plain float32 running sum stops growing at
    2^24 (each addition rounds away); Kahan or pairwise sums stay within a few ulps. */
@@ -918,6 +962,7 @@ int main(void)
         cmocka_unit_test(test_softmax_max_dims),
         cmocka_unit_test(test_softmax_vs_host),     cmocka_unit_test(test_softmax_rows),
         cmocka_unit_test(test_eval_reduce),         cmocka_unit_test(test_eval_reduce_paths),
+        cmocka_unit_test(test_eval_reduce_cpu_form),
         cmocka_unit_test(test_sum_accuracy),        cmocka_unit_test(test_eval_reduce_memory),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

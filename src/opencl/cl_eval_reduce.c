@@ -12,6 +12,7 @@
 #include "cl_args.h"
 #include "cl_errors.h"
 #include "cl_launch.h"
+#include "cl_quirks.h"
 #include "dtype.h"
 #include "fault.h"
 #include "cl_kernels.h"
@@ -216,6 +217,13 @@ static void loop_shape(const clb_context *ctx, const clb__expr *e, const er_job 
     int64_t most = t->red_numel / LOOP_MIN_CHUNK;
     if (g->chunks > most) g->chunks = most > 1 ? most : 1;
     g->wg = items * g->chunks >= 4 * LOOP_GROUP * clb__cl_groups_wanted(ctx) ? LOOP_GROUP : 1;
+    /* Where a partly filled SIMD vector cuts loops short (quirk
+       partial-vector-loops: llvmpipe, these walks forced there; their reduced
+       extents come from the __constant table), groups of whole vectors: the
+       items past the outputs return at once. */
+    if ((clb__cl_impl((clb_context *)ctx)->quirks & CLB__QUIRK_PARTIAL_VECTOR_LOOPS) &&
+        g->wg % CLB__QUIRK_VECTOR_GROUP != 0)
+        g->wg = CLB__QUIRK_VECTOR_GROUP;
     g->lx = g->wg;
 }
 
@@ -249,9 +257,14 @@ static void decompose(const clb_context *ctx, const clb__expr *e, const er_job *
     if (g->tree) tree_shape(ctx, t, g);
     else loop_shape(ctx, e, job, t, g);
     /* Where loops are cut short (CLB__QUIRK_LOOP_LIMIT): no lane folds more than
-       the budget allows, with room for the row walk's recomputations. */
+       the budget allows, with room for the row walk's recomputations. The
+       lanes-over-outputs walks (CLB_KLANES) loop over their KVEC * ktile lanes
+       at every reduced step, loops llvmpipe may keep: each step costs that
+       many trips (forced there, (3000, 64) column sums stopped near row 1000
+       and a column variance of (9000, 256) came out 4.5 for 14.1). */
     if (cl->max_trips < INT64_MAX) {
-        int64_t per = cl->max_trips / (2 * clb__expr_cl_trips(e) * (t->rdim + 1));
+        int64_t lanes = g->klanes ? KVEC * g->ktile : 1;
+        int64_t per = cl->max_trips / (2 * clb__expr_cl_trips(e) * (t->rdim + 1) * lanes);
         if (per < 1) per = 1;
         while ((t->red_numel + g->chunks - 1) / g->chunks / g->ly > per && g->chunks < t->red_numel)
             g->chunks *= 2;

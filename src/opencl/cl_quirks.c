@@ -36,6 +36,14 @@ static const clb__quirk table[] = {
      "division and remainder with int64 results from mixed types (int32 with int64) "
      "truncated; the kernels (cl/scalar_ops.cl) test signs as (a ^ b) < 0 and "
      "(~b >> 63) & 1, right on every device"},
+    {CLB__QUIRK_PARTIAL_VECTOR_LOOPS, "partial-vector-loops", "rusticl", {22, 0}, {22, 99}, NULL,
+     "partial_vector_loops.c",
+     "llvmpipe runs a work-group's items as lanes of 8-wide vectors; in a vector the group "
+     "fills only in part (groups of 1 to 7 items, the last vector of a group of 12), once a "
+     "loop's exit has depended on a value read from memory, every later loop of the item "
+     "stops after one iteration, silently; clb_eval_reduce's CPU walks (var, std and "
+     "logsumexp's too: their extents come from a __constant table), forced there, run in "
+     "groups of whole vectors (CLB__QUIRK_VECTOR_GROUP items)"},
     /* Measured on Debian 12's PoCL 3.1. */
     {CLB__QUIRK_TANH_INF, "tanh-inf", "Portable Computing Language", {3, 0}, {3, 99}, NULL,
      "tanh_inf.c",

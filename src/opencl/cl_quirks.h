@@ -18,12 +18,18 @@ enum {
     CLB__QUIRK_TANH_INF = 1u << 4,
     CLB__QUIRK_CONCURRENT_MAP = 1u << 5,
     CLB__QUIRK_SVM_LOOKUP = 1u << 6,
+    CLB__QUIRK_PARTIAL_VECTOR_LOOPS = 1u << 7,
 };
 
 /* Under CLB__QUIRK_LOOP_LIMIT the loops of a work item, all of them together,
    end silently after this many iterations: the drivers size every launch so
    that no work item runs more (clb__cl_context.max_trips). */
 #define CLB__QUIRK_LOOP_TRIPS 65535
+
+/* Under CLB__QUIRK_PARTIAL_VECTOR_LOOPS a work-group must fill whole SIMD
+   vectors: its size a multiple of this (llvmpipe's 8 lanes of 32 bits on AVX, 4
+   on SSE; rusticl reports 32 as the preferred work-group size multiple). */
+#define CLB__QUIRK_VECTOR_GROUP 32
 
 typedef struct clb__quirk {
     unsigned bit;           /* CLB__QUIRK_* */

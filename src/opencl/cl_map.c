@@ -207,7 +207,7 @@ static int own_math_vec(const clb__cl_context *cl, const clb__map_op *op)
     switch (op->op) {
     case CLB_SIN: case CLB_COS: case CLB_TAN: case CLB_EXP: return 16;
     case CLB_LOG: case CLB_TANH: case CLB_SIGMOID: case CLB_EXPM1: case CLB_LOG1P: case CLB_LOG2:
-    case CLB_LOG10: return cl->loops ? 16 : 8;
+    case CLB_LOG10: case CLB_ERF: return cl->loops ? 16 : 8;
     default: return 0;
     }
 }

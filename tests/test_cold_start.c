@@ -183,6 +183,68 @@ static void test_tier_program_arrives(void **state)
     clbt_for_each_device(arrival_body);
 }
 
+/* Tier work that outweighs a compile is not repeated by the next process: a
+   short program whose float16 adds ran on the host while their program waited
+   (dropped unbuilt at release) leaves the program marked as wanted, and the
+   next context on the same disk cache builds it at its first call and
+   launches. A single small tier call leaves nothing: the next process takes
+   the tier again. */
+static int64_t tier_calls(clb_context *ctx, int64_t n, int calls)
+{
+    const int64_t shape[1] = {n};
+    clb_tensor *x = NULL;
+    const clb_scalar v = {CLB_SCALAR_FLOAT, 0, 1.5};
+    CLBT_OK(clb_full(ctx, CLB_FLOAT16, 1, shape, v, &x));
+    const long before = clb__cl_first_tier_runs;
+    for (int i = 0; i < calls; i++) {
+        clb_tensor *y = NULL;
+        CLBT_OK(clb_binary(CLB_ADD, x, x, &y));
+        CLBT_OK(clb_finish(ctx));
+        clb_tensor_release(y);
+    }
+    clb_tensor_release(x);
+    return clb__cl_first_tier_runs - before;
+}
+
+static void marked_body(clb_context *probe, const char *selector)
+{
+    clb_device_info info;
+    CLBT_OK(clb_context_get_info(probe, &info));
+    if (info.type == CLB_DEVICE_HOST || !strstr(info.platform, "Portable")) return;
+    for (int heavy = 0; heavy < 2; heavy++) {
+        char dir[64];
+        clb_context *first = cold_context(selector, true, dir, sizeof dir);
+        /* heavy: 2^22 halves, 40 calls (~0.4 s on the host); else one of 2^14 */
+        const int64_t n = heavy ? (int64_t)1 << 22 : (int64_t)1 << 14;
+        assert_true(tier_calls(first, n, heavy ? 40 : 1) > 0);
+        clb_context_release(first);
+        char again[64];
+        snprintf(again, sizeof again, "%s", dir);
+        char *old = getenv("CLB_CACHE_DIR") ? strdup(getenv("CLB_CACHE_DIR")) : NULL;
+        setenv("CLB_CACHE_DIR", again, 1);
+        setenv("CLB_HOST_TINY", "8192", 1);
+        clb_context *next = NULL;
+        CLBT_OK(clb_context_create(selector, &next));
+        setenv("CLB_HOST_TINY", "0", 1);
+        if (old) setenv("CLB_CACHE_DIR", old, 1);
+        else unsetenv("CLB_CACHE_DIR");
+        free(old);
+        const int64_t tiers = tier_calls(next, n, 1);
+        if (heavy && tiers != 0)
+            fail_msg("%s: the next context ran a heavy map's first call on the tier again", selector);
+        if (!heavy && tiers != 1)
+            fail_msg("%s: a single small tier call's program was built by the next context", selector);
+        clb_context_release(next);
+        remove_dir(dir);
+    }
+}
+
+static void test_tier_work_marks_its_program(void **state)
+{
+    (void)state;
+    clbt_for_each_device(marked_body);
+}
+
 /* The programs a fixed sweep builds on the first OpenCL device, with the tier
    off so every one is built in the foreground: a change that adds
    specializations fails here. Recorded on PoCL (device 0 here): 9. */
@@ -255,6 +317,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tier_never_changes_a_result),
         cmocka_unit_test(test_tier_program_arrives),
+        cmocka_unit_test(test_tier_work_marks_its_program),
         cmocka_unit_test(test_sweep_program_count),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -14,6 +14,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define MAP_OPS CLB_MAP_OPS /* out + up to three inputs: the kernel's fixed argument list */
 
@@ -331,7 +332,12 @@ static bool first_tier(clb__cl_context *cl, const clb__map_op *op, const clb__pl
         *st = clb__cl_fail(err, "clFinish");
         return true;
     }
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     clb__host_map_run(op, plan, bases);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    const double took = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    clb__program_cache_tier_time(cl->programs, CLB__KERNEL_MAP, options, took);
     clb__cl_first_tier_runs++;
     *st = CLB_OK;
     return true;

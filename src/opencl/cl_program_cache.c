@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -69,8 +70,17 @@ typedef struct job {
     clb__program_warm_fn warm;
     void *warm_user;
     cl_program save;
+    double tier_s; /* a queued build: the time calls spent on the first tier meanwhile */
     char text[];
 } job;
+
+/* A queued build that clb__program_cache_destroy drops after its calls spent
+   this long on the first tier leaves a marker: the next process builds it at
+   its first use (a compile, about this long on PoCL) instead of running the
+   tier again. A one-off call stays on the tier; a loop of heavy tier work (a
+   float16 add of 2^24 takes 38 ms on the host, 5 ms in the kernel) does not
+   repeat in every run of a short program. */
+#define TIER_MARK_S 0.1
 
 struct clb__program_cache {
     pthread_mutex_t lock;
@@ -412,7 +422,7 @@ clb_status clb__program_cache_create(cl_context context, cl_device_id device,
 
 /* Removes the queued builds (clb__program_cache_prefetch) the background thread
    has not begun; the queued disk writes stay. Called with the lock held. */
-static void drop_prefetches_locked(clb__program_cache *c)
+static void drop_prefetches_locked(clb__program_cache *c, job **wanted)
 {
     job **link = &c->jobs;
     c->jobs_tail = &c->jobs;
@@ -420,7 +430,12 @@ static void drop_prefetches_locked(clb__program_cache *c)
         job *j = *link;
         if (!j->save) {
             *link = j->next;
-            free(j);
+            if (wanted && j->tier_s >= TIER_MARK_S) {
+                j->next = *wanted;
+                *wanted = j;
+            } else {
+                free(j);
+            }
         } else {
             link = &j->next;
             c->jobs_tail = link;
@@ -428,21 +443,26 @@ static void drop_prefetches_locked(clb__program_cache *c)
     }
 }
 
+static void mark_wanted(clb__program_cache *c, job *list);
+
 void clb__program_cache_destroy(clb__program_cache *c)
 {
     if (!c) return;
     /* The builds queued for the background thread and not begun are dropped
-       (the next process takes the cold-start tier again; a build under way is
-       finished: the context must outlive it); then the worker drains its SAVE_NOW
-       writes, so the next process starts warm; the SAVE_IDLE writes not begun are
-       dropped (their markers stay). */
+       (the next process takes the cold-start tier again, but for those whose
+       calls spent TIER_MARK_S on the tier: marked, built at the next process's
+       first use; a build under way is finished: the context must outlive it);
+       then the worker drains its SAVE_NOW writes, so the next process starts
+       warm; the SAVE_IDLE writes not begun are dropped (their markers stay). */
+    job *wanted = NULL;
     pthread_mutex_lock(&c->lock);
-    drop_prefetches_locked(c);
+    drop_prefetches_locked(c, &wanted);
     c->stopping = true;
     pthread_cond_broadcast(&c->queued);
     bool started = c->worker_started;
     pthread_mutex_unlock(&c->lock);
     if (started) pthread_join(c->worker, NULL);
+    mark_wanted(c, wanted);
     for (int b = 0; b < BUCKETS; b++) {
         entry *e = c->buckets[b];
         while (e) {
@@ -483,6 +503,37 @@ static char *full_options(const clb__program_cache *c, const char *options)
     char *full = malloc(full_len);
     if (full) snprintf(full, full_len, "%s%s", options, c->quirk_options);
     return full;
+}
+
+/* Leaves a marker for each dropped build of `list` (freed) whose file is not on
+   disk: the next process builds it at its first use (load_or_build). */
+static void mark_wanted(clb__program_cache *c, job *list)
+{
+    char *key = malloc(PATH_CAP), *name = malloc(PATH_CAP);
+    while (list) {
+        job *j = list;
+        list = j->next;
+        char *full = key && name ? full_options(c, j->text) : NULL;
+        int dirfd = full ? clb__cache_dir_open(c->dir, false, NULL, 0) : -1;
+        struct stat st;
+        if (dirfd >= 0 && disk_key(c, j->id, full, key, PATH_CAP, name, PATH_CAP) &&
+            fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+            disk_mark(c, key, name);
+        if (dirfd >= 0) close(dirfd);
+        free(full);
+        free(j);
+    }
+    free(key);
+    free(name);
+}
+
+void clb__program_cache_tier_time(clb__program_cache *c, clb__kernel_id id, const char *options,
+                                  double seconds)
+{
+    pthread_mutex_lock(&c->lock);
+    for (job *j = c->jobs; j; j = j->next)
+        if (!j->save && j->id == id && strcmp(j->text, options) == 0) j->tier_s += seconds;
+    pthread_mutex_unlock(&c->lock);
 }
 
 static bool queue_save(clb__program_cache *c, const char *key, const char *name, cl_program prog,
@@ -758,7 +809,7 @@ void clb__program_cache_prefetch(clb__program_cache *c, clb__kernel_id id, const
     if (!known) {
         job *j = malloc(sizeof *j + len + 1);
         if (j) {
-            *j = (job){.id = id, .warm = warm, .warm_user = warm_user};
+            *j = (job){.id = id, .warm = warm, .warm_user = warm_user, .tier_s = 0};
             memcpy(j->text, options, len + 1);
             /* No thread: the first use builds it as before. */
             if (!enqueue_locked(c, j, false)) free(j);

@@ -42,13 +42,20 @@ clb_status clb__program_cache_find_built(clb__program_cache *cache, clb__kernel_
    there, not in the next process's first call. */
 typedef void (*clb__program_warm_fn)(cl_program program, void *user);
 /* Queues a build of (id, options) on the cache's background thread (started on
-   first use; clb__program_cache_destroy lets it drain its queue, so the disk
-   cache holds every program a process asked for, and joins it), so a later
+   first use; clb__program_cache_destroy finishes a build under way, drops those
+   not begun -- see clb__program_cache_tier_time -- and joins it), so a later
    clb__program_cache_get finds it ready; then warm(program, warm_user) unless
    warm is NULL. Nothing when it is known or queued already; errors are left for
    the first real use to report. */
 void clb__program_cache_prefetch(clb__program_cache *cache, clb__kernel_id id,
                                  const char *options, clb__program_warm_fn warm, void *warm_user);
+
+/* Adds `seconds` of first-tier work (a call run on the host while its program
+   waits in the queue) to the queued build of (id, options); a build dropped
+   unbegun at clb__program_cache_destroy after enough of it is marked on disk
+   as wanted, so the next process builds it at its first use. */
+void clb__program_cache_tier_time(clb__program_cache *cache, clb__kernel_id id,
+                                  const char *options, double seconds);
 
 /* Tells the cache that a calling thread is using the compiler outside it (a
    kernel's first launch, which some drivers compile then): the background

@@ -269,6 +269,12 @@ inline float16 clb_half_value16(uint16 h)
 {
     CLB_HALF_VALUE_BODY(uint16, convert_float16, as_uint16, as_float16, h);
 }
+/* 16 floats as half bits; 16 halves at __global p as floats; 16 floats stored
+   as halves at __global p. */
+#define CLB_HALF16_BITS(v) convert_ushort16(clb_half_bits16(v))
+#define CLB_HALF16_LOAD(p)                                                                         \
+    clb_half_value16(convert_uint16(vload16(0, (__global const ushort *)(p))))
+#define CLB_HALF16_STORE(v, p) vstore16(CLB_HALF16_BITS(v), 0, (__global ushort *)(p))
 
 /* The loads and stores of float16 elements: on CPU devices (CLB_OWN_MATH, a
    clang front end: overloads by address space) the two above, elsewhere the

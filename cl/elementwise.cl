@@ -181,8 +181,7 @@ typedef CLB_CAT(CLB_STORAGE(CLB_OUT_DTYPE), CLB_VEC) clb_outvec_t;
 #define CLB_STORE_CHUNK(S0)                                                                        \
     do {                                                                                           \
         if ((S0) == 1)                                                                             \
-            vstore16(convert_ushort16(clb_half_bits16(*(const float16 *)r_)), 0,                   \
-                     (__global ushort *)p0);                                                       \
+            CLB_HALF16_STORE(*(const float16 *)r_, p0);                                            \
         else                                                                                       \
             CLB_STORE_RUN_PLAIN(CLB_OUT_DTYPE, p0, S0, r_);                                        \
     } while (0)
@@ -283,7 +282,7 @@ typedef CLB_CAT(ulong, CLB_VEC) clb_cmask_t;
 #define CLB_VCHUNK(S1, S2)                                                                         \
     do {                                                                                           \
         const float16 v_ = CLB_VEXPR(CLB_HIN(p1, S1), CLB_HIN(p2, S2));                            \
-        vstore16(convert_ushort16(clb_half_bits16(v_)), 0, (__global ushort *)p0);                 \
+        CLB_HALF16_STORE(v_, p0);                                                                  \
     } while (0)
 #elif CLB_VECTOR
 #define CLB_VCHUNK(S1, S2)                                                                         \
@@ -321,14 +320,12 @@ typedef CLB_CAT(ulong, CLB_VEC) clb_cmask_t;
    (clb_half_value16) into floats the body reads from registers; element by
    element PoCL built the chunk in pieces (float16 exp of 2^24: 52 ms against
    float32's 6). The op's value is the scalar rule's on the same floats. */
-#define CLB_HALF_CHUNK_IN(p)                                                                       \
-    clb_half_value16(convert_uint16(vload16(0, (__global const ushort *)(p))))
 #define CLB_FULL_CHUNK(S0, S1, S2, S3)                                                             \
     do {                                                                                           \
         clb_outv_t r_[CLB_VEC] CLB_RUN_ALIGN;                                                      \
         if ((S1) == 1) {                                                                           \
             float x_[16] __attribute__((aligned(64)));                                             \
-            *(float16 *)x_ = CLB_HALF_CHUNK_IN(p1);                                                \
+            *(float16 *)x_ = CLB_HALF16_LOAD(p1);                                                  \
             _Pragma("unroll") for (int v = 0; v < CLB_VEC; v++) r_[v] =                            \
                 CLB_CONVERT(CLB_OUT_DTYPE, CLB_EVAL_DTYPE, CLB_FINISH(CLB_OP_VALUE(x_[v])));       \
         } else {                                                                                   \

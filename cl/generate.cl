@@ -374,7 +374,7 @@ __attribute__((always_inline)) inline void clb_v_philox2(ulong ctr0, ulong seed,
 #if CLB_OUT_DTYPE == 9
 typedef ushort clb_v_out_t;
 typedef ushort16 clb_v_vec_t;
-#define CLB_V_OUT(v) convert_ushort16(clb_half_bits16(v))
+#define CLB_V_OUT(v) CLB_HALF16_BITS(v)
 #define CLB_V_UNIT(w) (convert_float16((w) >> 21) * 0x1p-11f)
 #define CLB_V_RH(v) clb_half_value16(clb_half_bits16(v))
 #else

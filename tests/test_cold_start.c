@@ -26,12 +26,10 @@ static int teardown(void **state)
     return clbt_host_close(&host, false);
 }
 
-/* A context on `selector` over a fresh empty program cache; tier: whether maps
-   may run on the host while their programs build. dir receives the cache path. */
-static clb_context *cold_context(const char *selector, bool tier, char *dir, size_t cap)
+/* A context on `selector` over the program cache in dir; tier: whether maps
+   may run on the host while their programs build. */
+static clb_context *context_on(const char *selector, bool tier, const char *dir)
 {
-    snprintf(dir, cap, "/tmp/clb-test-cold-XXXXXX");
-    assert_non_null(mkdtemp(dir));
     char *old_cache = getenv("CLB_CACHE_DIR") ? strdup(getenv("CLB_CACHE_DIR")) : NULL;
     char *old_tiny = getenv("CLB_HOST_TINY") ? strdup(getenv("CLB_HOST_TINY")) : NULL;
     setenv("CLB_CACHE_DIR", dir, 1);
@@ -45,6 +43,14 @@ static clb_context *cold_context(const char *selector, bool tier, char *dir, siz
     free(old_cache);
     free(old_tiny);
     return ctx;
+}
+
+/* The same over a fresh empty program cache; dir receives its path. */
+static clb_context *cold_context(const char *selector, bool tier, char *dir, size_t cap)
+{
+    snprintf(dir, cap, "/tmp/clb-test-cold-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    return context_on(selector, tier, dir);
 }
 
 static void remove_dir(const char *dir)
@@ -218,17 +224,7 @@ static void marked_body(clb_context *probe, const char *selector)
         const int64_t n = heavy ? (int64_t)1 << 22 : (int64_t)1 << 14;
         assert_true(tier_calls(first, n, heavy ? 40 : 1) > 0);
         clb_context_release(first);
-        char again[64];
-        snprintf(again, sizeof again, "%s", dir);
-        char *old = getenv("CLB_CACHE_DIR") ? strdup(getenv("CLB_CACHE_DIR")) : NULL;
-        setenv("CLB_CACHE_DIR", again, 1);
-        setenv("CLB_HOST_TINY", "8192", 1);
-        clb_context *next = NULL;
-        CLBT_OK(clb_context_create(selector, &next));
-        setenv("CLB_HOST_TINY", "0", 1);
-        if (old) setenv("CLB_CACHE_DIR", old, 1);
-        else unsetenv("CLB_CACHE_DIR");
-        free(old);
+        clb_context *next = context_on(selector, true, dir);
         const int64_t tiers = tier_calls(next, n, 1);
         if (heavy && tiers != 0)
             fail_msg("%s: the next context ran a heavy map's first call on the tier again", selector);
